@@ -1,0 +1,206 @@
+"""The dataflow-graph IR (Relax): expressions, bindings, blocks and functions.
+
+Every expression carries `struct_info` once normalized (`None` while being built). Variables
+compare by identity; all other nodes by value, spans excluded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..tir.expr import PrimExpr, Span
+from .module import GlobalVar
+from .struct_info import ObjectStructInfo, StructInfo
+
+
+class Expr:
+    __slots__ = ()
+    struct_info: StructInfo | None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Var(Expr):
+    name_hint: str
+    struct_info: StructInfo | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __repr__(self) -> str:
+        return f"%{self.name_hint}"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DataflowVar(Var):
+    """A variable local to a dataflow block; invisible after the block ends."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Constant(Expr):
+    """A tensor constant; `data` is a vm NDArray (compared by identity: tensors are big)."""
+
+    data: Any
+    struct_info: StructInfo | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Op(Expr):
+    """A registered operator by name, e.g. `relax.call_tir`; see `ir.op`."""
+
+    name: str
+
+    @property
+    def struct_info(self) -> StructInfo:  # type: ignore[override]
+        return ObjectStructInfo()
+
+
+@dataclass(frozen=True, slots=True)
+class ExternFunc(Expr):
+    """A function found by name in the global registry at run time (`tvm.register_func`)."""
+
+    global_symbol: str
+    struct_info: StructInfo | None = ObjectStructInfo()
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalVarRef(Expr):
+    """A GlobalVar used as an expression (a call target or an argument of call_tir)."""
+
+    gvar: GlobalVar
+    struct_info: StructInfo | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Expr):
+    op: Expr
+    args: tuple[Expr, ...]
+    attrs: tuple[tuple[str, Any], ...] = ()
+    sinfo_args: tuple[StructInfo, ...] = ()
+    struct_info: StructInfo | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    def attr(self, key: str, default: Any = None) -> Any:
+        return dict(self.attrs).get(key, default)
+
+
+@dataclass(frozen=True, slots=True)
+class Tuple(Expr):
+    fields: tuple[Expr, ...]
+    struct_info: StructInfo | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TupleGetItem(Expr):
+    tuple_value: Expr
+    index: int
+    struct_info: StructInfo | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeExpr(Expr):
+    values: tuple[PrimExpr, ...]
+    struct_info: StructInfo | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PrimValue(Expr):
+    value: PrimExpr
+    struct_info: StructInfo | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class StringImm(Expr):
+    value: str
+    struct_info: StructInfo | None = ObjectStructInfo()
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class If(Expr):
+    cond: Expr
+    true_branch: SeqExpr
+    false_branch: SeqExpr
+    struct_info: StructInfo | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bindings and blocks
+
+
+@dataclass(frozen=True, slots=True)
+class VarBinding:
+    var: Var
+    value: Expr
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCast:
+    var: Var
+    value: Expr
+    struct_info: StructInfo
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+Binding = VarBinding | MatchCast
+
+
+@dataclass(frozen=True, slots=True)
+class BindingBlock:
+    bindings: tuple[Binding, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DataflowBlock(BindingBlock):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class SeqExpr(Expr):
+    blocks: tuple[BindingBlock, ...]
+    body: Expr
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def struct_info(self) -> StructInfo | None:  # type: ignore[override]
+        return self.body.struct_info
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Function(Expr):
+    params: tuple[Var, ...]
+    body: SeqExpr
+    ret_struct_info: StructInfo | None = None
+    is_pure: bool = True
+    attrs: tuple[tuple[str, Any], ...] = ()
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def struct_info(self) -> StructInfo:  # type: ignore[override]
+        from .struct_info import FuncStructInfo
+
+        params = tuple(p.struct_info or ObjectStructInfo() for p in self.params)
+        return FuncStructInfo(params, self.ret_struct_info or ObjectStructInfo(), self.is_pure)
+
+    @property
+    def attr_dict(self) -> dict[str, Any]:
+        return dict(self.attrs)
+
+    def with_attr(self, key: str, value: Any) -> Function:
+        attrs = tuple((k, v) for k, v in self.attrs if k != key) + ((key, value),)
+        return replace(self, attrs=attrs)
+
+    def script(self) -> str:
+        from ..script.printer import print_relax_function  # the printer lives above ir/
+
+        return print_relax_function(self)
+
+    def show(self) -> None:
+        print(self.script())

@@ -1,0 +1,90 @@
+"""`IRModule`: the named functions of a program, TIR prim_funcs and graph functions alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class GlobalVar:
+    """A module-level function name; compares by identity, looked up in an IRModule by name."""
+
+    name_hint: str
+
+    def __repr__(self) -> str:
+        return f"I.GlobalVar({self.name_hint!r})"
+
+
+@dataclass(eq=False)
+class IRModule:
+    """An ordered map GlobalVar -> function (tir.PrimFunc or relax Function), plus attributes.
+
+    Passes treat modules as values: they build new ones (`with_function`, `map_functions`)
+    rather than mutating the one they were given.
+    """
+
+    functions: dict[GlobalVar, Any] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    global_infos: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def from_dict(funcs: dict[str, Any]) -> IRModule:
+        return IRModule({GlobalVar(name): f for name, f in funcs.items()})
+
+    def get_global_var(self, name: str) -> GlobalVar:
+        for gv in self.functions:
+            if gv.name_hint == name:
+                return gv
+        raise ValueError(f"no function named {name!r} in the module; it has {self.names()}")
+
+    def names(self) -> list[str]:
+        return [gv.name_hint for gv in self.functions]
+
+    def __getitem__(self, key: str | GlobalVar) -> Any:
+        gv = self.get_global_var(key) if isinstance(key, str) else key
+        return self.functions[gv]
+
+    def __contains__(self, key: str | GlobalVar) -> bool:
+        if isinstance(key, str):
+            return key in self.names()
+        return key in self.functions
+
+    def __iter__(self) -> Iterator[GlobalVar]:
+        return iter(self.functions)
+
+    def items(self) -> list[tuple[GlobalVar, Any]]:
+        return list(self.functions.items())
+
+    def with_function(self, gv: GlobalVar | str, func: Any) -> IRModule:
+        """A copy with `gv` bound to `func` (added at the end, or replaced in place)."""
+        if isinstance(gv, str):
+            gv = self.get_global_var(gv) if gv in self else GlobalVar(gv)
+        funcs = dict(self.functions)
+        funcs[gv] = func
+        return IRModule(funcs, dict(self.attrs), dict(self.global_infos))
+
+    def without(self, gv: GlobalVar) -> IRModule:
+        funcs = {k: v for k, v in self.functions.items() if k is not gv}
+        return IRModule(funcs, dict(self.attrs), dict(self.global_infos))
+
+    def map_functions(self, fn: Callable[[GlobalVar, Any], Any]) -> IRModule:
+        funcs = {gv: fn(gv, f) for gv, f in self.functions.items()}
+        return IRModule(funcs, dict(self.attrs), dict(self.global_infos))
+
+    def __setitem__(self, key: str | GlobalVar, func: Any) -> None:
+        # TVM allows `mod["name"] = func`; kept for users, passes use with_function.
+        gv = key if isinstance(key, GlobalVar) else (
+            self.get_global_var(key) if key in self else GlobalVar(key))
+        self.functions[gv] = func
+
+    def script(self, **kwargs: Any) -> str:
+        from ..script.printer import print_module  # the printer lives above ir/
+
+        return print_module(self, **kwargs)
+
+    def show(self, **kwargs: Any) -> None:
+        print(self.script(**kwargs))
+
+    def __str__(self) -> str:
+        return self.script()

@@ -1,0 +1,306 @@
+"""Scalar expressions of the loop IR (TIR).
+
+Nodes are frozen, slotted dataclasses that compare by value, except `Var`, which compares by
+identity (two variables named `i` are two variables). Spans never take part in equality.
+Python operators on expressions build IR (`i * 4 + j`), so `te`-style code and the parser share
+one way of making arithmetic; `==` is *not* overloaded (value equality), use `eq(a, b)`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from .dtype import is_float, is_int, is_uint, promote
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where a node came from in the user's source (1-based line, 0-based column)."""
+
+    source_name: str
+    line: int
+    column: int
+    end_line: int = 0
+    end_column: int = 0
+
+
+class PrimExpr:
+    """Base of all scalar expressions; gives them Python arithmetic that builds IR."""
+
+    __slots__ = ()
+    dtype: str
+
+    def __add__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.ADD, self, other)
+
+    def __radd__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.ADD, other, self)
+
+    def __sub__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.SUB, self, other)
+
+    def __rsub__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.SUB, other, self)
+
+    def __mul__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.MUL, self, other)
+
+    def __rmul__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.MUL, other, self)
+
+    def __truediv__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.DIV, self, other)
+
+    def __rtruediv__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.DIV, other, self)
+
+    def __floordiv__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.FLOORDIV, self, other)
+
+    def __rfloordiv__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.FLOORDIV, other, self)
+
+    def __mod__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.FLOORMOD, self, other)
+
+    def __rmod__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.FLOORMOD, other, self)
+
+    def __neg__(self) -> PrimExpr:
+        return binop(BinaryOp.SUB, const(0, self.dtype), self)
+
+    def __lt__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.LT, self, other)
+
+    def __le__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.LE, self, other)
+
+    def __gt__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.GT, self, other)
+
+    def __ge__(self, other: Any) -> PrimExpr:
+        return binop(BinaryOp.GE, self, other)
+
+    def astype(self, dtype: str) -> PrimExpr:
+        return Cast(dtype, self)
+
+    def __bool__(self) -> bool:
+        raise TypeError("a TIR expression has no truth value at Python level; use T.if_then_else")
+
+
+class BinaryOp(enum.Enum):
+    ADD = "+"
+    SUB = "-"
+    MUL = "*"
+    DIV = "/"  # true division for floats, truncating division for ints (TVM's tir.Div)
+    MOD = "%"  # truncating modulo (TVM's tir.Mod)
+    FLOORDIV = "//"
+    FLOORMOD = "floormod"
+    MIN = "min"
+    MAX = "max"
+    EQ = "=="
+    NE = "!="
+    LT = "<"
+    LE = "<="
+    GT = ">"
+    GE = ">="
+    AND = "and"
+    OR = "or"
+
+    @property
+    def is_comparison(self) -> bool:
+        return self in _COMPARISONS
+
+    @property
+    def is_logical(self) -> bool:
+        return self in (BinaryOp.AND, BinaryOp.OR)
+
+
+_COMPARISONS = frozenset(
+    [BinaryOp.EQ, BinaryOp.NE, BinaryOp.LT, BinaryOp.LE, BinaryOp.GT, BinaryOp.GE]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IntImm(PrimExpr):
+    dtype: str
+    value: int
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class FloatImm(PrimExpr):
+    dtype: str
+    value: float
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class StringImm(PrimExpr):
+    value: str
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return "handle"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Var(PrimExpr):
+    """A scalar variable: loop variables, shape variables, buffer data handles."""
+
+    name: str
+    dtype: str = "int32"
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __repr__(self) -> str:
+        return f"Var({self.name}: {self.dtype})"
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp(PrimExpr):
+    op: BinaryOp
+    a: PrimExpr
+    b: PrimExpr
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        if self.op.is_comparison or self.op.is_logical:
+            return "bool"
+        return self.a.dtype
+
+
+@dataclass(frozen=True, slots=True)
+class Not(PrimExpr):
+    a: PrimExpr
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return "bool"
+
+
+@dataclass(frozen=True, slots=True)
+class Cast(PrimExpr):
+    dtype: str
+    value: PrimExpr
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Select(PrimExpr):
+    """`T.Select(c, t, f)`: both sides are evaluated; `T.if_then_else` is a `Call`."""
+
+    condition: PrimExpr
+    true_value: PrimExpr
+    false_value: PrimExpr
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.true_value.dtype
+
+
+@dataclass(frozen=True, slots=True)
+class BufferLoad(PrimExpr):
+    buffer: Any  # tir.Buffer (kept Any to avoid an import cycle with buffer.py)
+    indices: tuple[PrimExpr, ...]
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.buffer.dtype
+
+
+@dataclass(frozen=True, slots=True)
+class Call(PrimExpr):
+    """An intrinsic call by name: `tir.exp`, `tir.if_then_else`, `tir.sqrt`, ..."""
+
+    dtype: str
+    op: str
+    args: tuple[PrimExpr, ...]
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Let(PrimExpr):
+    var: Var
+    value: PrimExpr
+    body: PrimExpr
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.body.dtype
+
+
+# ---------------------------------------------------------------------------------------------
+# Construction helpers: Python numbers become immediates of the other operand's dtype.
+
+
+def const(value: Any, dtype: str | None = None) -> PrimExpr:
+    """A Python number (or bool) as an immediate; `dtype` defaults as TVM does."""
+    if isinstance(value, PrimExpr):
+        return value
+    if dtype is None:
+        if isinstance(value, bool):
+            dtype = "bool"
+        elif isinstance(value, int):
+            dtype = "int32" if -(2**31) <= value < 2**31 else "int64"
+        elif isinstance(value, float):
+            dtype = "float32"
+        else:
+            raise TypeError(f"cannot use {value!r} ({type(value).__name__}) as a TIR expression")
+    if is_float(dtype):
+        return FloatImm(dtype, float(value))
+    if dtype == "bool":
+        return IntImm("bool", int(bool(value)))
+    if is_int(dtype) or is_uint(dtype):
+        if isinstance(value, float) and not value.is_integer():
+            raise TypeError(f"{value!r} is not an integer, but {dtype} was asked for")
+        return IntImm(dtype, int(value))
+    raise TypeError(f"cannot make a {dtype} constant from {value!r}")
+
+
+def _as_operands(a: Any, b: Any) -> tuple[PrimExpr, PrimExpr]:
+    if isinstance(a, PrimExpr) and not isinstance(b, PrimExpr):
+        return a, const(b, _literal_dtype(b, a.dtype))
+    if isinstance(b, PrimExpr) and not isinstance(a, PrimExpr):
+        return const(a, _literal_dtype(a, b.dtype)), b
+    a, b = const(a), const(b)
+    if a.dtype != b.dtype:
+        target = promote(a.dtype, b.dtype)
+        a = a if a.dtype == target else _cast_or_retype(a, target)
+        b = b if b.dtype == target else _cast_or_retype(b, target)
+    return a, b
+
+
+def _literal_dtype(value: Any, other: str) -> str:
+    """A literal beside an expression takes its dtype, unless it is a float beside an int."""
+    if isinstance(value, float) and not is_float(other):
+        return "float32"
+    return other
+
+
+def _cast_or_retype(e: PrimExpr, dtype: str) -> PrimExpr:
+    if isinstance(e, IntImm) and (is_int(dtype) or is_uint(dtype)):
+        return IntImm(dtype, e.value)
+    if isinstance(e, (IntImm, FloatImm)) and is_float(dtype):
+        return FloatImm(dtype, float(e.value))
+    return Cast(dtype, e)
+
+
+def binop(op: BinaryOp, a: Any, b: Any, span: Span | None = None) -> PrimExpr:
+    a, b = _as_operands(a, b)
+    return BinOp(op, a, b, span)
+
+
+def eq(a: Any, b: Any) -> PrimExpr:
+    return binop(BinaryOp.EQ, a, b)
+
+
+def ne(a: Any, b: Any) -> PrimExpr:
+    return binop(BinaryOp.NE, a, b)

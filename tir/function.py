@@ -1,0 +1,80 @@
+"""`PrimFunc`: a loop program over buffers, the unit that codegen turns into one kernel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .expr import PrimExpr, Span, Var
+from .stmt import Buffer, Stmt
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PrimFunc:
+    """`params` are handle vars (one per buffer argument, mapped in `buffer_map`) and scalar vars.
+
+    Shape variables (`T.int64()` dims of `T.match_buffer`) appear inside buffer shapes; they are
+    bound from the actual arguments when the kernel is called.
+    """
+
+    params: tuple[Var, ...]
+    buffer_map: tuple[tuple[Var, Buffer], ...]
+    body: Stmt
+    attrs: tuple[tuple[str, Any], ...] = ()
+    ret_dtype: str = "void"
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    def buffer_of(self, param: Var) -> Buffer | None:
+        for var, buf in self.buffer_map:
+            if var is param:
+                return buf
+        return None
+
+    @property
+    def attr_dict(self) -> dict[str, Any]:
+        return dict(self.attrs)
+
+    def with_attr(self, key: str, value: Any) -> PrimFunc:
+        attrs = tuple((k, v) for k, v in self.attrs if k != key) + ((key, value),)
+        return replace(self, attrs=attrs)
+
+    def with_body(self, body: Stmt) -> PrimFunc:
+        return replace(self, body=body)
+
+    def script(self) -> str:
+        from ..script.printer import print_prim_func  # the printer lives above tir
+
+        return print_prim_func(self)
+
+    def show(self) -> None:
+        print(self.script())
+
+
+def shape_vars(func: PrimFunc) -> list[Var]:
+    """Symbolic dims of the buffer parameters, in order of first appearance."""
+    seen: list[Var] = []
+    for _, buf in func.buffer_map:
+        for dim in buf.shape:
+            for v in free_vars(dim):
+                if v not in seen:
+                    seen.append(v)
+    return seen
+
+
+def free_vars(e: PrimExpr) -> list[Var]:
+    """Variables used by an expression (no binders inside shapes, so a plain walk suffices)."""
+    out: list[Var] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, Var):
+            if x not in out:
+                out.append(x)
+        elif isinstance(x, PrimExpr):
+            for name in getattr(x, "__dataclass_fields__", {}):
+                if name != "span":
+                    child = getattr(x, name)
+                    for c in child if isinstance(child, tuple) else (child,):
+                        walk(c)
+
+    walk(e)
+    return out

@@ -1,0 +1,205 @@
+"""Statements, buffers and blocks of the loop IR (TIR).
+
+`Buffer` compares by identity like `Var`: it is a named region of memory, not a value.
+Blocks (`with T.block(...)`) are kept as written until `tir.lower` turns them into loops.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from .expr import BufferLoad, IntImm, PrimExpr, Span, Var, const
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Buffer:
+    """A typed, shaped view of memory; `data` is the handle variable that holds its address."""
+
+    name: str
+    shape: tuple[PrimExpr, ...]
+    dtype: str = "float32"
+    data: Var | None = None
+    strides: tuple[PrimExpr, ...] = ()
+    elem_offset: PrimExpr | None = None
+    scope: str = "global"
+    offset_factor: int = 0
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __getitem__(self, indices: Any) -> BufferLoad:
+        if not isinstance(indices, tuple):
+            indices = (indices,)
+        return BufferLoad(self, tuple(const(i) for i in indices))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"Buffer({self.name}, {[str(s) for s in self.shape]}, {self.dtype})"
+
+
+def make_buffer(name: str, shape: Any, dtype: str = "float32", **kwargs: Any) -> Buffer:
+    """A buffer with its own data handle; int shapes become int64 immediates, as TVM does."""
+    dims = tuple(const(s, "int64") if isinstance(s, int) else s for s in shape)
+    data = kwargs.pop("data", None) or Var(name, "handle")
+    return Buffer(name, dims, dtype, data, **kwargs)
+
+
+class Stmt:
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BufferStore(Stmt):
+    buffer: Buffer
+    value: PrimExpr
+    indices: tuple[PrimExpr, ...]
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+class ForKind(enum.Enum):
+    SERIAL = "serial"
+    PARALLEL = "parallel"
+    VECTORIZED = "vectorized"
+    UNROLLED = "unroll"
+    THREAD_BINDING = "thread_binding"
+
+
+@dataclass(frozen=True, slots=True)
+class For(Stmt):
+    loop_var: Var
+    min: PrimExpr
+    extent: PrimExpr
+    kind: ForKind
+    body: Stmt
+    thread_tag: str | None = None  # "threadIdx.x" etc. for THREAD_BINDING
+    annotations: tuple[tuple[str, Any], ...] = ()
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SeqStmt(Stmt):
+    seq: tuple[Stmt, ...]
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class IfThenElse(Stmt):
+    condition: PrimExpr
+    then_case: Stmt
+    else_case: Stmt | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class LetStmt(Stmt):
+    var: Var
+    value: PrimExpr
+    body: Stmt
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluate(Stmt):
+    value: PrimExpr
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AssertStmt(Stmt):
+    condition: PrimExpr
+    message: str
+    body: Stmt
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Allocate(Stmt):
+    """Storage for `buffer` that lives while `body` runs (what alloc_buffer lowers to)."""
+
+    buffer: Buffer
+    body: Stmt
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class DeclBuffer(Stmt):
+    """`T.decl_buffer` / a `T.Buffer` view over existing data, visible in `body`."""
+
+    buffer: Buffer
+    body: Stmt
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Blocks
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    min: PrimExpr
+    extent: PrimExpr
+
+    @staticmethod
+    def from_extent(extent: Any) -> Range:
+        e = const(extent)
+        return Range(IntImm(e.dtype, 0), e)
+
+
+class IterType(enum.Enum):
+    SPATIAL = "S"
+    REDUCE = "R"
+    OPAQUE = "O"
+
+
+@dataclass(frozen=True, slots=True)
+class IterVar:
+    var: Var
+    dom: Range
+    iter_type: IterType
+
+
+@dataclass(frozen=True, slots=True)
+class BufferRegion:
+    buffer: Buffer
+    region: tuple[Range, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchBufferRegion:
+    buffer: Buffer
+    source: BufferRegion
+
+
+@dataclass(frozen=True, slots=True)
+class Block(Stmt):
+    name: str
+    iter_vars: tuple[IterVar, ...]
+    body: Stmt
+    reads: tuple[BufferRegion, ...] = ()
+    writes: tuple[BufferRegion, ...] = ()
+    init: Stmt | None = None
+    alloc_buffers: tuple[Buffer, ...] = ()
+    match_buffers: tuple[MatchBufferRegion, ...] = ()
+    annotations: tuple[tuple[str, Any], ...] = ()
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockRealize(Stmt):
+    """A block instance: `iter_values[i]` binds `block.iter_vars[i]`; runs when `predicate`."""
+
+    iter_values: tuple[PrimExpr, ...]
+    predicate: PrimExpr
+    block: Block
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+def seq(stmts: list[Stmt]) -> Stmt:
+    """One statement for a list: a lone statement stays itself, nested sequences flatten."""
+    flat: list[Stmt] = []
+    for s in stmts:
+        flat.extend(s.seq if isinstance(s, SeqStmt) else (s,))
+    return flat[0] if len(flat) == 1 else SeqStmt(tuple(flat))
