@@ -1,0 +1,40 @@
+"""tvmlite: Apache TVM's Unity stack as users meet it in TVMScript, in pure Python.
+
+`import tvmlite as tvm` gives the facade TVM users know: devices, `tvm.nd`, `tvm.runtime`,
+the function registry, `tvm.build` (prim_funcs) and `tvm.compile` (whole modules).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ir, nd, relax, runtime, script, tir, transform
+from .ir.module import IRModule
+from .vm.device import Device, cpu, cuda, device
+from .vm.registry import get_global_func, list_global_func_names, register_func
+
+__version__ = "0.1.0"
+
+register_global_func = register_func
+
+__all__ = [
+    "Device", "IRModule", "build", "compile", "cpu", "cuda", "device", "get_global_func",
+    "ir", "list_global_func_names", "nd", "register_func", "register_global_func", "relax",
+    "runtime", "script", "tir", "transform",
+]
+
+
+def build(func_or_mod: Any, target: Any = "llvm", **_: Any) -> Any:
+    """Compile prim_funcs to a callable kernel module: `f = tvm.build(func); f(a, b, c)`."""
+    from .transforms.build import build_kernels
+
+    return build_kernels(func_or_mod, target)
+
+
+def compile(mod: Any, target: Any = "llvm", **kwargs: Any) -> Any:  # noqa: A001 (TVM's name)
+    """TVM 0.27's entry point: a module with graph functions -> Executable, else kernels."""
+    from .ir.expr import Function
+
+    if isinstance(mod, IRModule) and any(isinstance(f, Function) for f in mod.functions.values()):
+        return relax.build(mod, target, **kwargs)
+    return build(mod, target)

@@ -1,0 +1,12 @@
+"""TVMScript: the `T`, `R` and `I` namespaces, the decorators and `from_source`.
+
+```python
+from tvmlite.script import ir as I, tir as T, relax as R   # or: tvm.script.ir_module
+```
+"""
+
+from . import diagnostics, ir, relax, tir
+from .diagnostics import DiagnosticError
+from .parser.entry import from_source, ir_module
+
+__all__ = ["DiagnosticError", "diagnostics", "from_source", "ir", "ir_module", "relax", "tir"]

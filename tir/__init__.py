@@ -7,6 +7,6 @@ from .expr import (
 from .function import PrimFunc
 from .stmt import (
     Allocate, AssertStmt, Block, BlockRealize, Buffer, BufferRegion, BufferStore, DeclBuffer,
-    Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt, Range, SeqStmt, Stmt,
-    make_buffer,
+    Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt, MatchBufferRegion, Range,
+    SeqStmt, Stmt, make_buffer,
 )

@@ -1,0 +1,1 @@
+"""The TVMScript parser: a core AST walker (`core`) with one handler set per dialect."""

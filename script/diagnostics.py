@@ -1,0 +1,72 @@
+"""Errors of the TVMScript parser, printed in TVM's format.
+
+```
+error: undefined variable 'C'
+ --> tests/kernels.py:14:13
+    |
+ 14 |             C[vi] = A[vi]
+    |             ^
+```
+
+`DiagnosticError` derives from `TVMScriptError`, which derives from `ValueError`: a bad program
+is a bad value handed to the parser, and `except ValueError` is what TVM users write around
+parsing (TVM's own `DiagnosticError` is a `TVMError`, which users rarely name).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ..tir.expr import Span
+
+
+class TVMScriptError(ValueError):
+    """Base of every error the script layer raises."""
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """The lines a span points into (kept so errors print without re-reading any file)."""
+
+    name: str
+    lines: tuple[str, ...]
+
+    def line(self, lineno: int) -> str:
+        return self.lines[lineno - 1].rstrip("\n") if 0 < lineno <= len(self.lines) else ""
+
+    def span(self, node: ast.AST) -> Span:
+        line = getattr(node, "lineno", 0)
+        col = getattr(node, "col_offset", 0)
+        end_line = getattr(node, "end_lineno", None) or line
+        end_col = getattr(node, "end_col_offset", None) or col + 1
+        return Span(self.name, line, col, end_line, end_col)
+
+
+class DiagnosticError(TVMScriptError):
+    """A located error in a TVMScript program; `str(err)` is the full TVM-style report."""
+
+    def __init__(self, message: str, span: Span | None = None,
+                 source: SourceText | None = None) -> None:
+        self.message = message
+        self.span = span
+        self.source = source
+        super().__init__(render(message, span, source))
+
+
+def render(message: str, span: Span | None, source: SourceText | None) -> str:
+    """`error: ...`, `--> file:line:col` (1-based column), the source line and a caret line."""
+    out = [f"error: {message}"]
+    if span is None:
+        return out[0]
+    out.append(f" --> {span.source_name}:{span.line}:{span.column + 1}")
+    text = source.line(span.line) if source is not None else ""
+    if not text:
+        return "\n".join(out)
+    gutter = " " * (len(str(span.line)) + 1)
+    if span.end_line == span.line and span.end_column > span.column:
+        width = span.end_column - span.column
+    else:
+        width = max(1, len(text) - span.column)
+    out += [f"{gutter} |", f" {span.line} | {text}", f"{gutter} | {' ' * span.column}{'^' * width}"]
+    return "\n".join(out)

@@ -1,0 +1,207 @@
+"""Entry points: the decorators' shared logic, module parsing and `from_source`.
+
+`@T.prim_func` / `@R.function` in a class body return a `DeferredFunction` marker (the class
+body's frame has `__module__` and `__qualname__`); `@I.ir_module` then parses the whole class:
+it declares one `GlobalVar` per function, parses the prim_funcs, then the relax functions (a
+relax function calling a sibling not yet parsed parses it first, so its return struct info is
+known). Names resolve against the decorating frame's locals and globals, captured when the
+decorator runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...ir.module import GlobalVar, IRModule
+from ..diagnostics import DiagnosticError, SourceText, TVMScriptError
+from .core import _MISSING, Dialect, ModuleProxy, Parser
+from .source import class_node, function_node
+
+_MODULE = Dialect("module")
+
+
+@dataclass(frozen=True)
+class DeferredFunction:
+    """A function decorated inside a class body, waiting for the module decorator."""
+
+    kind: str  # "tir" | "relax"
+    func: types.FunctionType
+    opts: dict[str, Any]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{self.func.__name__!r} is a TVMScript function of a class that is not "
+                        "decorated with @I.ir_module; it cannot be called")
+
+
+@dataclass(frozen=True)
+class DecoratorSpec:
+    """`@T.prim_func(private=True)` before it receives its function."""
+
+    kind: str
+    opts: dict[str, Any]
+
+    def __call__(self, func: types.FunctionType) -> Any:
+        return decorate(self.kind, func, self.opts, depth=2)
+
+
+def decorate(kind: str, func: Any, opts: dict[str, Any], depth: int) -> Any:
+    """Parse `func` now, or defer it when the decorator runs inside a class body."""
+    frame = sys._getframe(depth)
+    if "__module__" in frame.f_locals and "__qualname__" in frame.f_locals:
+        return DeferredFunction(kind, func, opts)
+    if not isinstance(func, types.FunctionType):
+        raise TypeError(f"@{'T.prim_func' if kind == 'tir' else 'R.function'} decorates a "
+                        f"function, not {type(func).__name__}")
+    env = {**frame.f_globals, **frame.f_locals}
+    try:
+        node, src = function_node(func)
+        return parse_function(kind, node, src, env, None, opts)
+    except TVMScriptError as err:
+        raise err.with_traceback(None) from None
+
+
+def ir_module(cls: type) -> IRModule:
+    """`@I.ir_module` / `@tvm.script.ir_module`: parse a class of TVMScript functions."""
+    if not isinstance(cls, type):
+        raise TypeError("@ir_module decorates a class")
+    frame = sys._getframe(1)
+    env = {**frame.f_globals, **frame.f_locals}
+    codes = [v.func.__code__ for v in vars(cls).values() if isinstance(v, DeferredFunction)]
+    try:
+        node, src = class_node(cls, codes, frame.f_code.co_filename, frame.f_lineno)
+        return parse_module(node, src, env)
+    except TVMScriptError as err:
+        raise err.with_traceback(None) from None
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ModuleContext:
+    """What a function being parsed knows of its module: names, GlobalVars, parsed siblings."""
+
+    name: str
+    gvars: dict[str, GlobalVar] = field(default_factory=dict)
+    pending: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    funcs: dict[str, Any] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    global_infos: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.proxy = ModuleProxy(self.name, self.gvars)
+
+    def lookup(self, name: str) -> Any:
+        if name == self.name:
+            return self.proxy
+        return self.gvars.get(name, _MISSING)
+
+    def function(self, name: str) -> Any:
+        """The parsed function `name` (parsing it now if needed); None while it is parsing."""
+        if name not in self.funcs and name in self.pending:
+            self.funcs[name] = None  # NOTE: marks "in progress" so recursion terminates
+            self.funcs[name] = self.pending.pop(name)()
+        return self.funcs.get(name)
+
+
+def parse_function(kind: str, node: ast.FunctionDef, src: SourceText, env: dict[str, Any],
+                   module: ModuleContext | None, opts: dict[str, Any]) -> Any:
+    if kind == "tir":
+        from .tir_parser import TIR, parse_prim_func
+
+        func = parse_prim_func(Parser(src, env, TIR, module), node)
+    else:
+        from .relax_parser import RELAX, parse_relax_function
+
+        func = parse_relax_function(Parser(src, env, RELAX, module), node, opts)
+    if not opts.get("private") and "global_symbol" not in func.attr_dict:
+        func = func.with_attr("global_symbol", node.name)
+    return func
+
+
+def parse_module(node: ast.ClassDef, src: SourceText, env: dict[str, Any]) -> IRModule:
+    """Parse an `@I.ir_module` class into an IRModule (functions in source order)."""
+    ctx = ModuleContext(node.name)
+    p = Parser(src, env, _MODULE, ctx)
+    kinds: dict[str, str] = {}
+    with p.active():
+        for stmt in node.body:
+            _module_stmt(p, ctx, stmt, src, env, kinds)
+    for wanted in ("tir", "relax"):
+        for name, kind in kinds.items():
+            if kind == wanted:
+                ctx.function(name)
+    funcs = {ctx.gvars[name]: ctx.funcs[name] for name in kinds}
+    return IRModule(funcs, ctx.attrs, ctx.global_infos)
+
+
+def _module_stmt(p: Parser, ctx: ModuleContext, stmt: ast.stmt, src: SourceText,
+                 env: dict[str, Any], kinds: dict[str, str]) -> None:
+    if isinstance(stmt, ast.FunctionDef):
+        kind, opts = _decorator_kind(p, stmt)
+        if stmt.name in ctx.gvars:
+            p.error(stmt, f"function {stmt.name!r} is defined twice in module {ctx.name!r}")
+        ctx.gvars[stmt.name] = GlobalVar(stmt.name)
+        kinds[stmt.name] = kind
+        ctx.pending[stmt.name] = lambda: parse_function(kind, stmt, src, env, ctx, opts)
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        pass  # the class docstring
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        p.eval(stmt.value)  # I.module_attrs({...}), I.module_global_infos({...})
+    elif not isinstance(stmt, ast.Pass):
+        p.error(stmt, "an ir_module class holds only @T.prim_func and @R.function definitions")
+
+
+def _decorator_kind(p: Parser, node: ast.FunctionDef) -> tuple[str, dict[str, Any]]:
+    found: list[tuple[str, dict[str, Any]]] = []
+    for deco in node.decorator_list:
+        value = p.eval(deco)
+        if isinstance(value, DecoratorSpec):
+            found.append((value.kind, value.opts))
+        elif getattr(value, "__tvmscript_kind__", None):
+            found.append((value.__tvmscript_kind__, {}))
+    if len(found) != 1:
+        p.error(node, f"function {node.name!r} in an ir_module needs exactly one of "
+                      "@T.prim_func or @R.function")
+    return found[0]
+
+
+def from_source(text: str, name: str = "<tvmscript>", env: dict[str, Any] | None = None) -> Any:
+    """Parse TVMScript text: a module class gives an IRModule, one function a function.
+
+    Import lines are skipped; `T`, `R`, `I` and `tvm` are predefined (plus `env`).
+    """
+    from ... import script as script_pkg
+
+    src = SourceText(name, tuple(text.splitlines(keepends=True)))
+    names: dict[str, Any] = {"T": script_pkg.tir, "R": script_pkg.relax, "I": script_pkg.ir,
+                             "tvm": sys.modules[__package__.split(".")[0]]}
+    names.update(env or {})
+    try:
+        return _parse_text(text, src, names)
+    except TVMScriptError as err:
+        raise err.with_traceback(None) from None
+
+
+def _parse_text(text: str, src: SourceText, env: dict[str, Any]) -> Any:
+    try:
+        tree = ast.parse(text, src.name)
+    except SyntaxError as exc:
+        span = src.span(ast.Pass(lineno=exc.lineno or 1, col_offset=(exc.offset or 1) - 1))
+        raise DiagnosticError(f"invalid Python syntax: {exc.msg}", span, src) from None
+    defs = [s for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom, ast.Expr))]
+    p = Parser(src, env, _MODULE, None)
+    if len(defs) != 1 or not isinstance(defs[0], (ast.ClassDef, ast.FunctionDef)):
+        p.error(defs[1] if len(defs) > 1 else None,
+                "from_source expects one @I.ir_module class or one function")
+    node = defs[0]
+    if isinstance(node, ast.ClassDef):
+        return parse_module(node, src, env)
+    with p.active():
+        kind, opts = _decorator_kind(p, node)
+    return parse_function(kind, node, src, env, None, opts)

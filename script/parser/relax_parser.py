@@ -1,0 +1,374 @@
+"""The Relax dialect of the parser: `@R.function` bodies become `Function(params, SeqExpr)`.
+
+Every assignment emits a `VarBinding` (its var carries the value's struct info, or the
+annotation's); bindings inside `with R.dataflow()` form a `DataflowBlock` whose vars are
+`DataflowVar`s except the names given to `R.output(...)` (found before the block is parsed, so
+each var is created once with its final class). Nested calls are bound to fresh vars first
+(A-normal form), as TVM's block builder does. A string dim in `R.Tensor(("n", 784))` is one
+`tir.Var("n", "int64")` per function, also bound as the name `n` in the body.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ...ir import expr as rx
+from ...ir import struct_info as si
+from ...ir.module import GlobalVar
+from ...tir import expr as tx
+from ...tir.function import PrimFunc
+from .core import _MISSING, ArgError, Dialect, Parser, current
+
+LEAF = (rx.Var, rx.Constant, rx.GlobalVarRef, rx.ExternFunc, rx.Op, rx.ShapeExpr, rx.PrimValue,
+        rx.StringImm)
+
+
+@dataclass(frozen=True)
+class DataflowSpec:
+    """`R.dataflow()`."""
+
+
+@dataclass(frozen=True)
+class MatchCastSpec:
+    value: rx.Expr
+    struct_info: si.StructInfo
+
+
+@dataclass
+class FunctionFrame:
+    name: str
+    sym_vars: dict[str, tx.Var] = field(default_factory=dict)
+    blocks: list[rx.BindingBlock] = field(default_factory=list)
+    bindings: list[rx.Binding] = field(default_factory=list)
+    outputs: set[str] | None = None  # set while inside `with R.dataflow()`
+    attrs: dict[str, Any] = field(default_factory=dict)
+    ret: rx.Expr | None = None
+    fresh: int = 0
+
+    def flush(self, dataflow: bool = False) -> None:
+        if self.bindings or dataflow:
+            kind = rx.DataflowBlock if dataflow else rx.BindingBlock
+            self.blocks.append(kind(tuple(self.bindings)))
+        self.bindings = []
+
+
+class _RelaxDialect(Dialect):
+    def fallback_name(self, p: Parser, name: str) -> Any:
+        # NOTE: old notebooks annotate with bare `Tensor(...)`, never imported.
+        from .. import relax as R
+
+        if name in ("Tensor", "Tuple", "Shape", "Object", "Prim", "Callable"):
+            return getattr(R, name)
+        return _MISSING
+
+    def getitem(self, p: Parser, value: Any, index: Any) -> Any:
+        if isinstance(value, rx.Expr) and isinstance(index, int):
+            return tuple_get_item(value, index)
+        return value[index]
+
+    def call_global(self, p: Parser, gv: GlobalVar, args: list[Any], kwargs: dict) -> Any:
+        if kwargs:
+            raise ValueError(f"calls to module function {gv.name_hint!r} take no keywords")
+        callee = p.module.function(gv.name_hint) if p.module is not None else None
+        if isinstance(callee, PrimFunc):
+            raise ValueError(f"{gv.name_hint!r} is a prim_func; call it with "
+                             f"R.call_tir({gv.name_hint}, (args...), out_sinfo)")
+        sinfo = callee.struct_info if callee is not None else None
+        ret = sinfo.ret if isinstance(sinfo, si.FuncStructInfo) else si.ObjectStructInfo()
+        call_args = tuple(to_expr(a) for a in args)
+        if isinstance(sinfo, si.FuncStructInfo) and sinfo.params is not None and \
+                len(sinfo.params) != len(call_args):
+            raise ValueError(f"{gv.name_hint!r} takes {len(sinfo.params)} arguments but "
+                             f"{len(call_args)} were given")
+        return rx.Call(rx.GlobalVarRef(gv, sinfo), call_args, struct_info=ret)
+
+    def binop(self, p: Parser, op: Any, a: Any, b: Any) -> Any:
+        if isinstance(a, rx.Expr) or isinstance(b, rx.Expr):
+            raise ValueError("Python operators on relax values are not supported; call the "
+                             "operator (R.add, R.multiply, ...) or use R.call_tir")
+        return op(a, b)
+
+
+RELAX = _RelaxDialect("relax")
+
+
+def tuple_get_item(value: rx.Expr, index: int) -> rx.TupleGetItem:
+    sinfo = value.struct_info
+    if isinstance(sinfo, si.TupleStructInfo):
+        if not -len(sinfo.fields) <= index < len(sinfo.fields):
+            raise IndexError(f"index {index} out of range for a tuple of {len(sinfo.fields)}")
+        index %= len(sinfo.fields)
+        return rx.TupleGetItem(value, index, sinfo.fields[index])
+    if sinfo is not None and not isinstance(sinfo, si.ObjectStructInfo):
+        raise ValueError(f"cannot index a value of struct info {sinfo}")
+    return rx.TupleGetItem(value, index, si.ObjectStructInfo())
+
+
+def to_expr(value: Any) -> rx.Expr:
+    """A Python value as a relax expression (tuples, numbers, strings, TIR scalars)."""
+    if isinstance(value, rx.Expr):
+        return value
+    if isinstance(value, GlobalVar):
+        return rx.GlobalVarRef(value)
+    if isinstance(value, (tuple, list)):
+        fields = tuple(to_expr(v) for v in value)
+        sinfo = si.TupleStructInfo(tuple(f.struct_info or si.ObjectStructInfo() for f in fields))
+        return rx.Tuple(fields, sinfo)
+    if isinstance(value, (bool, int, float, tx.PrimExpr)):
+        e = tx.const(value, "int64" if isinstance(value, int) and
+                     not isinstance(value, bool) else None)
+        return rx.PrimValue(e, si.PrimStructInfo(e.dtype, e))
+    if isinstance(value, str):
+        return rx.StringImm(value)
+    raise TypeError(f"{value!r} ({type(value).__name__}) is not a relax value")
+
+
+def function_frame(p: Parser | None = None) -> FunctionFrame | None:
+    p = p or current()
+    return p.find_frame(FunctionFrame) if p is not None else None
+
+
+def sym_var(name: str) -> tx.Var:
+    """The function's symbolic dim `name` (made once, then shared)."""
+    p = current()
+    frame = function_frame(p)
+    if frame is None:
+        return tx.Var(name, "int64")
+    if name not in frame.sym_vars:
+        frame.sym_vars[name] = tx.Var(name, "int64")
+        p.scopes[1 if len(p.scopes) > 1 else 0].setdefault(name, frame.sym_vars[name])
+    return frame.sym_vars[name]
+
+
+def as_sinfo(value: Any) -> si.StructInfo | None:
+    if isinstance(value, si.StructInfo):
+        return value
+    if getattr(value, "__tvmscript_sinfo__", False):  # a bare R.Tensor / R.Object
+        return value()
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The function
+
+
+def parse_relax_function(p: Parser, node: ast.FunctionDef, opts: dict[str, Any]) -> rx.Function:
+    """Parse an `@R.function` definition (see the module docstring for the IR it builds)."""
+    frame = FunctionFrame(node.name)
+    a = node.args
+    if a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg or a.defaults:
+        p.error(node, "relax function parameters must be plain positional parameters")
+    for stmt in node.body[:-1]:
+        if isinstance(stmt, ast.Return):
+            p.error(stmt, "return must be the last statement of a relax function")
+    with p.active(), p.frame(frame), p.scope(), p.scope():
+        params = tuple(_declare_param(p, arg) for arg in a.args)
+        ret_sinfo = _annotation(p, node.returns) if node.returns is not None else None
+        p.visit_body(node.body)
+    if frame.ret is None:
+        p.error(node, f"relax function {node.name!r} must end with a return statement")
+    frame.flush()
+    body = rx.SeqExpr(tuple(frame.blocks), frame.ret, p.source.span(node))
+    ret = ret_sinfo or frame.ret.struct_info or si.ObjectStructInfo()
+    return rx.Function(params, body, ret, opts.get("pure", True), tuple(frame.attrs.items()),
+                       p.source.span(node))
+
+
+def _annotation(p: Parser, node: ast.expr) -> si.StructInfo:
+    sinfo = as_sinfo(p.eval_annotation(node))
+    if sinfo is None:
+        p.error(node, "expected a struct info annotation such as R.Tensor((1, 784), "
+                      "\"float32\"), R.Tuple(...), R.Shape(...), R.Prim(\"int64\") or R.Object")
+    return sinfo
+
+
+def _declare_param(p: Parser, arg: ast.arg) -> rx.Var:
+    if arg.annotation is None:
+        p.error(arg, f"parameter {arg.arg!r} needs an annotation such as "
+                     "R.Tensor((1, 784), \"float32\")")
+    var = rx.Var(arg.arg, _annotation(p, arg.annotation), p.source.span(arg))
+    p.bind(arg.arg, var)
+    return var
+
+
+def emit(p: Parser, name: str, value: Any, node: ast.AST,
+         ann: si.StructInfo | None = None) -> rx.Var:
+    """Bind `value` to a new var `name` in the current block."""
+    frame = function_frame(p)
+    span = p.source.span(node)
+    if isinstance(value, MatchCastSpec):
+        var = _new_var(frame, name, value.struct_info, span)
+        frame.bindings.append(rx.MatchCast(var, normalize(p, value.value), value.struct_info,
+                                           span))
+        return var
+    expr = normalize(p, to_expr(value))
+    sinfo = expr.struct_info or si.ObjectStructInfo()
+    if ann is not None:
+        _check_annotation(ann, sinfo)
+        sinfo = ann
+    var = _new_var(frame, name, sinfo, span)
+    frame.bindings.append(rx.VarBinding(var, expr, span))
+    return var
+
+
+def _new_var(frame: FunctionFrame, name: str, sinfo: si.StructInfo, span: Any) -> rx.Var:
+    dataflow = frame.outputs is not None and name not in frame.outputs
+    return (rx.DataflowVar if dataflow else rx.Var)(name, sinfo, span)
+
+
+def _check_annotation(ann: si.StructInfo, got: si.StructInfo) -> None:
+    if isinstance(ann, si.TensorStructInfo) and isinstance(got, si.TensorStructInfo):
+        if ann.dtype and got.dtype and ann.dtype != got.dtype:
+            raise ValueError(f"the annotation says dtype {ann.dtype} but the value has "
+                             f"{got.dtype}")
+        if ann.ndim >= 0 and got.ndim >= 0 and ann.ndim != got.ndim:
+            raise ValueError(f"the annotation says rank {ann.ndim} but the value has rank "
+                             f"{got.ndim}")
+        a, g = ann.static_shape, got.static_shape
+        if a is not None and g is not None and a != g:
+            raise ValueError(f"the annotation says shape {a} but the value has shape {g}")
+
+
+def normalize(p: Parser, expr: rx.Expr) -> rx.Expr:
+    """Bind nested calls (and other non-leaf arguments) to fresh vars, TVM's A-normal form."""
+    if isinstance(expr, rx.Call):
+        args = tuple(_leaf(p, a) for a in expr.args)
+        return replace(expr, args=args) if args != expr.args else expr
+    if isinstance(expr, rx.Tuple):
+        fields = tuple(_leaf(p, f) for f in expr.fields)
+        return replace(expr, fields=fields) if fields != expr.fields else expr
+    if isinstance(expr, rx.TupleGetItem):
+        inner = _leaf(p, expr.tuple_value)
+        return replace(expr, tuple_value=inner) if inner is not expr.tuple_value else expr
+    return expr
+
+
+def _leaf(p: Parser, expr: rx.Expr) -> rx.Expr:
+    if isinstance(expr, LEAF):
+        return expr
+    if isinstance(expr, rx.Tuple):
+        return normalize(p, expr)  # tuples of leaves stay inline (call_tir's argument tuple)
+    frame = function_frame(p)
+    frame.fresh += 1
+    return emit(p, f"lv{frame.fresh}", expr, p.node)
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+
+
+@RELAX.register("Assign")
+def visit_assign(p: Parser, node: ast.Assign) -> None:
+    if len(node.targets) != 1:
+        p.error(node, "chained assignment `a = b = ...` is not supported")
+    target = node.targets[0]
+    with p.naming(target.id if isinstance(target, ast.Name) else None):
+        value = p.eval(node.value)
+    if isinstance(target, ast.Name):
+        _assign_name(p, target.id, value, node)
+    elif isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts):
+        if not isinstance(value, (tuple, list)) or len(value) != len(target.elts):
+            p.error(node, "tuple assignment in relax unpacks Python values only; bind the "
+                          "tuple to a name and index it (t[0]) instead")
+        for t, v in zip(target.elts, value):
+            _assign_name(p, t.id, v, t)  # type: ignore[attr-defined]
+    else:
+        p.error(target, "a relax assignment binds a single name")
+
+
+def _assign_name(p: Parser, name: str, value: Any, node: ast.AST) -> None:
+    if isinstance(value, tx.Var) and value.name == name:  # n = T.int64(): the dim "n"
+        frame = function_frame(p)
+        value = frame.sym_vars.setdefault(name, value)
+    if _is_relax_value(value):
+        p.bind(name, emit(p, name, value, node))
+    else:
+        p.bind(name, value)  # `cls = Module`, Python ints, helpers: plain Python names
+
+
+def _is_relax_value(value: Any) -> bool:
+    if isinstance(value, (rx.Expr, MatchCastSpec)):
+        return True
+    if isinstance(value, (tuple, list)):
+        return bool(value) and all(_is_relax_value(v) for v in value)
+    return False
+
+
+@RELAX.register("AnnAssign")
+def visit_ann_assign(p: Parser, node: ast.AnnAssign) -> None:
+    if node.value is None or not isinstance(node.target, ast.Name):
+        p.error(node, "an annotated relax binding looks like `lv: R.Tensor(...) = value`")
+    ann = _annotation(p, node.annotation)
+    p.bind(node.target.id, emit(p, node.target.id, p.eval(node.value), node, ann))
+
+
+@RELAX.register("With")
+def visit_with(p: Parser, node: ast.With) -> None:
+    frame = function_frame(p)
+    if len(node.items) != 1 or node.items[0].optional_vars is not None or \
+            not isinstance(p.eval(node.items[0].context_expr), DataflowSpec):
+        p.error(node, "a relax `with` statement is `with R.dataflow():`")
+    if frame.outputs is not None:
+        p.error(node, "dataflow blocks cannot be nested")
+    frame.flush()
+    frame.outputs = _output_names(node)
+    with p.scope() as inner:
+        p.visit_body(node.body)
+    frame.flush(dataflow=True)
+    for name in frame.outputs:
+        p.bind(name, inner[name])
+    frame.outputs = None
+
+
+def _output_names(node: ast.With) -> set[str]:
+    last = node.body[-1]
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+        func = last.value.func
+        if (isinstance(func, ast.Attribute) and func.attr == "output") or \
+                (isinstance(func, ast.Name) and func.id == "output"):
+            return {a.id for a in last.value.args if isinstance(a, ast.Name)}
+    return set()
+
+
+@RELAX.register("Expr")
+def visit_expr(p: Parser, node: ast.Expr) -> None:
+    if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        return  # a docstring
+    value = p.eval(node.value)
+    if isinstance(value, rx.Expr):
+        emit(p, "_", value, node)
+    elif value is not None:
+        p.error(node, "this expression statement has no effect")
+
+
+@RELAX.register("Return")
+def visit_return(p: Parser, node: ast.Return) -> None:
+    frame = function_frame(p)
+    if frame.outputs is not None:
+        p.error(node, "return inside a dataflow block; R.output(...) the values and return "
+                      "after the block")
+    if node.value is None:
+        p.error(node, "a relax function returns a value")
+    expr = to_expr(p.eval(node.value))
+    if not isinstance(expr, LEAF):
+        expr = normalize(p, expr) if isinstance(expr, rx.Tuple) else emit(p, "gv", expr, node)
+    frame.ret = expr
+
+
+@RELAX.register("Pass")
+def visit_pass(p: Parser, node: ast.Pass) -> None:
+    return None
+
+
+def check_output(vars_: tuple[Any, ...]) -> None:
+    """`R.output(a, b)`: each must be a var of this block named as an output (the last stmt)."""
+    frame = function_frame()
+    if frame is None or frame.outputs is None:
+        raise ValueError("R.output(...) must be inside `with R.dataflow():`")
+    for i, v in enumerate(vars_):
+        if not isinstance(v, rx.Var) or isinstance(v, rx.DataflowVar) or \
+                v.name_hint not in frame.outputs:
+            raise ArgError("R.output(...) takes variables bound in this dataflow block and must "
+                           "be its last statement", i)

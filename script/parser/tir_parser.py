@@ -1,0 +1,471 @@
+"""The TIR dialect of the parser: builder frames and statement handlers for `@T.prim_func`.
+
+Frames collect what a `T.` call declares (`T.match_buffer`, `T.alloc_buffer`, `T.reads`,
+block iterators) while the body is walked; a handler turns a frame and its body into a `Stmt`.
+
+IR choices (see docs/internals.md section 1):
+- a buffer parameter is a `Var(name, "handle")` in `params` and a `(handle, Buffer)` pair;
+- loop vars take the dtype of their extent (int32 for Python ints), block iterators the dtype
+  of the value bound to them;
+- `T.alloc_buffer` outside every block goes to an implicit `Block("root")` wrapping the whole
+  body (as TVM does); a body without such buffers gets no root block;
+- `T.reads`/`T.writes` left out give empty regions (nothing downstream needs them inferred);
+- `x = expr` binds a `LetStmt` over the rest of the body; `T.Buffer(...)` in a body a
+  `DeclBuffer`; an `if` on a Python bool picks its branch while parsing.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...tir import expr as tx
+from ...tir import stmt as ts
+from ...tir.dtype import promote
+from ...tir.function import PrimFunc
+from .core import _BINOPS, Dialect, Parser, Wrap
+
+
+class _TIRDialect(Dialect):
+    def getitem(self, p: Parser, value: Any, index: Any) -> Any:
+        if isinstance(value, ts.Buffer):
+            return access(value, index)
+        return value[index]
+
+
+TIR = _TIRDialect("tir")
+TRUE = tx.IntImm("bool", 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Values produced by the T namespace and consumed here
+
+
+@dataclass(frozen=True)
+class DType:
+    """`T.float32`, `T.int64`, `T.handle`: a dtype usable as annotation, literal or new var."""
+
+    dtype: str
+
+    def __call__(self, value: Any = None, *, is_size_var: bool = False) -> tx.PrimExpr:
+        from .core import current
+
+        if value is None:
+            p = current()
+            return tx.Var((p.pending_name if p else None) or "v", self.dtype)
+        if isinstance(value, tx.PrimExpr):
+            return value if value.dtype == self.dtype else tx.Cast(self.dtype, value)
+        if isinstance(value, str):
+            value = float(value)
+        return tx.const(value, self.dtype)
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """`T.Buffer(shape, dtype, ...)` before it is given a name."""
+
+    shape: tuple[Any, ...]
+    dtype: str = "float32"
+    kwargs: tuple[tuple[str, Any], ...] = ()
+
+    def make(self, name: str) -> ts.Buffer:
+        return make_buffer(name, self.shape, self.dtype, **dict(self.kwargs))
+
+
+@dataclass(frozen=True)
+class AxisSpec:
+    kind: ts.IterType
+    dom: ts.Range
+    value: tx.PrimExpr
+
+
+@dataclass(frozen=True)
+class LoopSpec:
+    kind: ts.ForKind
+    ranges: tuple[tuple[tx.PrimExpr, tx.PrimExpr], ...]
+    thread: str | None = None
+    annotations: tuple[tuple[str, Any], ...] = ()
+
+
+def make_buffer(name: str, shape: Any, dtype: str = "float32", data: Any = None,
+                strides: Any = None, elem_offset: Any = None, scope: str = "global",
+                offset_factor: int = 0, **_ignored: Any) -> ts.Buffer:
+    if isinstance(shape, (int, tx.PrimExpr)):
+        shape = (shape,)
+    dims = tuple(tx.const(d, "int64") if isinstance(d, int) else d for d in shape)
+    for d in dims:
+        if not isinstance(d, tx.PrimExpr):
+            raise ValueError(f"a buffer dimension must be an integer or a T.int64() variable, "
+                             f"not {d!r}")
+    return ts.Buffer(name, dims, dtype, data if data is not None else tx.Var(name, "handle"),
+                     tuple(strides or ()), elem_offset, scope, offset_factor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Frames
+
+
+@dataclass
+class PrimFuncFrame:
+    name: str
+    params: list[tx.Var] = field(default_factory=list)
+    buffer_map: list[tuple[tx.Var, ts.Buffer]] = field(default_factory=list)
+    attrs: dict[str, Any] = field(default_factory=dict)
+    root_allocs: list[ts.Buffer] = field(default_factory=list)
+    loop_dom: dict[tx.Var, ts.Range] = field(default_factory=dict)
+
+
+@dataclass
+class BlockFrame:
+    name: str
+    no_realize: bool = False
+    iter_vars: list[ts.IterVar] = field(default_factory=list)
+    iter_values: list[tx.PrimExpr] = field(default_factory=list)
+    reads: list[ts.BufferRegion] | None = None
+    writes: list[ts.BufferRegion] | None = None
+    init: ts.Stmt | None = None
+    allocs: list[ts.Buffer] = field(default_factory=list)
+    match_buffers: list[ts.MatchBufferRegion] = field(default_factory=list)
+    predicate: tx.PrimExpr | None = None
+    annotations: dict[str, Any] = field(default_factory=dict)
+
+    def finish(self, p: Parser, body: list[ts.Stmt], node: ast.With) -> ts.Stmt:
+        span = p.source.span(node)
+        block = ts.Block(self.name, tuple(self.iter_vars), ts.seq(body), tuple(self.reads or ()),
+                         tuple(self.writes or ()), self.init, tuple(self.allocs),
+                         tuple(self.match_buffers), tuple(self.annotations.items()), span)
+        pred = self.predicate if self.predicate is not None else TRUE
+        return ts.BlockRealize(tuple(self.iter_values), pred, block, span)
+
+
+@dataclass
+class InitFrame:
+    def finish(self, p: Parser, body: list[ts.Stmt], node: ast.With) -> None:
+        block = p.find_frame(BlockFrame)
+        if block is None:
+            p.error(node, "T.init() must be inside a block")
+        if block.init is not None:
+            p.error(node, "a block has at most one T.init()")
+        block.init = ts.seq(body)
+
+
+FRAMES = (BlockFrame, InitFrame)
+
+
+def block_frame(p: Parser, what: str) -> BlockFrame:
+    frame = p.find_frame(BlockFrame)
+    if frame is None:
+        raise ValueError(f"{what} must be used inside a `with T.block(...)`")
+    return frame
+
+
+def func_frame(p: Parser) -> PrimFuncFrame:
+    frame = p.find_frame(PrimFuncFrame)
+    if frame is None:
+        raise ValueError("this T. call must be used inside a prim_func")
+    return frame
+
+
+# ---------------------------------------------------------------------------------------------
+# The function
+
+
+def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
+    """Parse a `@T.prim_func` definition into a `PrimFunc` (attrs from `T.func_attr`)."""
+    frame = PrimFuncFrame(node.name)
+    _check_signature(p, node)
+    with p.active(), p.frame(frame), p.scope():
+        p.bind("range", _serial_range())
+        for arg in node.args.args:
+            _declare_param(p, frame, arg)
+        ret = p.eval_annotation(node.returns) if node.returns is not None else None
+        body = ts.seq(p.visit_body(node.body))
+    if frame.root_allocs:
+        root = ts.Block("root", (), body, alloc_buffers=tuple(frame.root_allocs))
+        body = ts.BlockRealize((), TRUE, root)
+    ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
+    return PrimFunc(tuple(frame.params), tuple(frame.buffer_map), body,
+                    tuple(frame.attrs.items()), ret_dtype, p.source.span(node))
+
+
+def _serial_range() -> Any:
+    from ..tir import serial
+
+    return serial
+
+
+def _check_signature(p: Parser, node: ast.FunctionDef) -> None:
+    a = node.args
+    extra = a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg or a.defaults
+    if extra:
+        p.error(node, "prim_func parameters must be plain positional parameters")
+
+
+def _declare_param(p: Parser, frame: PrimFuncFrame, arg: ast.arg) -> None:
+    if arg.annotation is None:
+        p.error(arg, f"parameter {arg.arg!r} needs a type annotation such as "
+                     "T.Buffer((128,), \"float32\") or T.handle")
+    ann = p.eval_annotation(arg.annotation)
+    if isinstance(ann, BufferSpec):
+        buf = ann.make(arg.arg)
+        handle = tx.Var(arg.arg, "handle", p.source.span(arg))
+        frame.params.append(handle)
+        frame.buffer_map.append((handle, buf))
+        p.bind(arg.arg, buf)
+    elif isinstance(ann, DType):
+        var = tx.Var(arg.arg, ann.dtype, p.source.span(arg))
+        frame.params.append(var)
+        p.bind(arg.arg, var)
+    else:
+        p.error(arg.annotation, f"unsupported annotation for prim_func parameter {arg.arg!r}; "
+                                "use T.Buffer(shape, dtype), T.handle or a dtype like T.int32")
+
+
+# ---------------------------------------------------------------------------------------------
+# Subscripts: loads, stores and regions
+
+
+def access(buf: ts.Buffer, index: Any) -> tx.PrimExpr | ts.BufferRegion:
+    idx = index if isinstance(index, tuple) else (index,)
+    if len(idx) != len(buf.shape):
+        raise ValueError(f"buffer {buf.name!r} has {len(buf.shape)} dimensions but is indexed "
+                         f"with {len(idx)}")
+    if any(isinstance(i, slice) for i in idx):
+        return ts.BufferRegion(buf, tuple(_range(i, d) for i, d in zip(idx, buf.shape)))
+    return tx.BufferLoad(buf, tuple(tx.const(i) for i in idx))
+
+
+def _range(i: Any, dim: tx.PrimExpr) -> ts.Range:
+    if not isinstance(i, slice):
+        e = tx.const(i)
+        return ts.Range(e, tx.IntImm(e.dtype, 1))
+    if i.step not in (None, 1):
+        raise ValueError("buffer regions take no step")
+    lo = tx.const(0 if i.start is None else i.start)
+    hi = dim if i.stop is None else tx.const(i.stop)
+    return ts.Range(lo, _simplify_sub(hi, lo))
+
+
+def _simplify_sub(hi: tx.PrimExpr, lo: tx.PrimExpr) -> tx.PrimExpr:
+    if isinstance(lo, tx.IntImm) and lo.value == 0:
+        return hi
+    if isinstance(hi, tx.IntImm) and isinstance(lo, tx.IntImm):
+        return tx.IntImm(promote(hi.dtype, lo.dtype), hi.value - lo.value)
+    return hi - lo
+
+
+def region(x: Any) -> ts.BufferRegion:
+    if isinstance(x, ts.BufferRegion):
+        return x
+    if isinstance(x, tx.BufferLoad):
+        return ts.BufferRegion(x.buffer, tuple(_range(i, i) for i in x.indices))
+    if isinstance(x, ts.Buffer):
+        return ts.BufferRegion(x, tuple(ts.Range(tx.IntImm(d.dtype, 0), d) for d in x.shape))
+    raise ValueError(f"expected a buffer region like A[i, 0:128], got {x!r}")
+
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+
+
+@TIR.register("For")
+def visit_for(p: Parser, node: ast.For) -> ts.Stmt:
+    if node.orelse:
+        p.error(node, "`for ... else` is not supported in TIR")
+    spec = p.eval(node.iter)
+    if not isinstance(spec, LoopSpec):
+        p.error(node.iter, "a TIR loop iterates over range(...), T.grid(...), T.serial(...), "
+                           "T.parallel(...), T.vectorized(...), T.unroll(...) or "
+                           "T.thread_binding(...)")
+    targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+    if not all(isinstance(t, ast.Name) for t in targets):
+        p.error(node.target, "loop variables must be plain names")
+    if len(targets) != len(spec.ranges):
+        p.error(node.target, f"{len(targets)} loop variables for {len(spec.ranges)} loops")
+    frame = func_frame(p)
+    loop_vars: list[tx.Var] = []
+    with p.scope():
+        for t, (lo, extent) in zip(targets, spec.ranges):
+            var = tx.Var(t.id, promote(lo.dtype, extent.dtype), p.source.span(t))  # type: ignore
+            frame.loop_dom[var] = ts.Range(lo, extent)
+            loop_vars.append(var)
+            p.bind(t.id, var)  # type: ignore[attr-defined]
+        body = ts.seq(p.visit_body(node.body))
+    span = p.source.span(node)
+    for var, (lo, extent) in reversed(list(zip(loop_vars, spec.ranges))):
+        body = ts.For(var, lo, extent, spec.kind, body, spec.thread, spec.annotations, span)
+    return body
+
+
+@TIR.register("With")
+def visit_with(p: Parser, node: ast.With) -> ts.Stmt | None:
+    if len(node.items) != 1 or node.items[0].optional_vars is not None:
+        p.error(node, "a TIR `with` takes exactly one frame (T.block, T.sblock or T.init) "
+                      "and no `as`")
+    frame = p.eval(node.items[0].context_expr)
+    if not isinstance(frame, FRAMES):
+        p.error(node.items[0].context_expr, "expected T.block(...), T.sblock(...) or T.init()")
+    with p.frame(frame), p.scope():
+        body = p.visit_body(node.body)
+    return frame.finish(p, body, node)
+
+
+@TIR.register("If")
+def visit_if(p: Parser, node: ast.If) -> ts.Stmt | None:
+    cond = p.eval(node.test)
+    if not isinstance(cond, tx.PrimExpr):  # a Python value: choose the branch now
+        return _block_of(p, node.body if cond else node.orelse)
+    then = _block_of(p, node.body) or ts.SeqStmt(())
+    other = _block_of(p, node.orelse) if node.orelse else None
+    return ts.IfThenElse(cond, then, other, p.source.span(node))
+
+
+def _block_of(p: Parser, stmts: list[ast.stmt]) -> ts.Stmt | None:
+    with p.scope():
+        body = p.visit_body(stmts)
+    return ts.seq(body) if body else None
+
+
+@TIR.register("Assign")
+def visit_assign(p: Parser, node: ast.Assign) -> Any:
+    if len(node.targets) != 1:
+        p.error(node, "chained assignment `a = b = ...` is not supported in TIR")
+    target = node.targets[0]
+    if _is_parallel_unpack(target, node.value):  # n, m = T.int64(), T.int64()
+        values = []
+        for t, v in zip(target.elts, node.value.elts):  # type: ignore[attr-defined]
+            with p.naming(t.id if isinstance(t, ast.Name) else None):
+                values.append(p.eval(v))
+        return assign(p, target, tuple(values), node)
+    with p.naming(target.id if isinstance(target, ast.Name) else None):
+        value = p.eval(node.value)
+    return assign(p, target, value, node)
+
+
+def _is_parallel_unpack(target: ast.expr, value: ast.expr) -> bool:
+    return (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
+            and len(target.elts) == len(value.elts))
+
+
+@TIR.register("AnnAssign")
+def visit_ann_assign(p: Parser, node: ast.AnnAssign) -> Any:
+    ann = p.eval_annotation(node.annotation)
+    if node.value is None or not isinstance(node.target, ast.Name) or not isinstance(ann, DType):
+        p.error(node, "an annotated TIR assignment looks like `x: T.int32 = value`")
+    value = ann(p.eval(node.value))
+    return _let(p, node.target.id, value, node)
+
+
+@TIR.register("AugAssign")
+def visit_aug_assign(p: Parser, node: ast.AugAssign) -> Any:
+    if not isinstance(node.target, ast.Subscript):
+        p.error(node.target, "augmented assignment in TIR needs a buffer element target")
+    load = p.eval(node.target)
+    value = _BINOPS[type(node.op)](load, p.eval(node.value))
+    return _store(p, node.target, value)
+
+
+def assign(p: Parser, target: ast.expr, value: Any, node: ast.AST) -> Any:
+    if isinstance(target, ast.Subscript):
+        return _store(p, target, value)
+    if isinstance(target, ast.Name):
+        return _bind_name(p, target.id, value, node)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        values = list(value) if isinstance(value, (tuple, list)) else None
+        if values is None or len(values) != len(target.elts):
+            p.error(node, f"cannot unpack {value!r} into {len(target.elts)} names")
+        wraps = [assign(p, t, v, t) for t, v in zip(target.elts, values)]
+        return _compose([w for w in wraps if w is not None])
+    p.error(target, "unsupported assignment target in TIR")
+
+
+def _compose(wraps: list[Any]) -> Any:
+    if not wraps:
+        return None
+    if any(not isinstance(w, Wrap) for w in wraps):
+        raise ValueError("a buffer store cannot be part of a tuple assignment")
+    first, rest = wraps[0], _compose(wraps[1:])
+    return first if rest is None else Wrap(lambda body: first.fn([rest.fn(body)]))
+
+
+def _store(p: Parser, target: ast.Subscript, value: Any) -> ts.Stmt:
+    buf = p.eval(target.value)
+    if not isinstance(buf, ts.Buffer):
+        p.error(target.value, "only buffer elements can be assigned to")
+    index = p.eval(target.slice)
+    load = access(buf, index)
+    if not isinstance(load, tx.BufferLoad):
+        p.error(target, "stores write one element; slices are not supported")
+    value = tx.const(value, buf.dtype) if not isinstance(value, tx.PrimExpr) else value
+    if value.dtype != buf.dtype:
+        p.error(p.node, f"cannot store a {value.dtype} value into {buf.dtype} buffer "
+                        f"{buf.name!r}; cast it with T.Cast({buf.dtype!r}, ...)")
+    return ts.BufferStore(buf, value, load.indices, p.source.span(p.node))
+
+
+def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
+    if isinstance(value, AxisSpec):
+        return _bind_axis(p, name, value, node)
+    if isinstance(value, BufferSpec):
+        buf = value.make(name)
+        p.bind(name, buf)
+        return Wrap(lambda body: ts.DeclBuffer(buf, ts.seq(body), p.source.span(node)))
+    if isinstance(value, tx.Var) and value.name == name:  # n = T.int64()
+        p.bind(name, value)
+        return None
+    if isinstance(value, tx.PrimExpr):
+        return _let(p, name, value, node)
+    p.bind(name, value)  # a Python value: buffers, ints, meta-programming helpers
+    return None
+
+
+def _let(p: Parser, name: str, value: tx.PrimExpr, node: ast.AST) -> Wrap:
+    var = tx.Var(name, value.dtype, p.source.span(node))
+    p.bind(name, var)
+    span = p.source.span(node)
+    return Wrap(lambda body: ts.LetStmt(var, value, ts.seq(body), span))
+
+
+def _bind_axis(p: Parser, name: str, axis: AxisSpec, node: ast.AST) -> None:
+    frame = block_frame(p, "T.axis")
+    var = tx.Var(name, axis.value.dtype, p.source.span(node))
+    frame.iter_vars.append(ts.IterVar(var, axis.dom, axis.kind))
+    frame.iter_values.append(axis.value)
+    p.bind(name, var)
+
+
+@TIR.register("Expr")
+def visit_expr(p: Parser, node: ast.Expr) -> ts.Stmt | None:
+    if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+        return None  # a docstring
+    value = p.eval(node.value)
+    if value is None:
+        return None
+    if isinstance(value, ts.Stmt):
+        return value
+    if isinstance(value, tx.PrimExpr):
+        return ts.Evaluate(value, p.source.span(node))
+    p.error(node, "this expression statement has no effect in TIR")
+
+
+@TIR.register("Assert")
+def visit_assert(p: Parser, node: ast.Assert) -> Wrap:
+    cond = p.eval(node.test)
+    msg = p.eval(node.msg) if node.msg is not None else "assertion failed"
+    span = p.source.span(node)
+    return Wrap(lambda body: ts.AssertStmt(cond, str(msg), ts.seq(body), span))
+
+
+@TIR.register("Pass")
+def visit_pass(p: Parser, node: ast.Pass) -> None:
+    return None
+
+
+@TIR.register("Return")
+def visit_return(p: Parser, node: ast.Return) -> ts.Stmt | None:
+    if node.value is None:
+        return None
+    p.error(node, "a prim_func returns nothing; write results into an output buffer")

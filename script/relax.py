@@ -1,0 +1,395 @@
+"""The `R` namespace of TVMScript: `from tvmlite.script import relax as R`.
+
+Struct-info constructors (`R.Tensor`, `R.Tuple`, `R.Shape`, `R.Prim`, `R.Object`) return
+`ir.struct_info` objects; call constructors (`R.call_tir`, `R.call_dps_packed`,
+`R.call_packed`, `R.call_pure_packed`) return `ir.expr.Call`s with their struct info set, in the
+forms of docs/internals.md section 1. `R.call_tir` checks its arguments against the prim_func
+it calls when that function is in the module being parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..ir import expr as rx
+from ..ir import op as ops
+from ..ir import struct_info as si
+from ..ir.module import GlobalVar
+from ..tir import expr as tx
+from ..tir.function import PrimFunc
+from .parser import entry
+from .parser.core import ArgError, current
+from .parser.relax_parser import (
+    DataflowSpec,
+    MatchCastSpec,
+    check_output,
+    function_frame,
+    sym_var,
+    to_expr,
+)
+
+# -- the decorator ------------------------------------------------------------------------------
+
+
+def function(func: Callable | None = None, *, private: bool = False, pure: bool = True) -> Any:
+    """Parse a function as a relax `Function` (or mark it for the enclosing `@I.ir_module`)."""
+    opts = {"private": private, "pure": pure}
+    if func is None:
+        return entry.DecoratorSpec("relax", opts)
+    return entry.decorate("relax", func, opts, depth=2)
+
+
+function.__tvmscript_kind__ = "relax"  # type: ignore[attr-defined]
+
+
+# -- struct info --------------------------------------------------------------------------------
+
+
+class _SInfoType:
+    """A struct-info constructor usable bare (`x: R.Object`), called, or subscripted (old)."""
+
+    __tvmscript_sinfo__ = True
+
+    def __init__(self, make: Callable[..., si.StructInfo]) -> None:
+        self._make = make
+        self.__doc__ = make.__doc__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> si.StructInfo:
+        return self._make(*args, **kwargs)
+
+    def __getitem__(self, key: Any) -> si.StructInfo:
+        return self._make(*key) if isinstance(key, tuple) else self._make(key)
+
+
+def _dim(d: Any) -> tx.PrimExpr:
+    if isinstance(d, str):
+        return sym_var(d)
+    if isinstance(d, bool) or not isinstance(d, (int, tx.PrimExpr)):
+        raise ValueError(f"a tensor dimension is an int, a name string like \"n\" or a TIR "
+                         f"expression, not {d!r}")
+    return tx.const(d, "int64") if isinstance(d, int) else d
+
+
+def _shape(shape: Any) -> tuple[tx.PrimExpr, ...]:
+    if isinstance(shape, rx.ShapeExpr):
+        return shape.values
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return tuple(_dim(d) for d in items)
+
+
+def _tensor(shape: Any = None, dtype: str | None = None, ndim: int = -1,
+            vdevice: str | None = None) -> si.TensorStructInfo:
+    """`R.Tensor((1, 784), "float32")`, `R.Tensor(("n", 784), "float32")`, `R.Tensor(ndim=2)`."""
+    if isinstance(shape, str) and dtype is None:
+        shape, dtype = None, shape
+    dtype = getattr(dtype, "dtype", dtype) or ""
+    if shape is None:
+        return si.TensorStructInfo(None, dtype, ndim, vdevice)
+    dims = _shape(shape)
+    if ndim not in (-1, len(dims)):
+        raise ValueError(f"R.Tensor has {len(dims)} dimensions but ndim={ndim}")
+    return si.TensorStructInfo(dims, dtype, len(dims), vdevice)
+
+
+def _tuple(*fields: Any) -> si.TupleStructInfo:
+    """`R.Tuple(R.Tensor(...), R.Tensor(...))`."""
+    if len(fields) == 1 and isinstance(fields[0], (list, tuple)):
+        fields = tuple(fields[0])
+    return si.TupleStructInfo(tuple(_sinfo(f) for f in fields))
+
+
+def _shape_sinfo(shape: Any = None, ndim: int = -1) -> si.ShapeStructInfo:
+    """`R.Shape((n, 4))` or `R.Shape(ndim=2)`."""
+    return si.ShapeStructInfo(None if shape is None else _shape(shape), ndim)
+
+
+def _prim(dtype: str = "int64", value: Any = None) -> si.PrimStructInfo:
+    """`R.Prim("int64")` or `R.Prim(value=n)`."""
+    if value is not None:
+        value = tx.const(value, "int64" if isinstance(value, int) else None)
+        return si.PrimStructInfo(value.dtype, value)
+    return si.PrimStructInfo(getattr(dtype, "dtype", dtype))
+
+
+def _object() -> si.ObjectStructInfo:
+    """`R.Object`: any value."""
+    return si.ObjectStructInfo()
+
+
+def _callable(params: Any = None, ret: Any = None, purity: bool = True) -> si.FuncStructInfo:
+    """`R.Callable((R.Tensor(...),), R.Tensor(...))`."""
+    ps = None if params is None else tuple(_sinfo(x) for x in params)
+    return si.FuncStructInfo(ps, _sinfo(ret) if ret is not None else si.ObjectStructInfo(), purity)
+
+
+Tensor = _SInfoType(_tensor)
+Tuple = _SInfoType(_tuple)
+Shape = _SInfoType(_shape_sinfo)
+Prim = _SInfoType(_prim)
+Object = _SInfoType(_object)
+Callable_ = _SInfoType(_callable)
+
+
+def _sinfo(x: Any) -> si.StructInfo:
+    if isinstance(x, si.StructInfo):
+        return x
+    if isinstance(x, _SInfoType):
+        return x()
+    raise ValueError(f"expected struct info such as R.Tensor(...), got {x!r}")
+
+
+# -- function-level -----------------------------------------------------------------------------
+
+
+def dataflow() -> DataflowSpec:
+    return DataflowSpec()
+
+
+def output(*vars_: Any) -> None:
+    check_output(vars_)
+
+
+def func_attr(attrs: dict[str, Any]) -> None:
+    frame = function_frame()
+    if frame is None:
+        raise ValueError("R.func_attr must be used inside an @R.function")
+    frame.attrs.update(attrs)
+
+
+def match_cast(value: Any, struct_info: Any) -> MatchCastSpec:
+    return MatchCastSpec(to_expr(value), _sinfo(struct_info))
+
+
+# -- calls --------------------------------------------------------------------------------------
+
+
+def _out_sinfo(out: Any, dtype: Any, where: tuple[Any, ...]) -> si.StructInfo:
+    """`R.Tensor(...)`, a list of them, or the old `(1, 128), dtype="float32"` form."""
+    if out is None:
+        raise ArgError("the output struct info is missing: pass R.Tensor(shape, dtype) or "
+                       "out_sinfo=...", *where)
+    if isinstance(out, (si.StructInfo, _SInfoType)):
+        return _sinfo(out)
+    if isinstance(out, list) and all(isinstance(o, (si.StructInfo, _SInfoType)) for o in out):
+        outs = tuple(_sinfo(o) for o in out)
+        return outs[0] if len(outs) == 1 else si.TupleStructInfo(outs)
+    if isinstance(out, (tuple, list, rx.ShapeExpr)) and dtype is not None:
+        if isinstance(out, list) and out and isinstance(out[0], (tuple, list)):
+            dts = dtype if isinstance(dtype, (list, tuple)) else [dtype] * len(out)
+            return si.TupleStructInfo(tuple(_tensor(s, d) for s, d in zip(out, dts)))
+        return _tensor(out, dtype)
+    raise ArgError(f"cannot use {out!r} as output struct info; pass R.Tensor(shape, dtype)",
+                   *where)
+
+
+def _args_tuple(args: Any) -> rx.Tuple:
+    if isinstance(args, rx.Tuple):
+        return args
+    items = args if isinstance(args, (tuple, list)) else (args,)
+    fields = tuple(to_expr(a) for a in items)
+    return rx.Tuple(fields, si.TupleStructInfo(tuple(f.struct_info or si.ObjectStructInfo()
+                                                     for f in fields)))
+
+
+def call_tir(gvar: Any, args: Any, out_sinfo: Any = None, tir_vars: Any = None, *,
+             out_ty: Any = None, dtype: Any = None) -> rx.Call:
+    """Destination-passing call of a prim_func: `R.call_tir(f, (x, w), R.Tensor(...))`."""
+    out = _out_sinfo(out_sinfo if out_sinfo is not None else out_ty, dtype,
+                     (2, "out_sinfo", "out_ty"))
+    gv = _resolve_callee(gvar)
+    if isinstance(gv, str):
+        return call_dps_packed(gv, args, out)
+    targs = _args_tuple(args)
+    p = current()
+    callee = p.module.function(gv.name_hint) if p is not None and p.module is not None else None
+    if isinstance(callee, PrimFunc):
+        _check_call_tir(gv.name_hint, callee, targs, out, tir_vars)
+    call_args: tuple[rx.Expr, ...] = (rx.GlobalVarRef(gv, _OPAQUE_FUNC), targs)
+    if tir_vars is not None:
+        vals = tuple(_dim(v) for v in (tir_vars.values if isinstance(tir_vars, rx.ShapeExpr)
+                                       else tir_vars))
+        call_args += (rx.ShapeExpr(vals, si.ShapeStructInfo(vals)),)
+    return rx.Call(ops.CALL_TIR, call_args, sinfo_args=(out,), struct_info=out)
+
+
+_OPAQUE_FUNC = si.FuncStructInfo(None, si.ObjectStructInfo())
+
+
+def _resolve_callee(gvar: Any) -> GlobalVar | str:
+    p = current()
+    module = p.module if p is not None else None
+    if isinstance(gvar, str):
+        return module.gvars[gvar] if module is not None and gvar in module.gvars else gvar
+    if isinstance(gvar, rx.GlobalVarRef):
+        return gvar.gvar
+    if isinstance(gvar, GlobalVar):
+        return gvar
+    if isinstance(gvar, rx.ExternFunc):
+        return gvar.global_symbol
+    if isinstance(gvar, PrimFunc):
+        raise ArgError("R.call_tir needs a prim_func of the same module (a name, cls.name or "
+                       "a string); this prim_func is not in the module", 0)
+    raise ArgError(f"R.call_tir calls a prim_func of the module or a registered function "
+                   f"name, not {gvar!r}", 0)
+
+
+def _check_call_tir(name: str, f: PrimFunc, args: rx.Tuple, out: si.StructInfo,
+                    tir_vars: Any) -> None:
+    bufs = [f.buffer_of(v) for v in f.params if f.buffer_of(v) is not None]
+    outs = out.fields if isinstance(out, si.TupleStructInfo) else (out,)
+    n_in = len(args.fields)
+    if n_in + len(outs) != len(bufs):
+        names = ", ".join(b.name for b in bufs)  # type: ignore[union-attr]
+        raise ArgError(f"prim_func {name!r} takes {len(bufs)} buffers ({names}): call_tir gave "
+                       f"{n_in} inputs and {len(outs)} outputs", 1)
+    binding: dict[tx.Var, tx.PrimExpr] = {}
+    for i, (arg, buf) in enumerate(zip(args.fields, bufs)):
+        msg = _mismatch(arg.struct_info, buf, binding)
+        if msg:
+            raise ArgError(f"argument {i} of call_tir to {name!r} does not fit parameter "
+                           f"{buf.name!r}: {msg}", (1, i), 1)
+    for j, (o, buf) in enumerate(zip(outs, bufs[n_in:])):
+        msg = _mismatch(o, buf, binding)
+        if msg:
+            raise ArgError(f"output {j} of call_tir to {name!r} does not fit parameter "
+                           f"{buf.name!r}: {msg}", (2, j), 2, "out_sinfo", "out_ty")
+
+
+def _mismatch(sinfo: Any, buf: Any, binding: dict[tx.Var, tx.PrimExpr]) -> str | None:
+    if not isinstance(sinfo, si.TensorStructInfo):
+        return None if sinfo is None or isinstance(sinfo, si.ObjectStructInfo) else \
+            f"it is not a tensor ({type(sinfo).__name__})"
+    want = f"{_fmt(buf.shape)} {buf.dtype}"
+    if sinfo.dtype and sinfo.dtype != buf.dtype:
+        return f"dtype {sinfo.dtype}, expected {want}"
+    if sinfo.ndim >= 0 and sinfo.ndim != len(buf.shape):
+        return f"rank {sinfo.ndim}, expected {want}"
+    for got, exp in zip(sinfo.shape or (), buf.shape):
+        if isinstance(exp, tx.Var):
+            exp = binding.setdefault(exp, got)
+        if isinstance(got, tx.IntImm) and isinstance(exp, tx.IntImm) and got.value != exp.value:
+            return f"shape {_fmt(sinfo.shape)}, expected {want}"
+    return None
+
+
+def _fmt(shape: Any) -> str:
+    dims = [str(d.value) if isinstance(d, tx.IntImm) else getattr(d, "name", str(d))
+            for d in shape]
+    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+
+
+def call_dps_packed(func: Any, args: Any, out_sinfo: Any = None, *, out_ty: Any = None,
+                    dtype: Any = None) -> rx.Call:
+    """Destination-passing call of a registered function: `R.call_dps_packed("f", (x,), S)`."""
+    out = _out_sinfo(out_sinfo if out_sinfo is not None else out_ty, dtype,
+                     (2, "out_sinfo", "out_ty"))
+    name = _resolve_callee(func)
+    if isinstance(name, GlobalVar):
+        return call_tir(name, args, out)
+    extern = rx.ExternFunc(name)
+    return rx.Call(ops.CALL_DPS_PACKED, (extern, _args_tuple(args)), sinfo_args=(out,),
+                   struct_info=out)
+
+
+def _sinfo_args(sinfo_args: Any) -> tuple[si.StructInfo, ...]:
+    if sinfo_args is None:
+        return ()
+    items = sinfo_args if isinstance(sinfo_args, (list, tuple)) else (sinfo_args,)
+    return tuple(_sinfo(s) for s in items)
+
+
+def call_packed(func: str, *args: Any, sinfo_args: Any = None) -> rx.Call:
+    """Call a registered function and use its return value: `R.call_packed("f", x, sinfo_args=S)`."""
+    sargs = _sinfo_args(sinfo_args)
+    ret = sargs[0] if len(sargs) == 1 else (si.TupleStructInfo(sargs) if sargs else
+                                             si.ObjectStructInfo())
+    return rx.Call(rx.ExternFunc(str(func)), tuple(to_expr(a) for a in args), sinfo_args=sargs,
+                   struct_info=ret)
+
+
+def call_pure_packed(func: str, *args: Any, sinfo_args: Any = None) -> rx.Call:
+    """`R.call_packed` that the compiler may treat as pure."""
+    inner = call_packed(func, *args, sinfo_args=sinfo_args)
+    return rx.Call(ops.CALL_PURE_PACKED, (inner.op, *inner.args), sinfo_args=inner.sinfo_args,
+                   struct_info=inner.struct_info)
+
+
+# -- values -------------------------------------------------------------------------------------
+
+
+def const(value: Any, dtype: str | None = None) -> rx.Constant:
+    """A tensor constant from a numpy array or a Python number."""
+    arr = np.asarray(value, dtype=dtype) if dtype is not None else np.asarray(value)
+    if dtype is None and arr.dtype == np.float64 and not isinstance(value, np.ndarray):
+        arr = arr.astype("float32")  # NOTE: TVM makes Python floats float32 constants
+    if dtype is None and arr.dtype == np.int64 and not isinstance(value, np.ndarray):
+        arr = arr.astype("int32")
+    sinfo = si.tensor_sinfo(arr.shape, str(arr.dtype))
+    return rx.Constant(_to_ndarray(arr), sinfo)
+
+
+def _to_ndarray(arr: np.ndarray) -> Any:
+    try:
+        from ..vm import ndarray  # type: ignore[attr-defined]
+
+        return ndarray.array(arr)
+    except (ImportError, AttributeError):
+        return arr
+
+
+def _tuple_expr(*fields: Any) -> rx.Tuple:
+    return _args_tuple(list(fields))
+
+
+def prim_value(value: Any) -> rx.PrimValue:
+    return to_expr(tx.const(value, "int64" if isinstance(value, int) else None))  # type: ignore
+
+
+def shape(values: Any) -> rx.ShapeExpr:
+    vals = _shape(values)
+    return rx.ShapeExpr(vals, si.ShapeStructInfo(vals))
+
+
+def _str_expr(value: Any) -> rx.StringImm:
+    return rx.StringImm(f"{value}")
+
+
+def _op_call(name: str) -> Callable[..., rx.Call]:
+    def call(*args: Any, **attrs: Any) -> rx.Call:
+        exprs = tuple(to_expr(a) for a in args)
+        infer = ops.op_attr(name, "infer_struct_info")
+        call = rx.Call(ops.get_op(name), exprs, tuple(attrs.items()))
+        sinfo = infer(call) if infer is not None else si.ObjectStructInfo()
+        return rx.Call(call.op, call.args, call.attrs, struct_info=sinfo)
+    call.__name__ = name
+    return call
+
+
+class _OpNamespace:
+    """`R.nn.relu(x)`: operators registered in `ir.op` under `relax.nn.<name>`."""
+
+    def __init__(self, prefix: str) -> None:
+        self._prefix = prefix
+
+    def __getattr__(self, attr: str) -> Any:
+        name = f"{self._prefix}.{attr}"
+        if name not in ops.list_ops():
+            raise AttributeError(f"R.{name[len('relax.'):]} is not a known relax operator")
+        return _op_call(name)
+
+
+nn = _OpNamespace("relax.nn")
+_SPECIAL = {"tuple": _tuple_expr, "str": _str_expr, "Callable": Callable_}
+
+
+def __getattr__(attr: str) -> Any:
+    # NOTE: R.tuple / R.str would shadow the builtins inside this module, so they live here;
+    # registered operators (R.add, ...) are found by name in the op registry.
+    if attr in _SPECIAL:
+        return _SPECIAL[attr]
+    if f"relax.{attr}" in ops.list_ops():
+        return _op_call(f"relax.{attr}")
+    raise AttributeError(f"module 'R' has no attribute {attr!r}")

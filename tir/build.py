@@ -1,0 +1,117 @@
+"""Compile PrimFuncs to one LLVM module plus the kernel signatures the VM checks calls against.
+
+`compile_prim_funcs({name: PrimFunc}, target)` -> `(llvm_ir_text, {name: KernelSignature})`;
+the VM wraps the pair in `vm.kernels.KernelLibrary`. The ABI is docs/internals.md section 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from llvmlite import ir
+
+from ..vm.kernel_signature import KernelParam, KernelSignature
+from .codegen_llvm import CodeGenLLVM
+from .expr import IntImm, PrimExpr, Var
+from .function import PrimFunc, shape_vars
+from .lower import lower
+
+_TARGET_KEYS = ("mcpu", "mattr", "mtriple", "num-cores", "opt-level", "fast-math", "keys",
+                "host", "libs", "model", "tag")
+_KINDS = ("llvm", "c")  # "c" is TVM's C host target; CPU code is LLVM either way
+
+
+@dataclass(frozen=True)
+class Target:
+    """A parsed CPU target: `llvm [-mcpu=...] [-mattr=...] [-num-cores=N] [-opt-level=N]`."""
+
+    kind: str = "llvm"
+    mcpu: str = "host"
+    mattr: str = "host"
+    num_cores: int = 0  # 0: all cores (parallel loops are serial for now)
+    opt_level: int = 3
+    fast_math: str = "reduction"  # "none" | "reduction": reassoc/contract on float reductions
+
+
+def parse_target(target: Any) -> Target:
+    """Accepts "llvm", "llvm -mcpu=native", "llvm -num-cores=4", {"kind": "llvm", ...} and
+    objects with a `.kind` (a tvm.target.Target); anything else raises ValueError."""
+    if isinstance(target, Target):
+        return target
+    if target is None:
+        return Target()
+    if isinstance(target, dict):
+        opts = {str(k).replace("_", "-"): v for k, v in target.items()}
+        kind = str(opts.pop("kind", ""))
+    elif isinstance(target, str):
+        kind, opts = _parse_target_string(target)
+    elif hasattr(target, "kind"):
+        return parse_target(str(target))
+    else:
+        raise ValueError(f"target must be a string like 'llvm' or a dict, got {target!r}")
+    if kind not in _KINDS:
+        raise ValueError(f"unsupported target kind {kind!r} in {target!r}: tvmlite compiles "
+                         f"prim_funcs for CPUs with 'llvm' (CUDA goes through the cuda backend)")
+    unknown = [k for k in opts if k not in _TARGET_KEYS]
+    if unknown:
+        raise ValueError(f"unknown target option(s) {', '.join('-' + k for k in unknown)} in "
+                         f"{target!r}; known: {', '.join('-' + k for k in _TARGET_KEYS)}")
+    return Target(
+        kind="llvm",
+        mcpu=str(opts.get("mcpu", "host")),
+        mattr=str(opts.get("mattr", "host")).lstrip("+") if "mattr" in opts else "host",
+        num_cores=int(opts.get("num-cores", 0)),
+        opt_level=int(opts.get("opt-level", 3)),
+        fast_math=str(opts.get("fast-math", "reduction")),
+    )
+
+
+def _parse_target_string(text: str) -> tuple[str, dict[str, Any]]:
+    parts = text.split()
+    if not parts:
+        raise ValueError("empty target string; use 'llvm'")
+    opts: dict[str, Any] = {}
+    for part in parts[1:]:
+        if not part.startswith("-"):
+            raise ValueError(f"bad target option {part!r} in {text!r}: expected -key=value")
+        key, _, value = part.lstrip("-").partition("=")
+        opts[key] = value if value else True
+    return parts[0], opts
+
+
+def compile_prim_funcs(funcs: dict[str, PrimFunc], target: Any = "llvm"
+                       ) -> tuple[str, dict[str, KernelSignature]]:
+    """Lowers every PrimFunc and emits one LLVM module with one kernel per entry (named by its
+    key). Returns the module's text and the kernels' signatures."""
+    tgt = parse_target(target)
+    module = ir.Module(name="tvmlite_kernels")
+    gen = CodeGenLLVM(module, fast_math=tgt.fast_math)
+    signatures: dict[str, KernelSignature] = {}
+    for name, func in funcs.items():
+        gen.add_function(name, lower(func))
+        signatures[name] = kernel_signature(name, func)
+    return str(module), signatures
+
+
+def kernel_signature(name: str, func: PrimFunc) -> KernelSignature:
+    """What the kernel `name` expects, in ABI order (see docs/internals.md section 2)."""
+    params = []
+    for p in func.params:
+        buf = func.buffer_of(p)
+        if buf is None:
+            params.append(KernelParam(p.name, "scalar", p.dtype))
+        else:
+            params.append(KernelParam(buf.name, "buffer", buf.dtype,
+                                      tuple(_dim(d) for d in buf.shape)))
+    extra = tuple(v.name for v in shape_vars(func) if v not in func.params)
+    return KernelSignature(name, tuple(params), extra)
+
+
+def _dim(d: PrimExpr) -> int | str:
+    if isinstance(d, IntImm):
+        return d.value
+    if isinstance(d, Var):
+        return d.name
+    # NOTE: a compound dim (n * 2) is described by its text; callers cannot bind it
+    return str(d)

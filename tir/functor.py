@@ -1,0 +1,201 @@
+"""One Visitor / Mutator base for TIR expressions and statements.
+
+`visit(node)` dispatches to `visit_<ClassName>` (like `ast.NodeVisitor`); a missing method falls
+back to `generic_visit`, which walks the node's dataclass fields. The Mutator rebuilds a node only
+when one of its children changed, so untouched subtrees keep their identity (cheap `is` checks
+downstream). Buffers and Vars are leaves: a Mutator that wants to replace them overrides
+`visit_Var` / `visit_buffer`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Mapping
+
+from .expr import BinaryOp, BinOp, Cast, FloatImm, IntImm, PrimExpr, Var
+from .stmt import Buffer, Stmt
+
+# Classes whose fields the generic walk descends into: every IR dataclass except the leaves.
+_LEAVES = (Var, Buffer, str, int, float, bool, type(None))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def fields_of(node: Any) -> tuple[str, ...]:
+    """The child field names of an IR node (every dataclass field but `span`)."""
+    cls = type(node)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(
+            f.name for f in dataclasses.fields(cls) if f.name != "span"
+        )
+    return names
+
+
+class Visitor:
+    """Read-only walk over exprs and stmts; override `visit_<ClassName>` for the nodes you need."""
+
+    def visit(self, node: Any) -> Any:
+        return getattr(self, "visit_" + type(node).__name__, self.generic_visit)(node)
+
+    def generic_visit(self, node: Any) -> None:
+        if isinstance(node, tuple):
+            for c in node:
+                self.visit(c)
+        elif isinstance(node, Buffer):
+            self.visit_buffer(node)
+        elif dataclasses.is_dataclass(node) and not isinstance(node, _LEAVES):
+            for name in fields_of(node):
+                self.visit(getattr(node, name))
+
+    def visit_buffer(self, buf: Buffer) -> None:
+        """Buffers are leaves by default (their shapes are not walked)."""
+
+
+class Mutator(Visitor):
+    """Rewriting walk: each `visit_*` returns the replacement node (or the same object)."""
+
+    def generic_visit(self, node: Any) -> Any:
+        if isinstance(node, tuple):
+            new = tuple(self.visit(c) for c in node)
+            return node if all(a is b for a, b in zip(new, node)) else new
+        if isinstance(node, Buffer):
+            return self.visit_buffer(node)
+        if not dataclasses.is_dataclass(node) or isinstance(node, _LEAVES):
+            return node
+        changes = {}
+        for name in fields_of(node):
+            old = getattr(node, name)
+            new = self.visit(old)
+            if new is not old:
+                changes[name] = new
+        return dataclasses.replace(node, **changes) if changes else node
+
+    def visit_buffer(self, buf: Buffer) -> Buffer:  # type: ignore[override]
+        return buf
+
+
+class Substituter(Mutator):
+    """Replaces Vars by expressions, also inside buffer shapes when `buffers=True`."""
+
+    def __init__(self, vmap: Mapping[Var, PrimExpr], buffers: bool = False) -> None:
+        self.vmap = vmap
+        self.buffers = buffers
+        self._buf_cache: dict[Buffer, Buffer] = {}
+
+    def visit_Var(self, v: Var) -> PrimExpr:
+        return self.vmap.get(v, v)
+
+    def visit_buffer(self, buf: Buffer) -> Buffer:
+        if not self.buffers:
+            return buf
+        if buf not in self._buf_cache:
+            shape = tuple(self.visit(s) for s in buf.shape)
+            changed = any(a is not b for a, b in zip(shape, buf.shape))
+            self._buf_cache[buf] = dataclasses.replace(buf, shape=shape) if changed else buf
+        return self._buf_cache[buf]
+
+
+def substitute(node: Any, vmap: Mapping[Var, PrimExpr]) -> Any:
+    """`node` (an expr or stmt) with every Var of `vmap` replaced by its value."""
+    if not vmap:
+        return node
+    return Substituter(vmap).visit(node)
+
+
+def post_order_visit(node: Any, fn: Callable[[Any], None]) -> None:
+    """Calls `fn` on every PrimExpr / Stmt below `node` (children first), as TVM's helper does."""
+
+    class _Walk(Visitor):
+        def visit(self, n: Any) -> Any:
+            super().visit(n)
+            if isinstance(n, (PrimExpr, Stmt)):
+                fn(n)
+
+    _Walk().visit(node)
+
+
+# ---------------------------------------------------------------------------------------------
+# A small constant folder for index arithmetic: the lowering produces `0 * 784 + k` and friends.
+
+
+def _int(e: PrimExpr) -> int | None:
+    return e.value if isinstance(e, IntImm) and e.dtype != "bool" else None
+
+
+def _fold_ints(op: BinaryOp, a: int, b: int) -> int | None:
+    if op is BinaryOp.ADD:
+        return a + b
+    if op is BinaryOp.SUB:
+        return a - b
+    if op is BinaryOp.MUL:
+        return a * b
+    if b == 0:
+        return None
+    if op is BinaryOp.FLOORDIV:
+        return a // b
+    if op is BinaryOp.FLOORMOD:
+        return a % b
+    if op is BinaryOp.DIV:  # truncating
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b > 0) else -q
+    if op is BinaryOp.MOD:
+        return a - b * _fold_ints(BinaryOp.DIV, a, b)  # type: ignore[operator]
+    return None
+
+
+def _wrap(value: int, dtype: str) -> int:
+    """Wraps a folded value into `dtype`'s range, as the hardware would."""
+    from .dtype import bits, is_uint
+
+    n = bits(dtype)
+    value &= (1 << n) - 1
+    return value if is_uint(dtype) or value < (1 << (n - 1)) else value - (1 << n)
+
+
+class Simplifier(Mutator):
+    """Folds integer constants and the identities x+0, x-0, x*1, x*0, x//1, x%1."""
+
+    def visit_BinOp(self, e: BinOp) -> PrimExpr:
+        a, b = self.visit(e.a), self.visit(e.b)
+        ia, ib = _int(a), _int(b)
+        if ia is not None and ib is not None and not (e.op.is_comparison or e.op.is_logical):
+            v = _fold_ints(e.op, ia, ib)
+            if v is not None:
+                return IntImm(e.dtype, _wrap(v, e.dtype))
+        if ib is not None:
+            if ib == 0 and e.op in (BinaryOp.ADD, BinaryOp.SUB):
+                return a
+            if ib == 1 and e.op in (BinaryOp.MUL, BinaryOp.FLOORDIV, BinaryOp.DIV):
+                return a
+            if ib == 1 and e.op in (BinaryOp.FLOORMOD, BinaryOp.MOD):
+                return IntImm(e.dtype, 0)
+            if ib == 0 and e.op is BinaryOp.MUL:
+                return IntImm(e.dtype, 0)
+        if ia is not None:
+            if ia == 0 and e.op is BinaryOp.ADD:
+                return b
+            if ia == 1 and e.op is BinaryOp.MUL:
+                return b
+            if ia == 0 and e.op is BinaryOp.MUL:
+                return IntImm(e.dtype, 0)
+        if a is e.a and b is e.b:
+            return e
+        return BinOp(e.op, a, b, e.span)
+
+    def visit_Cast(self, e: Cast) -> PrimExpr:
+        v = self.visit(e.value)
+        if v.dtype == e.dtype:
+            return v
+        iv = _int(v)
+        if iv is not None and e.dtype.startswith(("int", "uint")):
+            return IntImm(e.dtype, _wrap(iv, e.dtype))
+        if iv is not None and e.dtype.startswith("float"):
+            return FloatImm(e.dtype, float(iv))
+        return e if v is e.value else Cast(e.dtype, v, e.span)
+
+
+def simplify(node: Any) -> Any:
+    """`node` with constant integer arithmetic folded (floats are left alone: no reassociation)."""
+    return Simplifier().visit(node)

@@ -1,0 +1,75 @@
+"""BindParams: replace parameters of a graph function by constants, dropping them from it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ..ir.expr import Constant, Function, Var
+from ..ir.functor import substitute_vars
+from ..ir.module import IRModule
+from ..ir.struct_info import TensorStructInfo
+from ..tir.expr import IntImm
+from .pass_infra import Pass, PassContext
+
+
+def BindParams(func_name: str, params: dict[Any, Any]) -> Pass:  # noqa: N802 (TVM's name)
+    """Bind `params` (keyed by parameter name or relax Var; values NDArray or numpy) as constants.
+
+    Each bound tensor must match the parameter's static shape and dtype; the function keeps
+    only the parameters that were not bound.
+    """
+
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        func = mod[func_name]
+        if not isinstance(func, Function):
+            raise TypeError(f"BindParams: {func_name!r} is not a relax function")
+        mapping = {p: _constant_for(p, params) for p in func.params if _key_of(p, params)}
+        unknown = set(_names(params)) - {p.name_hint for p in func.params}
+        if unknown:
+            raise ValueError(f"BindParams: {func_name} has no parameter named "
+                             f"{', '.join(sorted(unknown))}; it has "
+                             f"{', '.join(p.name_hint for p in func.params)}")
+        body = substitute_vars(func.body, mapping)
+        kept = tuple(p for p in func.params if p not in mapping)
+        return mod.with_function(func_name, replace(func, params=kept, body=body))
+
+    return Pass(run, "BindParams")
+
+
+def _names(params: dict[Any, Any]) -> list[str]:
+    return [k if isinstance(k, str) else k.name_hint for k in params]
+
+
+def _key_of(p: Var, params: dict[Any, Any]) -> Any:
+    for k in params:
+        if k is p or (isinstance(k, str) and k == p.name_hint):
+            return k
+    return None
+
+
+def _constant_for(p: Var, params: dict[Any, Any]) -> Constant:
+    from ..vm.ndarray import NDArray, array
+
+    value = params[_key_of(p, params)]
+    data = value if isinstance(value, NDArray) else array(np.asarray(value))
+    sinfo = p.struct_info
+    if isinstance(sinfo, TensorStructInfo):
+        _check_matches(p.name_hint, sinfo, data)
+    shape = tuple(IntImm("int64", d) for d in data.shape)
+    return Constant(data, TensorStructInfo(shape, str(data.dtype)))
+
+
+def _check_matches(name: str, sinfo: TensorStructInfo, data: Any) -> None:
+    if sinfo.dtype and sinfo.dtype != str(data.dtype):
+        raise ValueError(f"BindParams: parameter {name} expects dtype {sinfo.dtype}, "
+                         f"got {data.dtype}")
+    if sinfo.ndim >= 0 and sinfo.ndim != len(data.shape):
+        raise ValueError(f"BindParams: parameter {name} expects rank {sinfo.ndim}, "
+                         f"got shape {tuple(data.shape)}")
+    for axis, dim in enumerate(sinfo.shape or ()):
+        if isinstance(dim, IntImm) and dim.value != data.shape[axis]:
+            raise ValueError(f"BindParams: parameter {name} expects shape "
+                             f"{sinfo.static_shape or sinfo.shape}, got {tuple(data.shape)}")

@@ -1,0 +1,60 @@
+"""The build pipeline: IRModule -> vm Executable (graph functions) or kernel module (TIR only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.expr import Function
+from ..ir.module import IRModule
+from ..tir.function import PrimFunc
+from .bind_params import BindParams
+from .exec_builder import ExecBuilder
+from .lower_to_vm import lower_function
+
+
+def build_executable(mod: IRModule, target: Any = "llvm", params: dict[str, Any] | None = None
+                     ) -> Any:
+    """relax.build: compile every prim_func to one kernel library and every graph function to
+    bytecode; `params` are bound into `main` first (as `relax.build(mod, params=...)` does)."""
+    from ..tir.build import compile_prim_funcs
+    from ..vm.executable import Executable, FuncEntry, VMFunction
+    from ..vm.kernels import KernelLibrary
+
+    if not isinstance(mod, IRModule):
+        raise TypeError(f"relax.build expects an IRModule, got {type(mod).__name__}")
+    if params:
+        mod = BindParams("main", params)(mod)
+    prim_funcs = {gv.name_hint: f for gv, f in mod.items() if isinstance(f, PrimFunc)}
+    llvm_ir, signatures = compile_prim_funcs(prim_funcs, target)
+    builder = ExecBuilder(signatures)
+    for gv, func in mod.items():
+        if isinstance(func, Function):
+            lower_function(builder, mod, gv.name_hint, func)
+    functions = {
+        name: VMFunction(name, tuple(p.name_hint for p in func.params),
+                         builder.param_descriptions(func), num_regs, tuple(code))
+        for name, (func, code, num_regs) in builder.functions.items()
+    }
+    table = [FuncEntry(kind, name) for kind, name in builder.func_table]
+    return Executable(table, functions, builder.constants, KernelLibrary(llvm_ir, signatures))
+
+
+def build_kernels(func_or_mod: Any, target: Any = "llvm") -> Any:
+    """tvm.build: a prim_func (or a module of them) -> a callable kernel module."""
+    from ..tir.build import compile_prim_funcs
+    from ..vm.kernel_module import KernelModule
+    from ..vm.kernels import KernelLibrary
+
+    if isinstance(func_or_mod, PrimFunc):
+        name = func_or_mod.attr_dict.get("global_symbol", "main")
+        funcs = {name: func_or_mod}
+    elif isinstance(func_or_mod, IRModule):
+        funcs = {gv.name_hint: f for gv, f in func_or_mod.items() if isinstance(f, PrimFunc)}
+        if len(funcs) != len(func_or_mod.functions):
+            raise TypeError("tvm.build takes prim_funcs only; use tvm.compile or relax.build "
+                            "for a module with graph functions")
+    else:
+        raise TypeError(f"tvm.build expects a PrimFunc or an IRModule, got "
+                        f"{type(func_or_mod).__name__}")
+    llvm_ir, signatures = compile_prim_funcs(funcs, target)
+    return KernelModule(KernelLibrary(llvm_ir, signatures))

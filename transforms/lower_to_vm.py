@@ -1,0 +1,289 @@
+"""Lower graph functions to VM bytecode (TVM's CallTIRRewrite + VMShapeLower + VMCodeGen).
+
+Invariants in: every binding's var has struct info; calls are call_tir / call_dps_packed /
+packed calls / calls of module functions / tuples. Out: one `VMFunction` per graph function.
+Entry checks come first (rank, dtype, static dims, and symbolic dims bound to registers), so
+every kernel call is proven to get memory of the shape its signature asks for: static dims
+are compared here at build time, symbolic ones are bound from the arguments or checked at run
+time. A mismatch the compiler can see is a build error naming the call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.expr import (
+    Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, MatchCast, PrimValue,
+    StringImm, Tuple, TupleGetItem, Var, VarBinding,
+)
+from ..ir.module import IRModule
+from ..ir.op import CALL_DPS_PACKED, CALL_PURE_PACKED, CALL_TIR
+from ..ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from ..tir import expr as tir
+from ..vm import bytecode as bc
+from ..vm.bytecode import Arg
+from .exec_builder import ExecBuilder
+
+
+class LoweringError(ValueError):
+    """A graph function the VM cannot run as written (names the call and what is wrong)."""
+
+
+class FunctionLowering:
+    """Emits the bytecode of one graph function into an ExecBuilder."""
+
+    def __init__(self, builder: ExecBuilder, mod: IRModule, name: str, func: Function) -> None:
+        self.b, self.mod, self.name, self.func = builder, mod, name, func
+        self.code: list[bc.Instruction] = []
+        self.values: dict[Var, Arg] = {}
+        self.dims: dict[tir.Var, Arg] = {}
+        self.num_regs = len(func.params)
+
+    # -- registers and emission -----------------------------------------------------------
+    def new_reg(self) -> int:
+        self.num_regs += 1
+        return self.num_regs - 1
+
+    def emit(self, fname: str, args: list[Arg], dst: int | None = None, kind: str = "packed"
+             ) -> None:
+        self.code.append(bc.Call(dst, self.b.func_index(kind, fname), tuple(args)))
+
+    def lower(self) -> None:
+        for i, p in enumerate(self.func.params):
+            self.values[p] = bc.reg(i)
+            if isinstance(p.struct_info, TensorStructInfo):
+                self.check_tensor(bc.reg(i), p.struct_info, p.name_hint)
+        body = self.func.body
+        for block in body.blocks:
+            for binding in block.bindings:
+                self.lower_binding(binding)
+        result = self.as_register(self.value_of(body.body))
+        self.code.append(bc.Ret(result))
+
+    # -- checks that make kernel calls safe ------------------------------------------------
+    def check_tensor(self, t: Arg, sinfo: TensorStructInfo, name: str) -> None:
+        """Check rank and dtype, then each dim: static ones compared, symbolic ones bound."""
+        self.emit("vm.builtin.check_tensor_info",
+                  [t, bc.imm(sinfo.ndim), self.b.const(sinfo.dtype), self.b.const(name)])
+        for axis, dim in enumerate(sinfo.shape or ()):
+            if isinstance(dim, tir.IntImm):
+                self.emit("vm.builtin.check_dim",
+                          [t, bc.imm(axis), bc.imm(dim.value), self.b.const(name)])
+            elif isinstance(dim, tir.Var) and dim not in self.dims:
+                r = self.new_reg()
+                self.emit("vm.builtin.tensor_dim", [t, bc.imm(axis)], dst=r)
+                self.dims[dim] = bc.reg(r)
+            elif isinstance(dim, tir.Var):
+                self.emit("vm.builtin.check_dim_equal",
+                          [t, bc.imm(axis), self.dims[dim], self.b.const(name),
+                           self.b.const(dim.name)])
+            else:
+                raise LoweringError(f"{self.name}: parameter {name} has a computed dim "
+                                    f"{dim}; only constants and plain variables are supported")
+
+    def dim_arg(self, dim: tir.PrimExpr, where: str) -> Arg:
+        if isinstance(dim, tir.IntImm):
+            return bc.imm(dim.value)
+        if isinstance(dim, tir.Var) and dim in self.dims:
+            return self.dims[dim]
+        raise LoweringError(f"{self.name}: {where}: cannot compute the dim {dim} at run time "
+                            "(only constants and variables bound by the inputs are supported)")
+
+    # -- bindings ---------------------------------------------------------------------------
+    def lower_binding(self, binding: VarBinding | MatchCast) -> None:
+        if isinstance(binding, MatchCast):
+            arg = self.value_of(binding.value)
+            if isinstance(binding.struct_info, TensorStructInfo):
+                self.check_tensor(arg, binding.struct_info, binding.var.name_hint)
+            self.values[binding.var] = arg
+            return
+        value, var = binding.value, binding.var
+        if isinstance(value, Call):
+            self.values[var] = self.lower_call(value, var.name_hint)
+        else:
+            self.values[var] = self.value_of(value)
+
+    def value_of(self, e: Expr) -> Arg:
+        if isinstance(e, (Var, DataflowVar)):
+            if e not in self.values:
+                raise LoweringError(f"{self.name}: {e.name_hint} is used before it is bound")
+            return self.values[e]
+        if isinstance(e, Constant):
+            return self.b.const(e.data)
+        if isinstance(e, PrimValue) and isinstance(e.value, tir.IntImm):
+            return bc.imm(e.value.value)
+        if isinstance(e, StringImm):
+            return self.b.const(e.value)
+        if isinstance(e, Tuple):
+            r = self.new_reg()
+            self.emit("vm.builtin.make_tuple", [self.value_of(f) for f in e.fields], dst=r)
+            return bc.reg(r)
+        if isinstance(e, TupleGetItem):
+            r = self.new_reg()
+            self.emit("vm.builtin.tuple_getitem", [self.value_of(e.tuple_value),
+                                                   bc.imm(e.index)], dst=r)
+            return bc.reg(r)
+        if isinstance(e, Call):
+            return self.lower_call(e, "result")
+        raise LoweringError(f"{self.name}: cannot lower {type(e).__name__} yet")
+
+    def as_register(self, arg: Arg) -> int:
+        if arg.kind == bc.ArgKind.REGISTER:
+            return arg.value
+        r = self.new_reg()  # a constant returned as is: wrap-and-unwrap moves it to a register
+        self.emit("vm.builtin.make_tuple", [arg], dst=r)
+        out = self.new_reg()
+        self.emit("vm.builtin.tuple_getitem", [bc.reg(r), bc.imm(0)], dst=out)
+        return out
+
+    # -- calls ------------------------------------------------------------------------------
+    def lower_call(self, call: Call, what: str) -> Arg:
+        if call.op == CALL_TIR:
+            return self.lower_call_tir(call, what)
+        if call.op == CALL_DPS_PACKED:
+            extern = call.args[0]
+            assert isinstance(extern, ExternFunc)
+            outs = self.alloc_outputs(call.sinfo_args[0], what)
+            inputs = [self.value_of(a) for a in _tuple_fields(call.args[1])]
+            self.emit(extern.global_symbol, inputs + outs)
+            return self.pack_outputs(outs)
+        if isinstance(call.op, ExternFunc) or call.op == CALL_PURE_PACKED:
+            target = call.op if isinstance(call.op, ExternFunc) else call.args[0]
+            args = call.args if isinstance(call.op, ExternFunc) else call.args[1:]
+            r = self.new_reg()
+            self.emit(target.global_symbol, [self.value_of(a) for a in args], dst=r)
+            return bc.reg(r)
+        if isinstance(call.op, GlobalVarRef):
+            callee = call.op.gvar.name_hint
+            r = self.new_reg()
+            self.emit(callee, [self.value_of(a) for a in call.args], dst=r, kind="vm")
+            return bc.reg(r)
+        name = getattr(call.op, "name", type(call.op).__name__)
+        raise LoweringError(f"{self.name}: operator {name} must be legalized before the VM "
+                            "can run it (apply relax.transform.LegalizeOps)")
+
+    def lower_call_tir(self, call: Call, what: str) -> Arg:
+        callee = call.args[0]
+        assert isinstance(callee, GlobalVarRef)
+        kname = callee.gvar.name_hint
+        sig = self.b.kernel_signature(kname)
+        inputs = list(_tuple_fields(call.args[1]))
+        out_sinfos = _flatten_outputs(call.sinfo_args[0])
+        outs = self.alloc_outputs(call.sinfo_args[0], what)
+        buffers = [p for p in sig.params if p.kind == "buffer"]
+        if len(buffers) != len(inputs) + len(outs):
+            raise LoweringError(
+                f"{self.name}: call_tir({kname}) passes {len(inputs)} inputs and {len(outs)} "
+                f"outputs, but {kname} takes {len(buffers)} buffers")
+        sinfos = [a.struct_info for a in inputs] + out_sinfos
+        args = [self.value_of(a) for a in inputs] + outs
+        bound: dict[str, Arg] = {}
+        for param, sinfo, arg in zip(buffers, sinfos, args):
+            self.match_buffer(kname, param, sinfo, arg, bound)
+        scalars = self.scalar_args(kname, sig, call, bound)
+        shape_args = [bound[v] for v in sig.shape_vars if v not in {p.name for p in sig.params}]
+        self.emit(kname, self.kernel_args(sig, args, scalars) + shape_args, kind="kernel")
+        return self.pack_outputs(outs)
+
+    def kernel_args(self, sig: Any, buffers: list[Arg], scalars: list[Arg]) -> list[Arg]:
+        ordered, bi, si = [], iter(buffers), iter(scalars)
+        for p in sig.params:
+            ordered.append(next(bi) if p.kind == "buffer" else next(si))
+        return ordered
+
+    def scalar_args(self, kname: str, sig: Any, call: Call, bound: dict[str, Arg]) -> list[Arg]:
+        scalars = [p for p in sig.params if p.kind == "scalar"]
+        tir_vars = list(call.args[2].values) if len(call.args) > 2 else []  # type: ignore
+        if len(tir_vars) != len(scalars):
+            raise LoweringError(f"{self.name}: {kname} takes {len(scalars)} scalar parameters "
+                                f"but call_tir passes {len(tir_vars)} tir_vars")
+        out = []
+        for p, value in zip(scalars, tir_vars):
+            out.append(self.dim_arg(value, f"tir_vars of call_tir({kname})"))
+            bound.setdefault(p.name, out[-1])
+        return out
+
+    def match_buffer(self, kname: str, param: Any, sinfo: StructInfo | None, arg: Arg,
+                     bound: dict[str, Arg]) -> None:
+        """Prove (or check at run time) that `arg` fits the kernel's buffer `param`."""
+        where = f"call_tir({kname}) argument {param.name}"
+        if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
+            sinfo = TensorStructInfo(tuple(tir.Var(f"_{param.name}{i}", "int64")
+                                           for i in range(len(param.shape))), param.dtype)
+            self.check_tensor(arg, sinfo, where)  # unknown statically: check at run time
+        if sinfo.dtype != param.dtype or len(sinfo.shape or ()) != len(param.shape):
+            raise LoweringError(f"{self.name}: {where} expects a {param.dtype} tensor of shape "
+                                f"{_shape_text(param.shape)}, got {_sinfo_text(sinfo)}")
+        for axis, (want, have) in enumerate(zip(param.shape, sinfo.shape or ())):
+            if isinstance(want, int):
+                if isinstance(have, tir.IntImm):
+                    if have.value != want:
+                        raise LoweringError(
+                            f"{self.name}: {where} expects shape {_shape_text(param.shape)}, "
+                            f"got {_sinfo_text(sinfo)}")
+                else:
+                    self.emit("vm.builtin.check_dim",
+                              [arg, bc.imm(axis), bc.imm(want), self.b.const(where)])
+            elif want in bound:
+                self.check_same_dim(bound[want], have, arg, axis, where, want)
+            else:
+                bound[want] = self.dim_arg(have, where)
+
+    def check_same_dim(self, first: Arg, have: tir.PrimExpr, arg: Arg, axis: int, where: str,
+                       var: str) -> None:
+        second = self.dim_arg(have, where)
+        if first == second:
+            return
+        if first.kind == second.kind == bc.ArgKind.IMMEDIATE:
+            raise LoweringError(f"{self.name}: {where}: dim {var} is {first.value} in one "
+                                f"argument and {second.value} in another")
+        self.emit("vm.builtin.check_dim_equal",
+                  [arg, bc.imm(axis), first, self.b.const(where), self.b.const(var)])
+
+    def alloc_outputs(self, sinfo: StructInfo, what: str) -> list[Arg]:
+        outs = []
+        for s in _flatten_outputs(sinfo):
+            if s.shape is None or not s.dtype:
+                raise LoweringError(f"{self.name}: the output of {what} needs a known shape "
+                                    "and dtype to be allocated")
+            dims = [self.dim_arg(d, f"output of {what}") for d in s.shape]
+            r = self.new_reg()
+            self.emit("vm.builtin.alloc_tensor", [self.b.const(s.dtype), *dims], dst=r)
+            outs.append(bc.reg(r))
+        return outs
+
+    def pack_outputs(self, outs: list[Arg]) -> Arg:
+        if len(outs) == 1:
+            return outs[0]
+        r = self.new_reg()
+        self.emit("vm.builtin.make_tuple", outs, dst=r)
+        return bc.reg(r)
+
+
+def _tuple_fields(e: Expr) -> tuple[Expr, ...]:
+    return e.fields if isinstance(e, Tuple) else (e,)
+
+
+def _flatten_outputs(sinfo: StructInfo) -> list[TensorStructInfo]:
+    if isinstance(sinfo, TupleStructInfo):
+        return [s for f in sinfo.fields for s in _flatten_outputs(f)]
+    if not isinstance(sinfo, TensorStructInfo):
+        raise LoweringError(f"a destination-passing call must produce tensors, not {sinfo}")
+    return [sinfo]
+
+
+def _shape_text(shape: tuple[Any, ...]) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _sinfo_text(s: TensorStructInfo) -> str:
+    dims = tuple(d.value if isinstance(d, tir.IntImm) else getattr(d, "name", str(d))
+                 for d in s.shape or ())
+    return f"a {s.dtype or 'unknown-dtype'} tensor of shape {_shape_text(dims)}"
+
+
+def lower_function(builder: ExecBuilder, mod: IRModule, name: str, func: Function) -> None:
+    lowering = FunctionLowering(builder, mod, name, func)
+    lowering.lower()
+    builder.add_function(name, func, lowering.code, lowering.num_regs)
+

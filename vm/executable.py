@@ -1,0 +1,190 @@
+"""Executable: bytecode functions, a function table, constants and a kernel library.
+
+`export_library(path)` writes ONE zip file: the assembly text (`as_text()`), the kernels' LLVM
+IR, their signatures as JSON and each tensor constant as a `.npy` (allow_pickle=False).
+`load_executable(path)` reads it back with the lark grammar of `asm.py`: nothing is unpickled
+or eval'd, and a malformed or tampered file gives an `ExecutableFormatError`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+import zipfile
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .bytecode import ArgKind, Call, Goto, If, Instruction, Ret
+from .kernel_signature import KernelParam, KernelSignature
+from .kernels import KernelLibrary
+from .ndarray import NDArray
+
+FORMAT = "tvmlite-executable/1"
+KINDS = ("vm", "packed", "kernel")
+
+
+class ExecutableFormatError(ValueError):
+    """An executable (in memory or in a file) is malformed."""
+
+
+@dataclass(frozen=True, slots=True)
+class FuncEntry:
+    kind: str  # "vm" | "packed" | "kernel"
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class VMFunction:
+    """A bytecode function; params occupy registers 0..len(params)-1.
+
+    `param_sinfo[i]` describes param i for checks and messages: `("tensor", shape, dtype)`
+    (shape a tuple of int | str (symbolic) or None if the rank is unknown; dtype a str or None)
+    or `("any",)`.
+    """
+
+    name: str
+    params: tuple[str, ...]
+    param_sinfo: tuple[tuple[Any, ...], ...]
+    num_regs: int
+    instructions: tuple[Instruction, ...]
+
+
+class Executable:
+    """What `relax.build` returns and `VirtualMachine` runs."""
+
+    def __init__(self, func_table: list[FuncEntry], functions: dict[str, VMFunction],
+                 constants: list[Any], kernels: KernelLibrary | None = None) -> None:
+        self.func_table = list(func_table)
+        self.functions = dict(functions)
+        self.constants = [NDArray(c) if isinstance(c, np.ndarray) else c for c in constants]
+        self.kernels = kernels if kernels is not None else KernelLibrary("", {})
+        self.validate()
+
+    def validate(self) -> None:
+        """Check every reference in the bytecode, so the VM never indexes out of range."""
+        names = [e.name for e in self.func_table]
+        if len(set(names)) != len(names):
+            raise ExecutableFormatError(f"function table has duplicate names: {names}")
+        for i, e in enumerate(self.func_table):
+            if e.kind not in KINDS:
+                raise ExecutableFormatError(f"f{i}: unknown kind {e.kind!r}")
+            if e.kind == "vm" and e.name not in self.functions:
+                raise ExecutableFormatError(f"f{i}: no bytecode function {e.name!r}")
+            if e.kind == "kernel" and e.name not in self.kernels.signatures:
+                raise ExecutableFormatError(f"f{i}: no kernel {e.name!r} in the kernel library")
+        for fn in self.functions.values():
+            _validate_function(fn, len(self.func_table), len(self.constants))
+
+    def as_text(self) -> str:
+        from .asm import print_executable
+
+        return print_executable(self)
+
+    def stats(self) -> str:
+        return self.as_text()
+
+    def export_library(self, path: str) -> None:
+        """Write the executable to one file (a zip); load it with `load_executable(path)`."""
+        from .asm import print_executable
+
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr("FORMAT", FORMAT)
+            zf.writestr("executable.asm", print_executable(self))
+            zf.writestr("kernels.ll", self.kernels.llvm_ir or "")
+            zf.writestr("kernels.json", json.dumps(_signatures_to_json(self.kernels)))
+            for i, c in enumerate(self.constants):
+                if isinstance(c, NDArray):
+                    buf = io.BytesIO()
+                    np.save(buf, c._arr, allow_pickle=False)
+                    zf.writestr(f"constants/c{i}.npy", buf.getvalue())
+
+    save = export_library
+
+    def __repr__(self) -> str:
+        return f"Executable(functions={sorted(self.functions)}, kernels={self.kernels})"
+
+
+def _validate_function(fn: VMFunction, n_funcs: int, n_consts: int) -> None:
+    where = f"function {fn.name!r}"
+    if len(fn.params) > fn.num_regs or len(fn.param_sinfo) != len(fn.params):
+        raise ExecutableFormatError(f"{where}: {len(fn.params)} params, "
+                                    f"{len(fn.param_sinfo)} descriptions, {fn.num_regs} registers")
+    n = len(fn.instructions)
+    limits = {ArgKind.REGISTER: fn.num_regs, ArgKind.CONST: n_consts, ArgKind.FUNC: n_funcs}
+    for pc, ins in enumerate(fn.instructions):
+        at = f"{where}, instruction {pc}"
+        if isinstance(ins, Call):
+            regs = [] if ins.dst is None else [ins.dst]
+            if not 0 <= ins.func < n_funcs:
+                raise ExecutableFormatError(f"{at}: function index f{ins.func} out of range")
+            for a in ins.args:
+                if a.kind in limits and not 0 <= a.value < limits[a.kind]:
+                    raise ExecutableFormatError(f"{at}: argument {a} out of range")
+        elif isinstance(ins, Ret):
+            regs = [ins.result]
+        elif isinstance(ins, (Goto, If)):
+            off = ins.offset if isinstance(ins, Goto) else ins.false_offset
+            if not 0 <= pc + off < n or off == 0 and isinstance(ins, Goto):
+                raise ExecutableFormatError(f"{at}: jump by {off} leaves the function")
+            regs = [ins.cond] if isinstance(ins, If) else []
+        else:
+            raise ExecutableFormatError(f"{at}: unknown instruction {ins!r}")
+        if any(not 0 <= r < fn.num_regs for r in regs):
+            raise ExecutableFormatError(f"{at}: register out of range (num_regs={fn.num_regs})")
+    if n == 0 or not isinstance(fn.instructions[-1], (Ret, Goto)):
+        raise ExecutableFormatError(f"{where}: must end with ret or goto")
+
+
+def _signatures_to_json(lib: KernelLibrary) -> dict[str, Any]:
+    return {name: {"params": [[p.name, p.kind, p.dtype, list(p.shape)] for p in sig.params],
+                   "shape_vars": list(sig.shape_vars)}
+            for name, sig in lib.signatures.items()}
+
+
+def _signatures_from_json(text: str) -> dict[str, KernelSignature]:
+    try:
+        data = json.loads(text)
+        sigs = {}
+        for name, d in data.items():
+            params = []
+            for pname, kind, dtype, shape in d["params"]:
+                if kind not in ("buffer", "scalar") or not all(
+                        isinstance(s, (int, str)) and not isinstance(s, bool) for s in shape):
+                    raise ValueError(f"bad parameter {pname!r}")
+                params.append(KernelParam(str(pname), kind, str(dtype), tuple(shape)))
+            sigs[str(name)] = KernelSignature(str(name), tuple(params),
+                                              tuple(str(v) for v in d["shape_vars"]))
+        return sigs
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise ExecutableFormatError(f"kernels.json is malformed: {err}") from None
+
+
+def load_executable(path: str) -> Executable:
+    """Load a file written by `export_library`; needs only `vm/` (no parser, no compiler)."""
+    from .asm import parse_executable
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            if zf.read("FORMAT").decode() != FORMAT:
+                raise ExecutableFormatError(f"{path}: not a {FORMAT} file")
+            text = zf.read("executable.asm").decode()
+            llvm_ir = zf.read("kernels.ll").decode()
+            sigs = _signatures_from_json(zf.read("kernels.json").decode())
+            arrays = {n: _load_npy(zf, n) for n in zf.namelist() if n.startswith("constants/")}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, UnicodeDecodeError, OSError,
+            zlib.error, EOFError, NotImplementedError, struct.error) as err:
+        if isinstance(err, FileNotFoundError):
+            raise
+        raise ExecutableFormatError(f"{path}: not a readable tvmlite executable ({err})") from None
+    return parse_executable(text, arrays, KernelLibrary(llvm_ir, sigs))
+
+
+def _load_npy(zf: zipfile.ZipFile, name: str) -> np.ndarray:
+    try:
+        return np.load(io.BytesIO(zf.read(name)), allow_pickle=False)
+    except ValueError as err:
+        raise ExecutableFormatError(f"{name}: not a plain .npy array ({err})") from None

@@ -1,0 +1,135 @@
+"""VirtualMachine: `relax.VirtualMachine(ex, tvm.cpu())`, `vm["main"](*inputs)`.
+
+Per function it picks the fastest path that applies: the native fast path (fastpath.py) for
+static regions, else prebuilt closures (closures.py) for branch-free code, else the reference
+interpreter. `mode="interpreter"` (or env `TVMLITE_VM_MODE=interpreter`) forces the reference;
+`mode="closure"` skips the native path. Like TVM's VM, one VirtualMachine is not meant to be
+called from several threads at once (the fast path's arena is per VM).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import interpreter
+from .closures import compile_closures
+from .device import Device, cpu, intern
+from .executable import Executable, VMFunction
+from .fastpath import compile_static
+from .kernel_module import ArgumentCountError, ProfileResult, time_evaluator
+from .ndarray import NDArray
+
+MODES = ("auto", "closure", "interpreter")
+
+
+class VMFunctionError(ArgumentCountError):
+    """A bad call of a VM function (a ValueError, and a RuntimeError as TVM raises)."""
+
+
+def _describe(name: str, sinfo: tuple[Any, ...]) -> str:
+    if sinfo and sinfo[0] == "tensor":
+        dims = sinfo[1]
+        shape = "?" if dims is None else "(" + ", ".join(map(str, dims)) + (
+            ",)" if len(dims) == 1 else ")")
+        return f"{name}: R.Tensor({shape}, {sinfo[2] or '?'!r})"
+    return name
+
+
+class VirtualMachine:
+    """Runs an Executable's functions on a device."""
+
+    def __init__(self, ex: Executable, device: Device | Sequence[Device] | None = None,
+                 mode: str | None = None, memory_cfg: Any = None) -> None:
+        if isinstance(device, (list, tuple)):
+            device = device[0]  # TVM accepts [dev] (and [dev, host]); we run on the first
+        self.device = intern(device) if device is not None else cpu()
+        self.mode = mode or os.environ.get("TVMLITE_VM_MODE", "auto")
+        if self.mode not in MODES:
+            raise ValueError(f"VirtualMachine mode must be one of {MODES}, got {self.mode!r}")
+        self.executable = ex
+        self._callables: dict[str, Callable[..., Any]] = {}
+        self._table = interpreter.resolve_func_table(ex, self.device, self._late_vm_call)
+        self._inputs: dict[str, tuple[Any, ...]] = {}
+        self._outputs: dict[str, Any] = {}
+
+    def _late_vm_call(self, name: str) -> Callable[..., Any]:
+        return lambda *args: self[name](*args)
+
+    def __getitem__(self, name: str) -> Callable[..., Any]:
+        f = self._callables.get(name)
+        if f is None:
+            fn = self.executable.functions.get(name)
+            if fn is None:
+                raise AttributeError(f"VM has no function {name!r}; it has "
+                                     f"{sorted(self.executable.functions)}")
+            f = self._callables[name] = self._build(fn)
+        return f
+
+    get_function = __getitem__
+
+    def _build(self, fn: VMFunction) -> Callable[..., Any]:
+        table, consts = self._table, self.executable.constants
+
+        def reference(args: tuple[Any, ...]) -> Any:
+            return interpreter.run(fn, args, table, consts)
+
+        run = reference
+        if self.mode != "interpreter":
+            run = compile_closures(self.executable, fn, table) or reference
+        prepare = self._preparer(fn)
+
+        def checked(*args: Any) -> Any:
+            return run(prepare(args))
+
+        checked.executable = self.executable  # type: ignore[attr-defined]  # keeps kernels alive
+        if self.mode != "auto":
+            return checked
+        fast: Callable[..., Any] | None = None
+
+        def slow(args: tuple[Any, ...]) -> Any:
+            prepared = prepare(args)
+            if fast is not None and any(p is not a for p, a in zip(prepared, args)):
+                return fast(*prepared)  # numpy inputs, now wrapped: back on the fast path
+            return run(prepared)  # raises the precise error, or computes the answer
+
+        fast = compile_static(self.executable, fn, self.device, slow)
+        return fast or checked
+
+    def _preparer(self, fn: VMFunction) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
+        n, dev = len(fn.params), self.device
+        doc = ", ".join(_describe(p, s) for p, s in zip(fn.params, fn.param_sinfo))
+
+        def prepare(args: tuple[Any, ...]) -> tuple[Any, ...]:
+            if len(args) != n:
+                raise VMFunctionError(f"{fn.name}({doc}) takes {n} argument"
+                                      f"{'s' if n != 1 else ''}, got {len(args)}")
+            return tuple(NDArray(a, dev) if isinstance(a, np.ndarray) else a for a in args)
+
+        return prepare
+
+    def time_evaluator(self, func_name: str, dev: Device | None = None, number: int = 10,
+                       repeat: int = 1, min_repeat_ms: float = 0, **_: Any
+                       ) -> Callable[..., ProfileResult]:
+        """TVM's `vm.time_evaluator("main", dev, number=, repeat=)(*args)`."""
+        return time_evaluator(self[func_name], number, repeat, min_repeat_ms)
+
+    def set_input(self, func_name: str, *args: Any, **kwargs: Any) -> None:
+        fn = self.executable.functions[func_name]
+        missing = [p for p in fn.params[len(args):] if p not in kwargs]
+        if missing:
+            raise VMFunctionError(f"set_input({func_name!r}): missing inputs {missing}")
+        self._inputs[func_name] = tuple(args) + tuple(kwargs[p] for p in fn.params[len(args):])
+
+    def invoke_stateful(self, func_name: str) -> None:
+        if func_name not in self._inputs:
+            raise VMFunctionError(f"invoke_stateful({func_name!r}): call set_input first")
+        self._outputs[func_name] = self[func_name](*self._inputs[func_name])
+
+    def get_outputs(self, func_name: str) -> Any:
+        return self._outputs[func_name]
+
+    def __repr__(self) -> str:
+        return f"VirtualMachine({sorted(self.executable.functions)}, {self.device})"
