@@ -23,7 +23,7 @@ import numpy as np
 from .device import Device
 from .executable import Executable, VMFunction
 from .kernel_signature import KernelSignature
-from .ndarray import DATA_OFFSET, NDArray, data_ptr
+from .ndarray import DATA_OFFSET, NDArray, data_ptr, intern_sig
 from .static_plan import ARENA_ALIGN, Buffer, StaticPlan, analyze
 
 _LL_SCALAR = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "i8",
@@ -33,6 +33,7 @@ _LL_SCALAR = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uin
 # (~0.1 us), so the host function is entered holding the GIL.
 GIL_RELEASE_BYTES = 256 * 1024
 _COUNTER = itertools.count()
+_MISSING = object()  # marks "no argument given" in the one-parameter caller
 
 
 def _declare(sig: KernelSignature) -> str:
@@ -117,7 +118,7 @@ def compile_static(ex: Executable, fn: VMFunction, device: Device,
 
 def _make_caller(plan: StaticPlan, host: Any, device: Device,
                  slow: Callable[[tuple[Any, ...]], Any]) -> Callable[..., Any]:
-    sigs = [(b.shape, b.dtype, device) for b in plan.params]
+    sigs = [intern_sig((b.shape, b.dtype, device)) for b in plan.params]
     if len(plan.outputs) == 1 and plan.ret is plan.outputs[0] and DATA_OFFSET is not None:
         return _single_output_caller(sigs, plan.outputs[0], host, device, slow)
     return _general_caller(plan, sigs, host, device, slow)
@@ -128,17 +129,20 @@ def _single_output_caller(sigs: list[Any], out: Buffer, host: Any, device: Devic
     """The common case, kept lean: every line here is on the per-call path."""
     n, empty, new = len(sigs), np.empty, object.__new__
     oshape, odtype = out.shape, np.dtype(out.dtype)
-    osig = (oshape, out.dtype, device)
+    osig = intern_sig((oshape, out.dtype, device))
     if n == 1:
-        s0 = sigs[0]
+        s0 = intern_sig(sigs[0])
 
-        def call1(*args: Any) -> Any:
-            if len(args) != 1 or type(a := args[0]) is not NDArray or a._sig != s0:
-                return slow(args)
+        # NOTE: named parameters instead of *args save a tuple, and `is` on the interned
+        # signature saves a tuple comparison; together ~0.1 us of a ~0.8 us call.
+        def call1(a: Any = _MISSING, *rest: Any) -> Any:
+            if rest or type(a) is not NDArray or (a._sig is not s0 and a._sig != s0):
+                return slow(tuple(x for x in (a, *rest) if x is not _MISSING))
             o = empty(oshape, odtype)
             r = new(NDArray)
             r._ptr = host(a._ptr, o)
-            r._arr, r._sig = o, osig
+            r._arr = o
+            r._sig = osig
             return r
 
         return call1
@@ -148,7 +152,7 @@ def _single_output_caller(sigs: list[Any], out: Buffer, host: Any, device: Devic
             return slow(args)
         ptrs = []
         for a, s in zip(args, sigs):
-            if type(a) is not NDArray or a._sig != s:
+            if type(a) is not NDArray or (a._sig is not s and a._sig != s):
                 return slow(args)
             ptrs.append(a._ptr)
         o = empty(oshape, odtype)

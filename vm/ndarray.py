@@ -55,6 +55,16 @@ def _dtype_name(dt: np.dtype) -> str:
     return name
 
 
+_SIGS: dict[Sig, Sig] = {}
+
+
+def intern_sig(sig: Sig) -> Sig:
+    """One tuple object per distinct signature, so the hot path can try `is` before `==`."""
+    if len(_SIGS) > 4096:  # a process making tensors of endless shapes: stop interning
+        return sig
+    return _SIGS.setdefault(sig, sig)
+
+
 class NDArray:
     """A tensor: `.shape` (tuple), `.dtype` (str), `.device`, `.numpy()`, DLPack export."""
 
@@ -69,7 +79,7 @@ class NDArray:
             arr = arr.astype(arr.dtype.newbyteorder("="))
         self._arr = arr
         self._ptr = data_ptr(arr)
-        self._sig = (arr.shape, _dtype_name(arr.dtype), dev)
+        self._sig = intern_sig((arr.shape, _dtype_name(arr.dtype), dev))
 
     @staticmethod
     def _wrap(arr: np.ndarray, sig: Sig, ptr: int) -> "NDArray":
