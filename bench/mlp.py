@@ -109,7 +109,18 @@ class Chain:
 '''
 
 CHAIN_LENGTHS = (1, 2, 10, 100)
-CASES = ["mlp"] + [f"chain{n}" for n in CHAIN_LENGTHS]
+# mlp-strict: tvmlite without its float-reduction reassociation (`-fast-math=none`), so both
+# sides sum in the same order; mlp-native: TVM told the host CPU (tvmlite always uses it).
+CASES = ["mlp", "mlp-strict", "mlp-native"] + [f"chain{n}" for n in CHAIN_LENGTHS]
+
+
+def target_for(flavor, case):
+    if flavor == "tvmlite":
+        return "llvm -fast-math=none" if case == "mlp-strict" else "llvm"
+    if case == "mlp-native":
+        import llvmlite.binding as llvm
+        return {"kind": "llvm", "mcpu": llvm.get_host_cpu_name()}
+    return "llvm"
 
 
 def chain_src(n):
@@ -120,14 +131,14 @@ def chain_src(n):
 
 def make_inputs(case):
     rng = np.random.default_rng(0)
-    if case == "mlp":
+    if case.startswith("mlp"):
         shapes = [(1, 784), (128, 784), (128,), (10, 128), (10,)]
         return [rng.standard_normal(s).astype("float32") for s in shapes]
     return [rng.standard_normal(4).astype("float32")]
 
 
 def reference(case, arrays):
-    if case == "mlp":
+    if case.startswith("mlp"):
         x, w0, b0, w1, b1 = arrays
         return np.maximum(x @ w0.T + b0, 0) @ w1.T + b1
     return arrays[0] + np.float32(int(case[len("chain"):]))
@@ -135,11 +146,13 @@ def reference(case, arrays):
 
 def run_case(flavor, case):
     """Parse, compile and time one case with `flavor` ('tvmlite' or 'tvm'); returns µs/call."""
-    body = MLP_SRC if case == "mlp" else chain_src(int(case[len("chain"):]))
+    is_mlp = case.startswith("mlp")
+    body = MLP_SRC if is_mlp else chain_src(int(case[len("chain"):]))
     m = load_module_source(HEADERS[flavor] + body, f"bench_{flavor}_{case}")
     tvm, relax = m.tvm, m.relax
-    ir_mod = m.MLP if case == "mlp" else m.Chain
-    ex = tvm.compile(ir_mod, target="llvm")
+    ir_mod = m.MLP if is_mlp else m.Chain
+    target = target_for(flavor, case)
+    ex = tvm.compile(ir_mod, target=tvm.target.Target(target) if flavor == "tvm" else target)
     vm = relax.VirtualMachine(ex, tvm.cpu())
     arrays = make_inputs(case)
     args = [tvm.runtime.tensor(a) for a in arrays]
@@ -227,7 +240,7 @@ def main():
     print(f"{cols[0]:<10}" + "".join(f"{c:>10}" for c in cols[1:]))
     for case in CASES:
         lv = lite.get(case) if isinstance(lite.get(case), float) else None
-        npv = numpy_us if case == "mlp" else None
+        npv = numpy_us if case.startswith("mlp") else None
         td, t2 = tvm_val(tvm_default, case), tvm_val(tvm_2t, case)
         print(f"{case:<10}{fmt(lv)}{fmt(npv)}{fmt(td)}{fmt(t2)} {ratio(lv, td)} "
               f"{ratio(lv, t2)} {ratio(lv, npv)}")
