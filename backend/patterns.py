@@ -1,0 +1,42 @@
+"""Pattern helpers in the spirit of TVM's `relax.backend.patterns`."""
+
+from __future__ import annotations
+
+from ..ir.dpl import DFPattern, is_op, wildcard
+
+
+def make_fused_bias_activation_pattern(op_name: str, with_bias: bool = False,
+                                       activation: str | None = None
+                                       ) -> tuple[DFPattern, dict[str, DFPattern]]:
+    """`activation(op(lhs, rhs) + bias)`, each part optional; returns (pattern, annotations).
+
+    The annotations name the sub-patterns (`lhs`, `rhs`, `bias`, `root`) so a check function
+    or a codegen can find what each matched.
+    """
+    lhs, rhs = wildcard(), wildcard()
+    out = is_op(op_name)(lhs, rhs)
+    annotations: dict[str, DFPattern] = {"lhs": lhs, "rhs": rhs, "root": out}
+    if with_bias:
+        bias = wildcard()
+        out = is_op("relax.add")(out, bias)
+        annotations["bias"] = bias
+    if activation:
+        out = is_op(activation)(out)
+        annotations["activation"] = out
+    return out, annotations
+
+
+def make_matmul_pattern(with_bias: bool = False, activation: str | None = None,
+                        transposed_rhs: bool = False) -> tuple[DFPattern, dict[str, DFPattern]]:
+    """`matmul(lhs, rhs)` or `matmul(lhs, permute_dims(rhs))` (a dense layer), + bias, act."""
+    lhs, rhs = wildcard(), wildcard()
+    right = is_op("relax.permute_dims")(rhs) if transposed_rhs else rhs
+    out = is_op("relax.matmul")(lhs, right)
+    annotations: dict[str, DFPattern] = {"lhs": lhs, "rhs": rhs, "root": out}
+    if with_bias:
+        bias = wildcard()
+        out = is_op("relax.add")(out, bias)
+        annotations["bias"] = bias
+    if activation:
+        out = is_op(activation)(out)
+    return out, annotations

@@ -1,0 +1,222 @@
+"""MergeCompositeFunctions and RunCodegen: BYOC steps 2 and 3, with codegens written in Python.
+
+MergeCompositeFunctions puts runs of consecutive calls to composite functions of one backend
+(the prefix of the composite's name) into one function carrying `Codegen` and `global_symbol`.
+RunCodegen hands every function with a `Codegen` attribute to the Python function registered
+as `relax.ext.<codegen>`, registers what it returns as external functions, and replaces the
+calls with destination-passing calls of them. Nothing is rebuilt: a backend is a registration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable
+
+from ..ir.expr import (
+    Call, DataflowBlock, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, SeqExpr, Tuple,
+    Var, VarBinding,
+)
+from ..ir.functor import ExprMutator, ExprVisitor
+from ..ir.module import GlobalVar, IRModule
+from ..ir.op import CALL_DPS_PACKED
+from ..vm import registry
+from .pass_infra import Pass, PassContext
+
+
+class CodegenNotFoundError(ValueError):
+    """No `relax.ext.<name>` is registered; the message says how to register one."""
+
+
+def MergeCompositeFunctions() -> Pass:  # noqa: N802
+    """Merge consecutive composite calls of one backend into one `Codegen` function."""
+
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        merger = _Merger(mod)
+        for gv, func in list(mod.items()):
+            if isinstance(func, Function) and not _is_offload_unit(func):
+                merged = merger.merge_function(func)  # adds functions to merger.mod first
+                merger.mod = merger.mod.with_function(gv, merged)
+        return merger.mod
+
+    return Pass(run, "MergeCompositeFunctions")
+
+
+def _is_offload_unit(func: Function) -> bool:
+    attrs = func.attr_dict
+    return "Composite" in attrs or "Codegen" in attrs
+
+
+def _backend_of(mod: IRModule, value: Expr) -> str | None:
+    if isinstance(value, Call) and isinstance(value.op, GlobalVarRef):
+        callee = mod.functions.get(value.op.gvar)
+        if isinstance(callee, Function) and "Composite" in callee.attr_dict:
+            return str(callee.attr_dict["Composite"]).split(".")[0]
+    return None
+
+
+class _Merger:
+    def __init__(self, mod: IRModule) -> None:
+        self.mod = mod
+
+    def merge_function(self, func: Function) -> Function:
+        uses = _uses(func.body)
+        blocks = []
+        for block in func.body.blocks:
+            if isinstance(block, DataflowBlock):
+                block = replace(block, bindings=tuple(self.merge_block(block.bindings, uses)))
+            blocks.append(block)
+        return replace(func, body=replace(func.body, blocks=tuple(blocks)))
+
+    def merge_block(self, bindings: tuple[Any, ...], uses: dict[Var, int]) -> list[Any]:
+        out: list[Any] = []
+        run: list[VarBinding] = []
+        backend: str | None = None
+        for b in (*bindings, None):
+            kind = _backend_of(self.mod, b.value) if isinstance(b, VarBinding) else None
+            if kind is not None and kind == backend and self.can_extend(run, b, uses):
+                run.append(b)
+                continue
+            out.extend(self.flush(run, backend))
+            run, backend = ([b], kind) if kind is not None else ([], None)
+            if kind is None and b is not None:
+                out.append(b)
+        return out
+
+    def can_extend(self, run: list[VarBinding], b: VarBinding, uses: dict[Var, int]) -> bool:
+        """Every value of the run so far must be used only by the run (one output escapes)."""
+        inner = _uses([x.value for x in (*run, b)])
+        return all(uses.get(x.var, 0) == inner.get(x.var, 0) for x in run)
+
+    def flush(self, run: list[VarBinding], backend: str | None) -> list[VarBinding]:
+        if not run:
+            return []
+        inner = {b.var for b in run}
+        inputs: list[Expr] = []
+        for b in run:
+            for a in b.value.args:  # type: ignore[union-attr]
+                if a not in inner and not any(a is i for i in inputs):
+                    inputs.append(a)
+        params = [Var(getattr(e, "name_hint", f"param_{i}"), e.struct_info)
+                  for i, e in enumerate(inputs)]
+        mapping: dict[Any, Expr] = {id(e): p for e, p in zip(inputs, params)}
+        new_bindings = []
+        for b in run:
+            args = tuple(mapping.get(id(a), a) for a in b.value.args)  # type: ignore[union-attr]
+            var = (Var if b is run[-1] else DataflowVar)(b.var.name_hint, b.var.struct_info)
+            mapping[id(b.var)] = var
+            new_bindings.append(VarBinding(var, replace(b.value, args=args)))
+        name = self.fresh_name(f"fused_{backend}_{'_'.join(_callee(b) for b in run)}")
+        body = SeqExpr((DataflowBlock(tuple(new_bindings)),), new_bindings[-1].var)
+        func = Function(tuple(params), body, run[-1].var.struct_info, True,
+                        (("Codegen", backend), ("global_symbol", name)))
+        gv = GlobalVar(name)
+        self.mod = self.mod.with_function(gv, func)
+        call = Call(GlobalVarRef(gv, func.struct_info), tuple(inputs),
+                    struct_info=run[-1].var.struct_info)
+        return [replace(run[-1], value=call)]
+
+    def fresh_name(self, base: str) -> str:
+        name, i = base, 0
+        while name in self.mod:
+            i += 1
+            name = f"{base}{i}"
+        return name
+
+
+def _callee(b: VarBinding) -> str:
+    return b.value.op.gvar.name_hint.removeprefix("fused_")  # type: ignore[union-attr]
+
+
+def RunCodegen(target_options: dict[str, Any] | None = None,  # noqa: N802
+               entry_functions: list[str] | None = None) -> Pass:
+    """Offload every `Codegen` function to its registered Python codegen."""
+
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        units: dict[str, list[tuple[GlobalVar, Function]]] = {}
+        for gv, func in mod.items():
+            if isinstance(func, Function) and "Codegen" in func.attr_dict:
+                units.setdefault(str(func.attr_dict["Codegen"]), []).append((gv, func))
+        externs: dict[GlobalVar, str] = {}
+        for backend, funcs in units.items():
+            externs.update(_run_backend(backend, funcs, mod, target_options or {}))
+        return _replace_calls(mod, externs, entry_functions)
+
+    return Pass(run, "RunCodegen")
+
+
+def _run_backend(backend: str, funcs: list[tuple[GlobalVar, Function]], mod: IRModule,
+                 options: dict[str, Any]) -> dict[GlobalVar, str]:
+    codegen = registry.get_global_func(f"relax.ext.{backend}", allow_missing=True)
+    if codegen is None:
+        known = sorted(n[len("relax.ext."):] for n in registry.list_global_func_names()
+                       if n.startswith("relax.ext."))
+        raise CodegenNotFoundError(
+            f"no codegen is registered for {backend!r} (registered: "
+            f"{', '.join(known) or 'none'}). Register one from Python, no rebuild needed:\n"
+            f"    @tvm.register_func(\"relax.ext.{backend}\")\n"
+            f"    def codegen(functions, options, module):\n"
+            f"        return {{f.attrs['global_symbol']: my_dps_callable for f in functions}}")
+    built = codegen([f for _, f in funcs], dict(options.get(backend, {})), mod)
+    out: dict[GlobalVar, str] = {}
+    for i, (gv, func) in enumerate(funcs):
+        impl = _pick(built, i, gv.name_hint)
+        symbol = f"{backend}.{gv.name_hint}"
+        registry.register_func(symbol, impl, override=True)
+        out[gv] = symbol
+    return out
+
+
+def _pick(built: Any, i: int, name: str) -> Callable[..., Any]:
+    impl = built.get(name) if isinstance(built, dict) else built[i]
+    if not callable(impl):
+        raise TypeError(f"the codegen returned {impl!r} for {name}, not a callable")
+    return impl
+
+
+def _replace_calls(mod: IRModule, externs: dict[GlobalVar, str],
+                   entry_functions: list[str] | None) -> IRModule:
+    class _Swap(ExprMutator):
+        def visit_Call(self, call: Call) -> Expr:  # noqa: N802
+            call = self.generic_visit(call)
+            if isinstance(call.op, GlobalVarRef) and call.op.gvar in externs:
+                return Call(CALL_DPS_PACKED, (ExternFunc(externs[call.op.gvar]),
+                                              Tuple(call.args)),
+                            sinfo_args=(call.struct_info,), struct_info=call.struct_info)
+            return call
+
+    out = mod
+    for gv, func in mod.items():
+        if isinstance(func, Function) and not _is_offload_unit(func):
+            if entry_functions is None or gv.name_hint in entry_functions:
+                out = out.with_function(gv, _Swap().visit(func))
+    return _drop_unreachable(out)
+
+
+def _drop_unreachable(mod: IRModule) -> IRModule:
+    """Offloaded functions (and composites only they call) leave the module."""
+    used: set[GlobalVar] = set()
+
+    class _Refs(ExprVisitor):
+        def visit_GlobalVarRef(self, r: GlobalVarRef) -> None:  # noqa: N802
+            used.add(r.gvar)
+
+    for gv, func in mod.items():
+        if isinstance(func, Function) and not _is_offload_unit(func):
+            _Refs().visit(func)
+    keep = {gv: f for gv, f in mod.items()
+            if not (isinstance(f, Function) and _is_offload_unit(f)) or gv in used}
+    return IRModule(keep, dict(mod.attrs), dict(mod.global_infos))
+
+
+def _uses(e: Any) -> dict[Var, int]:
+    counts: dict[Var, int] = {}
+
+    class _Count(ExprVisitor):
+        def visit_Var(self, v: Var) -> None:  # noqa: N802
+            counts[v] = counts.get(v, 0) + 1
+
+        visit_DataflowVar = visit_Var
+
+    for x in e if isinstance(e, list) else [e]:
+        _Count().visit(x)
+    return counts
