@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..tir.attrs import Attrs
 from ..tir.expr import PrimExpr, Span
 from .module import GlobalVar
 from .struct_info import ObjectStructInfo, StructInfo
@@ -80,6 +81,10 @@ class Call(Expr):
     sinfo_args: tuple[StructInfo, ...] = ()
     struct_info: StructInfo | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if type(self.attrs) is not Attrs:  # readable as attrs["k"] and attrs.k, as in TVM
+            object.__setattr__(self, "attrs", Attrs(self.attrs))
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)
@@ -181,6 +186,10 @@ class Function(Expr):
     is_pure: bool = True
     attrs: tuple[tuple[str, Any], ...] = ()
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if type(self.attrs) is not Attrs:
+            object.__setattr__(self, "attrs", Attrs(self.attrs))
 
     @property
     def struct_info(self) -> StructInfo:  # type: ignore[override]

@@ -9,4 +9,6 @@ from . import diagnostics, ir, relax, tir
 from .diagnostics import DiagnosticError
 from .parser.entry import from_source, ir_module
 
+diagnostics.install_excepthook()
+
 __all__ = ["DiagnosticError", "diagnostics", "from_source", "ir", "ir_module", "relax", "tir"]

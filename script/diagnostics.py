@@ -16,7 +16,11 @@ parsing (TVM's own `DiagnosticError` is a `TVMError`, which users rarely name).
 from __future__ import annotations
 
 import ast
+import os
+import sys
+import types
 from dataclasses import dataclass
+from typing import Any
 
 from ..tir.expr import Span
 
@@ -70,3 +74,49 @@ def render(message: str, span: Span | None, source: SourceText | None) -> str:
         width = max(1, len(text) - span.column)
     out += [f"{gutter} |", f" {span.line} | {text}", f"{gutter} | {' ' * span.column}{'^' * width}"]
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Showing a DiagnosticError without the parser's frames
+#
+# NOTE: Python appends a traceback entry for every frame an exception leaves, so the
+# decorator's own frames (T.prim_func, entry.decorate) cannot be kept out of `__traceback__`.
+# Instead they are marked `__tracebackhide__` (honoured by IPython and pytest) and a chained
+# `sys.excepthook` drops them for plain scripts, so the user sees only their own lines.
+
+
+def _hidden(tb: Any) -> bool:
+    frame = tb.tb_frame
+    return bool(frame.f_locals.get("__tracebackhide__")) or \
+        os.path.abspath(frame.f_code.co_filename).startswith(_SCRIPT_DIR)
+
+
+def trim_traceback(tb: Any) -> Any:
+    """The traceback without the frames of tvmlite's script layer."""
+    kept = []
+    while tb is not None:
+        if not _hidden(tb):
+            kept.append(tb)
+        tb = tb.tb_next
+    out = None
+    for entry in reversed(kept):
+        out = types.TracebackType(out, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return out
+
+
+def _excepthook(exc_type: type, exc: BaseException, tb: Any) -> None:
+    if isinstance(exc, TVMScriptError):
+        tb = trim_traceback(tb)
+        exc.__traceback__ = tb
+    _PREVIOUS_HOOK(exc_type, exc, tb)
+
+
+def install_excepthook() -> None:
+    global _PREVIOUS_HOOK
+    if sys.excepthook is not _excepthook:
+        _PREVIOUS_HOOK = sys.excepthook
+        sys.excepthook = _excepthook
+
+
+_SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PREVIOUS_HOOK = sys.excepthook

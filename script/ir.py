@@ -5,18 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.module import GlobalVar
-from .parser.core import current
+from .parser.core import check_attrs, current
 from .parser.entry import ir_module
 
 
 def module_attrs(attrs: dict[str, Any]) -> None:
     """`I.module_attrs({...})` in an ir_module class body."""
-    _module().attrs.update(attrs)
+    _module().attrs.update(check_attrs(attrs, "I.module_attrs"))
 
 
 def module_global_infos(infos: dict[str, Any]) -> None:
     """`I.module_global_infos({...})` in an ir_module class body."""
-    _module().global_infos.update(infos)
+    _module().global_infos.update(check_attrs(infos, "I.module_global_infos"))
 
 
 def _module() -> Any:

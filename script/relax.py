@@ -9,7 +9,7 @@ it calls when that function is in the module being parsed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable as _Fn  # NOTE: `R.Callable` is struct info
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from ..ir.module import GlobalVar
 from ..tir import expr as tx
 from ..tir.function import PrimFunc
 from .parser import entry
-from .parser.core import ArgError, current
+from .parser.core import ArgError, check_attrs, current
 from .parser.relax_parser import (
     DataflowSpec,
     MatchCastSpec,
@@ -34,8 +34,9 @@ from .parser.relax_parser import (
 # -- the decorator ------------------------------------------------------------------------------
 
 
-def function(func: Callable | None = None, *, private: bool = False, pure: bool = True) -> Any:
+def function(func: _Fn | None = None, *, private: bool = False, pure: bool = True) -> Any:
     """Parse a function as a relax `Function` (or mark it for the enclosing `@I.ir_module`)."""
+    __tracebackhide__ = True  # noqa: F841 (IPython and pytest hide this frame)
     opts = {"private": private, "pure": pure}
     if func is None:
         return entry.DecoratorSpec("relax", opts)
@@ -53,7 +54,7 @@ class _SInfoType:
 
     __tvmscript_sinfo__ = True
 
-    def __init__(self, make: Callable[..., si.StructInfo]) -> None:
+    def __init__(self, make: _Fn[..., si.StructInfo]) -> None:
         self._make = make
         self.__doc__ = make.__doc__
 
@@ -85,7 +86,7 @@ def _tensor(shape: Any = None, dtype: str | None = None, ndim: int = -1,
     """`R.Tensor((1, 784), "float32")`, `R.Tensor(("n", 784), "float32")`, `R.Tensor(ndim=2)`."""
     if isinstance(shape, str) and dtype is None:
         shape, dtype = None, shape
-    dtype = getattr(dtype, "dtype", dtype) or ""
+    dtype = _dtype_str(dtype) if dtype else ""
     if shape is None:
         return si.TensorStructInfo(None, dtype, ndim, vdevice)
     dims = _shape(shape)
@@ -108,10 +109,19 @@ def _shape_sinfo(shape: Any = None, ndim: int = -1) -> si.ShapeStructInfo:
 
 def _prim(dtype: str = "int64", value: Any = None) -> si.PrimStructInfo:
     """`R.Prim("int64")` or `R.Prim(value=n)`."""
+    if isinstance(value, str):
+        value = sym_var(value)  # R.Prim(value="n"), as the printer writes it
     if value is not None:
         value = tx.const(value, "int64" if isinstance(value, int) else None)
         return si.PrimStructInfo(value.dtype, value)
-    return si.PrimStructInfo(getattr(dtype, "dtype", dtype))
+    return si.PrimStructInfo(_dtype_str(dtype))
+
+
+def _dtype_str(dtype: Any) -> str:
+    dtype = getattr(dtype, "dtype", dtype)
+    if not isinstance(dtype, str):
+        raise ValueError(f"a dtype is a string like \"float32\", not {dtype!r}")
+    return dtype
 
 
 def _object() -> si.ObjectStructInfo:
@@ -156,7 +166,7 @@ def func_attr(attrs: dict[str, Any]) -> None:
     frame = function_frame()
     if frame is None:
         raise ValueError("R.func_attr must be used inside an @R.function")
-    frame.attrs.update(attrs)
+    frame.attrs.update(check_attrs(attrs, "R.func_attr"))
 
 
 def match_cast(value: Any, struct_info: Any) -> MatchCastSpec:
@@ -357,7 +367,11 @@ def _str_expr(value: Any) -> rx.StringImm:
     return rx.StringImm(f"{value}")
 
 
-def _op_call(name: str) -> Callable[..., rx.Call]:
+def _op_call(name: str) -> _Fn[..., rx.Call]:
+    make = ops.op_attr(name, "make")
+    if make is not None:  # ir.ops builders: TVM's signatures, struct info inferred
+        return make
+
     def call(*args: Any, **attrs: Any) -> rx.Call:
         exprs = tuple(to_expr(a) for a in args)
         infer = ops.op_attr(name, "infer_struct_info")

@@ -17,8 +17,10 @@ from ..tir import expr as tx
 from ..tir import stmt as ts
 from ..tir.dtype import is_float
 from .parser import entry
-from .parser.core import ArgError, current
+from .parser.core import ArgError, check_attrs, current
+from .parser.core import Wrap
 from .parser.tir_parser import (
+    AllocateSpec,
     AxisSpec,
     BlockFrame,
     BufferSpec,
@@ -26,6 +28,7 @@ from .parser.tir_parser import (
     InitFrame,
     LoopSpec,
     block_frame,
+    extent_of,
     func_frame,
     make_buffer,
     region,
@@ -37,6 +40,7 @@ from .parser.tir_parser import (
 def prim_func(func: Callable | None = None, *, private: bool = False, s_tir: bool = False,
               check_well_formed: bool = True) -> Any:
     """Parse a function as a TIR `PrimFunc` (or mark it for the enclosing `@I.ir_module`)."""
+    __tracebackhide__ = True  # noqa: F841 (IPython and pytest hide this frame)
     opts = {"private": private}
     if func is None:
         return entry.DecoratorSpec("tir", opts)
@@ -79,14 +83,18 @@ def _shape(shape: Any) -> tuple[Any, ...]:
 
 
 def _dtype(dtype: Any) -> str:
-    return dtype.dtype if isinstance(dtype, DType) else str(dtype)
+    if isinstance(dtype, DType):
+        return dtype.dtype
+    if not isinstance(dtype, str):
+        raise ValueError(f"a dtype is a string like \"float32\", not {dtype!r}")
+    return dtype
 
 
 # -- function-level declarations ----------------------------------------------------------------
 
 
 def func_attr(attrs: dict[str, Any]) -> None:
-    func_frame(_parser()).attrs.update(attrs)
+    func_frame(_parser()).attrs.update(check_attrs(attrs, "T.func_attr"))
 
 
 def match_buffer(param: Any, shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
@@ -116,6 +124,20 @@ def alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer
 sblock_alloc_buffer = alloc_buffer
 
 
+def decl_buffer(shape: Any, dtype: Any = "float32", data: Any = None, **kwargs: Any) -> BufferSpec:
+    """`X = T.decl_buffer(shape, dtype, data=Y.data)`: a buffer view visible in the rest of
+    the body (a fresh allocation when `data` is left out)."""
+    if data is not None:
+        kwargs["data"] = data
+    return BufferSpec(_shape(shape), _dtype(dtype), tuple(kwargs.items()))
+
+
+def allocate(shape: Any, dtype: Any = "float32", scope: str = "global", **kwargs: Any) -> Any:
+    """`X = T.allocate(shape, dtype, scope)`: storage that lives for the rest of the body."""
+    return AllocateSpec(BufferSpec(_shape(shape), _dtype(dtype),
+                                   tuple({**kwargs, "scope": scope}.items())))
+
+
 def _parser() -> Any:
     p = current()
     if p is None:
@@ -138,7 +160,7 @@ def _loop(kind: ts.ForKind, start: Any, stop: Any, thread: str | None = None,
 def _sub(hi: tx.PrimExpr, lo: tx.PrimExpr) -> tx.PrimExpr:
     if isinstance(hi, tx.IntImm) and isinstance(lo, tx.IntImm):
         return tx.IntImm(hi.dtype, hi.value - lo.value)
-    return hi - lo
+    return extent_of(lo, hi)
 
 
 def serial(start: Any, stop: Any = None, *, annotations: dict | None = None) -> LoopSpec:
@@ -175,6 +197,8 @@ def grid(*extents: Any) -> LoopSpec:
 
 
 def block(name: str = "", no_realize: bool = False) -> BlockFrame:
+    if not isinstance(name, str):
+        raise TypeError(f"a block name must be a string, got {type(name).__name__}")
     return BlockFrame(name, no_realize)
 
 
@@ -198,7 +222,8 @@ def where(cond: Any) -> None:
 
 
 def block_attr(attrs: dict[str, Any]) -> None:
-    block_frame(_parser(), "T.block_attr").annotations.update(attrs)
+    frame = block_frame(_parser(), "T.block_attr")
+    frame.annotations.update(check_attrs(attrs, "T.block_attr"))
 
 
 def _flatten(items: Any) -> list[Any]:
@@ -321,6 +346,47 @@ def evaluate(value: Any) -> ts.Evaluate:
     return ts.Evaluate(tx.const(value))
 
 
+def tvm_storage_sync(scope: str = "shared") -> tx.PrimExpr:
+    """A barrier over `scope` ("shared": `__syncthreads()` in CUDA); a statement on its own."""
+    return tx.Call("int32", "tir.tvm_storage_sync", (tx.StringImm(str(scope)),))
+
+
+def let(var: Any, value: Any, body: Any) -> tx.PrimExpr:
+    """`T.let(x, value, body)`: `x` is a `T.int32()`-style variable declared before."""
+    if not isinstance(var, tx.Var):
+        raise ArgError("T.let binds a variable declared like `x = T.int32()`", 0)
+    return tx.Let(var, tx.const(value, var.dtype), tx.const(body))
+
+
+def Assert(cond: Any, message: Any) -> Wrap:  # noqa: N802 (TVM's name)
+    """`T.Assert(cond, "msg")`: like an `assert` statement, over the rest of the body."""
+    c, msg, span = tx.const(cond), str(message), _parser().source.span(_parser().node)
+    return Wrap(lambda body: ts.AssertStmt(c, msg, ts.seq(body), span))
+
+
+def And(a: Any, b: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
+    return tx.binop(tx.BinaryOp.AND, a, b)
+
+
+def Or(a: Any, b: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
+    return tx.binop(tx.BinaryOp.OR, a, b)
+
+
+def Not(a: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
+    return tx.Not(tx.const(a))
+
+
+def call_intrin(dtype: Any, op: str, *args: Any) -> tx.PrimExpr:
+    """An intrinsic by its full name: `T.call_intrin("float32", "tir.exp", x)`."""
+    return tx.Call(_dtype(dtype), op, tuple(tx.const(a) for a in args))
+
+
+def call_extern(dtype: Any, name: str, *args: Any) -> tx.PrimExpr:
+    """A call of an external C function by name."""
+    return tx.Call(_dtype(dtype), "tir.call_extern", (tx.StringImm(name),
+                                                      *(tx.const(a) for a in args)))
+
+
 def _unary(name: str) -> Callable[[Any], tx.PrimExpr]:
     def fn(x: Any) -> tx.PrimExpr:
         x = tx.const(x)
@@ -370,4 +436,4 @@ def min_value(dtype: Any) -> tx.PrimExpr:
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "math", "Any", "Callable", "tx", "ts", "is_float", "entry", "ArgError",
-    "current")]
+    "current", "Wrap", "check_attrs")]

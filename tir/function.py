@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .attrs import Attrs
 from .expr import PrimExpr, Span, Var
 from .stmt import Buffer, Stmt
 
@@ -23,6 +24,10 @@ class PrimFunc:
     attrs: tuple[tuple[str, Any], ...] = ()
     ret_dtype: str = "void"
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if type(self.attrs) is not Attrs:  # readable as attrs["global_symbol"], as in TVM
+            object.__setattr__(self, "attrs", Attrs(self.attrs))
 
     def buffer_of(self, param: Var) -> Buffer | None:
         for var, buf in self.buffer_map:

@@ -15,6 +15,7 @@ import ast
 import builtins
 import contextlib
 import operator
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -115,6 +116,16 @@ def _logical(op: tx.BinaryOp, a: Any, b: Any) -> Any:
     if isinstance(a, tx.PrimExpr) or isinstance(b, tx.PrimExpr):
         return tx.binop(op, a, b)
     return (a and b) if op is tx.BinaryOp.AND else (a or b)
+
+
+def check_attrs(attrs: Any, what: str) -> dict[str, Any]:
+    """An attribute dict as TVM takes it: string keys only (they print back as strings)."""
+    if not isinstance(attrs, dict):
+        raise ArgError(f"{what} takes a dict like {{\"key\": value}}", 0)
+    bad = [k for k in attrs if not isinstance(k, str)]
+    if bad:
+        raise ArgError(f"{what}: attribute names are strings, not {bad[0]!r}", 0)
+    return attrs
 
 
 def current() -> Parser | None:
@@ -268,7 +279,16 @@ class Parser:
         return self.lookup(node.id, node)
 
     def _eval_Attribute(self, node: ast.Attribute) -> Any:
-        return getattr(self.eval(node.value), node.attr)
+        base = self.eval(node.value)
+        try:
+            return getattr(base, node.attr)
+        except AttributeError as exc:
+            if isinstance(base, types.ModuleType):
+                self.error(node, f"`{ast.unparse(node)}` does not exist in TVMScript")
+            msg = str(exc) if isinstance(base, ModuleProxy) else \
+                f"{type(base).__name__} value `{ast.unparse(node.value)}` has no attribute " \
+                f"{node.attr!r}"
+            self.error(node, msg)
 
     def _eval_Tuple(self, node: ast.Tuple) -> tuple:
         return tuple(self._eval_elts(node.elts))

@@ -46,11 +46,13 @@ class DecoratorSpec:
     opts: dict[str, Any]
 
     def __call__(self, func: types.FunctionType) -> Any:
+        __tracebackhide__ = True  # noqa: F841 (read by IPython, pytest and our excepthook)
         return decorate(self.kind, func, self.opts, depth=2)
 
 
 def decorate(kind: str, func: Any, opts: dict[str, Any], depth: int) -> Any:
     """Parse `func` now, or defer it when the decorator runs inside a class body."""
+    __tracebackhide__ = True  # noqa: F841
     frame = sys._getframe(depth)
     if "__module__" in frame.f_locals and "__qualname__" in frame.f_locals:
         return DeferredFunction(kind, func, opts)
@@ -67,6 +69,7 @@ def decorate(kind: str, func: Any, opts: dict[str, Any], depth: int) -> Any:
 
 def ir_module(cls: type) -> IRModule:
     """`@I.ir_module` / `@tvm.script.ir_module`: parse a class of TVMScript functions."""
+    __tracebackhide__ = True  # noqa: F841
     if not isinstance(cls, type):
         raise TypeError("@ir_module decorates a class")
     frame = sys._getframe(1)
@@ -176,6 +179,7 @@ def from_source(text: str, name: str = "<tvmscript>", env: dict[str, Any] | None
 
     Import lines are skipped; `T`, `R`, `I` and `tvm` are predefined (plus `env`).
     """
+    __tracebackhide__ = True  # noqa: F841
     from ... import script as script_pkg
 
     src = SourceText(name, tuple(text.splitlines(keepends=True)))

@@ -102,7 +102,10 @@ def tuple_get_item(value: rx.Expr, index: int) -> rx.TupleGetItem:
         index %= len(sinfo.fields)
         return rx.TupleGetItem(value, index, sinfo.fields[index])
     if sinfo is not None and not isinstance(sinfo, si.ObjectStructInfo):
-        raise ValueError(f"cannot index a value of struct info {sinfo}")
+        from ..printer.relax_printer import RelaxPrinter
+
+        raise ValueError(f"cannot index a value of struct info {RelaxPrinter(None).sinfo(sinfo)}"
+                         "; only tuples can be indexed")
     return rx.TupleGetItem(value, index, si.ObjectStructInfo())
 
 
@@ -372,3 +375,56 @@ def check_output(vars_: tuple[Any, ...]) -> None:
                 v.name_hint not in frame.outputs:
             raise ArgError("R.output(...) takes variables bound in this dataflow block and must "
                            "be its last statement", i)
+
+
+@RELAX.register("If")
+def visit_if(p: Parser, node: ast.If) -> None:
+    """`if c: ... y = a  else: ... y = b` binds `y` to a relax `If` (both branches end by
+    assigning the same name); a Python-level condition picks its branch while parsing."""
+    cond = p.eval(node.test)
+    if not isinstance(cond, rx.Expr):
+        p.visit_body(node.body if cond else node.orelse)
+        return
+    frame = function_frame(p)
+    if frame.outputs is not None:
+        p.error(node, "`if` is not allowed inside a dataflow block")
+    if not node.orelse:
+        p.error(node, "an `if` in a relax function needs an `else` branch")
+    name, then = _branch(p, frame, node.body, node)
+    other_name, other = _branch(p, frame, node.orelse, node)
+    if name != other_name:
+        p.error(node.orelse[-1], f"both branches must end by assigning the same name; the "
+                                 f"first assigns {name!r}, this one {other_name!r}")
+    sinfo = _join(then.struct_info, other.struct_info)
+    expr = rx.If(cond, then, other, sinfo, p.source.span(node))
+    var = _new_var(frame, name, sinfo or si.ObjectStructInfo(), p.source.span(node))
+    frame.bindings.append(rx.VarBinding(var, expr, p.source.span(node)))
+    p.bind(name, var)
+
+
+def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
+            node: ast.If) -> tuple[str, rx.SeqExpr]:
+    last = stmts[-1]
+    if not (isinstance(last, ast.Assign) and len(last.targets) == 1
+            and isinstance(last.targets[0], ast.Name)):
+        p.error(last, "a branch of a relax `if` ends by assigning its result to a name")
+    saved = frame.blocks, frame.bindings
+    frame.blocks, frame.bindings = [], []
+    try:
+        with p.scope():
+            p.visit_body(stmts[:-1])
+            body = normalize(p, to_expr(p.eval(last.value)))
+        frame.flush()
+        return last.targets[0].id, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
+    finally:
+        frame.blocks, frame.bindings = saved
+
+
+def _join(a: si.StructInfo | None, b: si.StructInfo | None) -> si.StructInfo:
+    """The struct info both branches of an `If` satisfy."""
+    if a == b and a is not None:
+        return a
+    if isinstance(a, si.TensorStructInfo) and isinstance(b, si.TensorStructInfo):
+        return si.TensorStructInfo(None, a.dtype if a.dtype == b.dtype else "",
+                                   a.ndim if a.ndim == b.ndim else -1)
+    return si.ObjectStructInfo()

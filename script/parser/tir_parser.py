@@ -74,6 +74,13 @@ class BufferSpec:
 
 
 @dataclass(frozen=True)
+class AllocateSpec:
+    """`T.allocate(...)`: an `Allocate` over the rest of the body."""
+
+    buffer: BufferSpec
+
+
+@dataclass(frozen=True)
 class AxisSpec:
     kind: ts.IterType
     dom: ts.Range
@@ -208,7 +215,10 @@ def _declare_param(p: Parser, frame: PrimFuncFrame, arg: ast.arg) -> None:
                      "T.Buffer((128,), \"float32\") or T.handle")
     ann = p.eval_annotation(arg.annotation)
     if isinstance(ann, BufferSpec):
-        buf = ann.make(arg.arg)
+        try:
+            buf = ann.make(arg.arg)
+        except ValueError as exc:
+            p.error(arg.annotation, str(exc))
         handle = tx.Var(arg.arg, "handle", p.source.span(arg))
         frame.params.append(handle)
         frame.buffer_map.append((handle, buf))
@@ -252,7 +262,21 @@ def _simplify_sub(hi: tx.PrimExpr, lo: tx.PrimExpr) -> tx.PrimExpr:
         return hi
     if isinstance(hi, tx.IntImm) and isinstance(lo, tx.IntImm):
         return tx.IntImm(promote(hi.dtype, lo.dtype), hi.value - lo.value)
+    return extent_of(lo, hi)
+
+
+def extent_of(lo: tx.PrimExpr, hi: tx.PrimExpr) -> tx.PrimExpr:
+    """`hi - lo`, with `(lo + e) - lo` folded to `e`: the printer writes a range starting at
+    `lo` with extent `e` as `lo, lo + e`, and must read back the same extent."""
+    if isinstance(hi, tx.BinOp) and hi.op is tx.BinaryOp.ADD and _same(hi.a, lo):
+        return hi.b
     return hi - lo
+
+
+def _same(a: tx.PrimExpr, b: tx.PrimExpr) -> bool:
+    from ...ir.structural import structural_equal
+
+    return a is b or structural_equal(a, b)
 
 
 def region(x: Any) -> ts.BufferRegion:
@@ -407,12 +431,18 @@ def _store(p: Parser, target: ast.Subscript, value: Any) -> ts.Stmt:
 
 
 def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], AxisSpec):
+        value = value[0]  # vi = T.axis.remap("S", [i])
     if isinstance(value, AxisSpec):
         return _bind_axis(p, name, value, node)
     if isinstance(value, BufferSpec):
         buf = value.make(name)
         p.bind(name, buf)
         return Wrap(lambda body: ts.DeclBuffer(buf, ts.seq(body), p.source.span(node)))
+    if isinstance(value, AllocateSpec):
+        alloc = value.buffer.make(name)
+        p.bind(name, alloc)
+        return Wrap(lambda body: ts.Allocate(alloc, ts.seq(body), p.source.span(node)))
     if isinstance(value, tx.Var) and value.name == name:  # n = T.int64()
         p.bind(name, value)
         return None
@@ -444,7 +474,7 @@ def visit_expr(p: Parser, node: ast.Expr) -> ts.Stmt | None:
     value = p.eval(node.value)
     if value is None:
         return None
-    if isinstance(value, ts.Stmt):
+    if isinstance(value, (ts.Stmt, Wrap)):
         return value
     if isinstance(value, tx.PrimExpr):
         return ts.Evaluate(value, p.source.span(node))

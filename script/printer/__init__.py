@@ -1,1 +1,87 @@
-"""(being written)"""
+"""The TVMScript printer: `mod.script()`, `mod.show()`, `func.script()`.
+
+The text is today's TVMScript in TVM 0.27's style and parses back with
+`tvmlite.script.from_source` to a structurally equal IR (`ir.structural.structural_equal`);
+printing that again gives the same text. Constants with more than
+`relax_printer.INLINE_CONST_LIMIT` elements print as `metadata["relax.expr.Constant"][i]`;
+`metadata_of(mod)` gives the table to pass back as `from_source(text, env={"metadata": ...})`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...ir import expr as rx
+from ...ir.module import IRModule
+from ...tir.function import PrimFunc
+from .common import header, value_text
+from .relax_printer import print_relax_function as _relax
+from .tir_printer import print_prim_func as _tir
+
+MODULE_NAME = "Module"
+_OMITTED = "# Metadata omitted. Use show_meta=True in script() method to show it."
+
+
+def _ordered(mod: IRModule) -> list[tuple[str, Any]]:
+    """prim_funcs first, then relax functions, each group by name (as TVM prints them)."""
+    items = [(gv.name_hint, f) for gv, f in mod.functions.items()]
+    return sorted(items, key=lambda kv: (not isinstance(kv[1], PrimFunc), kv[0]))
+
+
+def module_body(mod: IRModule, metadata: list[Any]) -> str:
+    lines = ["@I.ir_module", f"class {MODULE_NAME}:"]
+    if mod.attrs:
+        lines.append(f"    I.module_attrs({value_text(dict(mod.attrs), str)})")
+    if mod.global_infos:
+        lines.append(f"    I.module_global_infos({value_text(dict(mod.global_infos), str)})")
+    chunks = []
+    for name, f in _ordered(mod):
+        if isinstance(f, PrimFunc):
+            text = _tir(f, name, in_module=True)
+        else:
+            text = _relax(f, name, MODULE_NAME, metadata)
+        chunks.append("\n".join("    " + ln if ln else ln for ln in text.split("\n")))
+    if (mod.attrs or mod.global_infos) and chunks:
+        lines.append("")
+    return "\n".join(lines) + "\n" + "\n\n".join(chunks)
+
+
+def print_module(mod: IRModule, show_meta: bool = False, **_: Any) -> str:
+    """`mod.script()`: the module as TVMScript with its `# from tvm.script import` header."""
+    metadata: list[Any] = []
+    body = module_body(mod, metadata)
+    if not mod.functions and not (mod.attrs or mod.global_infos):
+        body += "    pass"
+    if metadata:
+        body += "\n\n" + (_meta_text(metadata) if show_meta else _OMITTED)
+    return header(body, module=True)
+
+
+def print_prim_func(f: PrimFunc, **_: Any) -> str:
+    return header(_tir(f), module=False)
+
+
+def print_relax_function(f: rx.Function, **_: Any) -> str:
+    metadata: list[Any] = []
+    body = _relax(f, metadata=metadata)
+    if metadata:
+        body += "\n\n" + _OMITTED
+    return header(body, module=False)
+
+
+def metadata_of(mod: IRModule) -> dict[str, list[Any]]:
+    """The constants `mod.script()` refers to as `metadata["relax.expr.Constant"][i]`."""
+    metadata: list[Any] = []
+    module_body(mod, metadata)
+    return {"relax.expr.Constant": metadata}
+
+
+def _meta_text(metadata: list[Any]) -> str:
+    from .relax_printer import to_numpy
+
+    rows = [f"#   [{i}] {to_numpy(c.data).dtype}{list(to_numpy(c.data).shape)}"
+            for i, c in enumerate(metadata)]
+    return "# Metadata:\n" + "\n".join(rows)
+
+
+__all__ = ["metadata_of", "print_module", "print_prim_func", "print_relax_function"]

@@ -1,0 +1,240 @@
+"""Structural equality and hashing of IR, with variables mapped by where they are defined.
+
+`structural_equal(a, b)` compares two IR trees field by field (spans never count). Nodes that
+compare by identity -- `tir.Var`, `tir.Buffer`, relax `Var`/`DataflowVar`, `GlobalVar` -- are
+matched by position as TVM does: the first time a pair meets (a parameter, a loop variable, a
+binding) they are mapped to each other, and every later use must agree with that mapping. Their
+names do not count. Inside a function every variable may be mapped; outside one (comparing two
+bare expressions) a variable must be the same object unless `map_free_vars=True`.
+
+Attribute maps (`attrs`, `annotations`) compare as unordered maps; IRModules compare their
+functions by name. `structural_hash` is consistent with this equality.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import math
+from typing import Any
+
+import numpy as np
+
+from ..tir import expr as tx
+from ..tir import stmt as ts
+from ..tir.function import PrimFunc
+from . import expr as rx
+from .module import GlobalVar, IRModule
+
+_VARLIKE = (tx.Var, ts.Buffer, rx.Var, GlobalVar)
+_UNORDERED = ("attrs", "annotations")
+_NAMES = ("name", "name_hint")
+
+
+class _Mismatch(Exception):
+    def __init__(self, path: str, lhs: Any, rhs: Any, why: str) -> None:
+        super().__init__(why)
+        self.path, self.lhs, self.rhs, self.why = path, lhs, rhs, why
+
+
+def _fields(node: Any) -> list[tuple[str, Any]]:
+    skip = _NAMES if isinstance(node, _VARLIKE) else ()
+    return [(f.name, getattr(node, f.name)) for f in dataclasses.fields(node)
+            if f.compare and f.name not in skip]
+
+
+def _as_map(value: Any) -> dict[Any, Any] | None:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, tuple) and all(isinstance(x, tuple) and len(x) == 2 for x in value):
+        return dict(value)
+    return None
+
+
+def _array(data: Any) -> np.ndarray:
+    return data.numpy() if hasattr(data, "numpy") else np.asarray(data)
+
+
+class _Equal:
+    def __init__(self, map_free_vars: bool) -> None:
+        self.map_free = map_free_vars
+        self.lhs_to_rhs: dict[int, Any] = {}
+        self.rhs_to_lhs: dict[int, Any] = {}
+        self.keep: list[Any] = []
+        self.closed = 0
+
+    def fail(self, path: str, a: Any, b: Any, why: str) -> None:
+        raise _Mismatch(path or "<root>", a, b, why)
+
+    def eq(self, a: Any, b: Any, path: str) -> None:
+        if a is b and not isinstance(a, _VARLIKE):
+            return
+        if type(a) is not type(b):
+            self.fail(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
+        if isinstance(a, _VARLIKE):
+            return self.var(a, b, path)
+        if isinstance(a, IRModule):
+            return self.module(a, b, path)
+        if isinstance(a, rx.Constant):
+            return self.constant(a, b, path)
+        if isinstance(a, (PrimFunc, rx.Function)):
+            self.closed += 1
+            try:
+                return self.node(a, b, path)
+            finally:
+                self.closed -= 1
+        if dataclasses.is_dataclass(a):
+            return self.node(a, b, path)
+        if isinstance(a, (tuple, list)):
+            if len(a) != len(b):
+                self.fail(path, a, b, f"length {len(a)} vs {len(b)}")
+            for i, (x, y) in enumerate(zip(a, b)):
+                self.eq(x, y, f"{path}[{i}]")
+            return
+        if isinstance(a, dict):
+            return self.mapping(a, b, path)
+        if isinstance(a, float) and math.isnan(a) and math.isnan(b):
+            return
+        if a != b:
+            self.fail(path, a, b, f"{a!r} vs {b!r}")
+
+    def node(self, a: Any, b: Any, path: str) -> None:
+        for (name, x), (_, y) in zip(_fields(a), _fields(b)):
+            m = _as_map(x) if name in _UNORDERED else None
+            if m is not None and _as_map(y) is not None:
+                self.mapping(m, _as_map(y), f"{path}.{name}")  # type: ignore[arg-type]
+            else:
+                self.eq(x, y, f"{path}.{name}")
+
+    def mapping(self, a: dict, b: dict, path: str) -> None:
+        if set(a) != set(b):
+            self.fail(path, sorted(map(str, a)), sorted(map(str, b)), "different keys")
+        for k in a:
+            self.eq(a[k], b[k], f"{path}[{k!r}]")
+
+    def var(self, a: Any, b: Any, path: str) -> None:
+        mapped = self.lhs_to_rhs.get(id(a))
+        if mapped is not None:
+            if mapped is not b:
+                self.fail(path, a, b, "variables bound at different places")
+            return
+        if id(b) in self.rhs_to_lhs:
+            self.fail(path, a, b, "variables bound at different places")
+        if a is not b and not (self.closed or self.map_free) and not isinstance(a, GlobalVar):
+            self.fail(path, a, b, "different free variables (use map_free_vars=True)")
+        if isinstance(a, GlobalVar) and a.name_hint != b.name_hint:
+            self.fail(path, a, b, f"global {a.name_hint!r} vs {b.name_hint!r}")
+        self.lhs_to_rhs[id(a)], self.rhs_to_lhs[id(b)] = b, a
+        self.keep += [a, b]
+        self.node(a, b, path)
+
+    def constant(self, a: rx.Constant, b: rx.Constant, path: str) -> None:
+        x, y = _array(a.data), _array(b.data)
+        if x.dtype != y.dtype or x.shape != y.shape or not np.array_equal(x, y, equal_nan=True):
+            self.fail(path + ".data", x, y, "different constant data")
+        self.eq(a.struct_info, b.struct_info, path + ".struct_info")
+
+    def module(self, a: IRModule, b: IRModule, path: str) -> None:
+        names_a = sorted(gv.name_hint for gv in a.functions)
+        names_b = sorted(gv.name_hint for gv in b.functions)
+        if names_a != names_b:
+            self.fail(path + ".functions", names_a, names_b, "different function names")
+        gvs_b = {gv.name_hint: gv for gv in b.functions}
+        for gv in a.functions:
+            self.var(gv, gvs_b[gv.name_hint], path)
+        self.mapping(a.attrs, b.attrs, path + ".attrs")
+        self.mapping(a.global_infos, b.global_infos, path + ".global_infos")
+        for name in names_a:
+            self.eq(a[name], b[name], f'{path}["{name}"]')
+
+
+def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:
+    """True when the two IR values are equal up to the naming of bound variables."""
+    try:
+        _Equal(map_free_vars).eq(lhs, rhs, "")
+    except _Mismatch:
+        return False
+    return True
+
+
+def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> None:
+    """Raise ValueError naming the first difference and its path when lhs != rhs."""
+    try:
+        _Equal(map_free_vars).eq(lhs, rhs, "")
+    except _Mismatch as m:
+        raise ValueError(
+            f"StructuralEqual check failed, caused by lhs at {m.path}: {m.why}\n"
+            f"  lhs: {_short(m.lhs)}\n  rhs: {_short(m.rhs)}") from None
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) < 300 else text[:297] + "..."
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class _Hasher:
+    def __init__(self, map_free_vars: bool) -> None:
+        self.map_free = map_free_vars
+        self.h = hashlib.blake2b(digest_size=8)
+        self.index: dict[int, int] = {}
+        self.keep: list[Any] = []
+        self.closed = 0
+
+    def put(self, token: str) -> None:
+        self.h.update(token.encode() + b"\x00")
+
+    def visit(self, x: Any) -> None:
+        self.put(type(x).__name__)
+        if isinstance(x, _VARLIKE):
+            return self.var(x)
+        if isinstance(x, IRModule):
+            for name in sorted(gv.name_hint for gv in x.functions):
+                self.put(name)
+                self.visit(x[name])
+            return self.visit_map(x.attrs)
+        if isinstance(x, rx.Constant):
+            arr = _array(x.data)
+            self.put(f"{arr.dtype}{arr.shape}{hashlib.sha1(arr.tobytes()).hexdigest()}")
+            return
+        if dataclasses.is_dataclass(x):
+            self.closed += isinstance(x, (PrimFunc, rx.Function))
+            for name, v in _fields(x):
+                m = _as_map(v) if name in _UNORDERED else None
+                self.visit_map(m) if m is not None else self.visit(v)
+            self.closed -= isinstance(x, (PrimFunc, rx.Function))
+        elif isinstance(x, (tuple, list)):
+            self.put(str(len(x)))
+            for v in x:
+                self.visit(v)
+        elif isinstance(x, dict):
+            self.visit_map(x)
+        else:
+            self.put(x.name if isinstance(x, enum.Enum) else repr(x))
+
+    def visit_map(self, m: dict) -> None:
+        for k in sorted(m, key=str):
+            self.put(str(k))
+            self.visit(m[k])
+
+    def var(self, x: Any) -> None:
+        if isinstance(x, GlobalVar):
+            return self.put(x.name_hint)
+        if id(x) in self.index:
+            return self.put(f"#{self.index[id(x)]}")
+        if not (self.closed or self.map_free):
+            self.put(f"free{id(x)}")
+        self.index[id(x)] = len(self.index)
+        self.keep.append(x)
+        for _, v in _fields(x):
+            self.visit(v)
+
+
+def structural_hash(node: Any, map_free_vars: bool = False) -> int:
+    """A hash that agrees with `structural_equal` (equal values hash alike)."""
+    h = _Hasher(map_free_vars)
+    h.visit(node)
+    return int.from_bytes(h.h.digest(), "little")

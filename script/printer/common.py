@@ -1,0 +1,225 @@
+"""Shared pieces of the TVMScript printer: the variable namer and the scalar expression printer.
+
+The printer's output must parse back (`script.from_source`) to a structurally equal IR, so
+every choice here mirrors what the parser builds: a bare integer literal parses as `int32`
+(`int64` in shape positions), other literals are written `T.float32(0.5)`; `%` is floormod and
+`/` is `tir.Div`; `T.truncmod` is truncating modulo.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import math
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ...tir import expr as tx
+
+# Names the printed text needs for itself: they never name a variable.
+RESERVED = frozenset({"T", "R", "I", "cls", "range", "metadata", "tvm", "True", "False", "None"})
+
+
+class Namer:
+    """Gives every variable (by identity) a Python name, unique among the names now in scope.
+
+    Scopes free their names on exit, so two sibling loop nests both print `i, j` (as TVM
+    does), while a clash with a live name gets a `_1`, `_2` suffix.
+    """
+
+    def __init__(self, taken: set[str] | None = None) -> None:
+        self.names: dict[int, str] = {}
+        self.keep: list[Any] = []  # NOTE: holds the objects so their ids stay unique
+        self.scopes: list[list[int]] = [[]]
+        self.live: dict[str, int] = {n: 1 for n in (taken or ())}
+
+    def define(self, obj: Any, hint: str) -> str:
+        if id(obj) in self.names:
+            return self.names[id(obj)]
+        base = _identifier(hint)
+        name, k = base, 0
+        while name in self.live or name in RESERVED or keyword.iskeyword(name):
+            k += 1
+            name = f"{base}_{k}"
+        self.names[id(obj)] = name
+        self.keep.append(obj)
+        self.live[name] = self.live.get(name, 0) + 1
+        self.scopes[-1].append(id(obj))
+        return name
+
+    def alias(self, obj: Any, text: str) -> None:
+        """Name `obj` by an expression such as `A.data` (freed with the current scope)."""
+        self.names[id(obj)] = text
+        self.keep.append(obj)
+        self.live[text] = self.live.get(text, 0) + 1
+        self.scopes[-1].append(id(obj))
+
+    def get(self, obj: Any, hint: str) -> str:
+        return self.names.get(id(obj)) or self.define(obj, hint)
+
+    def has(self, obj: Any) -> bool:
+        return id(obj) in self.names
+
+    @contextmanager
+    def scope(self) -> Iterator[None]:
+        self.scopes.append([])
+        try:
+            yield
+        finally:
+            for key in self.scopes.pop():
+                name = self.names.pop(key)
+                self.live[name] -= 1
+                if not self.live[name]:
+                    del self.live[name]
+
+
+def _identifier(hint: str) -> str:
+    name = re.sub(r"\W", "_", hint or "v")
+    return name if name and not name[0].isdigit() else "v_" + name
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalar expressions
+
+_INFIX = {
+    tx.BinaryOp.ADD: ("+", 6), tx.BinaryOp.SUB: ("-", 6), tx.BinaryOp.MUL: ("*", 7),
+    tx.BinaryOp.DIV: ("/", 7), tx.BinaryOp.FLOORDIV: ("//", 7), tx.BinaryOp.FLOORMOD: ("%", 7),
+    tx.BinaryOp.EQ: ("==", 4), tx.BinaryOp.NE: ("!=", 4), tx.BinaryOp.LT: ("<", 4),
+    tx.BinaryOp.LE: ("<=", 4), tx.BinaryOp.GT: (">", 4), tx.BinaryOp.GE: (">=", 4),
+    tx.BinaryOp.AND: ("and", 2), tx.BinaryOp.OR: ("or", 1),
+}
+_CALLS = {tx.BinaryOp.MIN: "T.min", tx.BinaryOp.MAX: "T.max", tx.BinaryOp.MOD: "T.truncmod"}
+_ATOM = 10
+
+
+def literal(value: Any, dtype: str, bare_int: str = "int32") -> str:
+    """A literal as the parser will read it back with the same dtype."""
+    if dtype == "bool":
+        return "True" if value else "False"
+    if isinstance(value, float) or dtype.startswith(("float", "bfloat")):
+        v = float(value)
+        text = f'"{v}"' if math.isinf(v) or math.isnan(v) else repr(v)
+        return f"T.{dtype}({text})"
+    if dtype == bare_int:
+        return str(int(value))
+    return f"T.{dtype}({int(value)})"
+
+
+class ExprPrinter:
+    """Prints `tir` scalar expressions; `name_of` gives a variable's (or buffer's) name."""
+
+    def __init__(self, name_of: Callable[[Any], str]) -> None:
+        self.name_of = name_of
+
+    def __call__(self, e: Any, bare_int: str = "int32") -> str:
+        return self.prec(e, bare_int)[0]
+
+    def prec(self, e: Any, bare_int: str = "int32") -> tuple[str, int]:
+        if isinstance(e, tx.IntImm):
+            text = literal(e.value, e.dtype, bare_int)
+            return text, 8 if text.startswith("-") else _ATOM
+        if isinstance(e, tx.FloatImm):
+            return literal(e.value, e.dtype), _ATOM
+        if isinstance(e, tx.BinOp):
+            return self._binop(e)
+        fn = getattr(self, "_" + type(e).__name__, None)
+        if fn is None:
+            if isinstance(e, (int, float, bool, str)):
+                return value_text(e, str), _ATOM
+            raise TypeError(f"cannot print {type(e).__name__} as a TIR expression")
+        return fn(e), _ATOM if not isinstance(e, tx.Not) else 3
+
+    def _binop(self, e: tx.BinOp) -> tuple[str, int]:
+        if e.op in _CALLS:
+            return f"{_CALLS[e.op]}({self(e.a)}, {self(e.b)})", _ATOM
+        sym, p = _INFIX[e.op]
+        left, lp = self.prec(e.a)
+        right, rp = self.prec(e.b)
+        chain = p == 4  # NOTE: `a < b < c` means something else in Python
+        if lp < p or (chain and lp == p):
+            left = f"({left})"
+        if rp <= p:
+            right = f"({right})"
+        return f"{left} {sym} {right}", p
+
+    def _Var(self, e: tx.Var) -> str:
+        return self.name_of(e)
+
+    def _StringImm(self, e: tx.StringImm) -> str:
+        return q(e.value)
+
+    def _Not(self, e: tx.Not) -> str:
+        inner, p = self.prec(e.a)
+        return f"not {inner if p > 3 else f'({inner})'}"
+
+    def _Cast(self, e: tx.Cast) -> str:
+        return f'T.Cast("{e.dtype}", {self(e.value)})'
+
+    def _Select(self, e: tx.Select) -> str:
+        return f"T.Select({self(e.condition)}, {self(e.true_value)}, {self(e.false_value)})"
+
+    def _BufferLoad(self, e: tx.BufferLoad) -> str:
+        return f"{self.name_of(e.buffer)}[{self.indices(e.indices)}]"
+
+    def _Let(self, e: tx.Let) -> str:
+        return f"T.let({self.name_of(e.var)}, {self(e.value)}, {self(e.body)})"
+
+    def _Call(self, e: tx.Call) -> str:
+        from .. import tir as T
+
+        args = ", ".join(self(a) for a in e.args)
+        name = e.op[4:] if e.op.startswith("tir.") else ""
+        if name and callable(getattr(T, name, None)) and _call_dtype_ok(e, name):
+            return f"T.{name}({args})"
+        return f'T.call_intrin("{e.dtype}", "{e.op}"{", " + args if args else ""})'
+
+    def indices(self, idx: tuple[Any, ...]) -> str:
+        if not idx:
+            return "()"
+        return ", ".join(self(i) for i in idx)
+
+
+def _call_dtype_ok(e: tx.Call, name: str) -> bool:
+    """Would `T.<name>(args)` rebuild this call with the same dtype?"""
+    if name in ("likely", "isnan"):
+        return e.dtype == "bool"
+    if name == "if_then_else":
+        return len(e.args) == 3 and e.dtype == e.args[1].dtype
+    return bool(e.args) and e.dtype == e.args[0].dtype
+
+
+def q(s: str) -> str:
+    """A string literal in double quotes, as TVM prints them."""
+    return json.dumps(s)
+
+
+def value_text(v: Any, expr: Callable[[Any], str]) -> str:
+    """A Python-level value (attribute, annotation) as source text."""
+    if isinstance(v, tx.PrimExpr):
+        return expr(v)
+    if isinstance(v, str):
+        return q(v)
+    if isinstance(v, bool) or v is None or isinstance(v, int):
+        return repr(v)
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else f'float("{v}")'
+    if isinstance(v, tuple):
+        inner = ", ".join(value_text(x, expr) for x in v)
+        return f"({inner},)" if len(v) == 1 else f"({inner})"
+    if isinstance(v, list):
+        return "[" + ", ".join(value_text(x, expr) for x in v) + "]"
+    if isinstance(v, dict):
+        items = ", ".join(f"{value_text(k, expr)}: {value_text(x, expr)}" for k, x in v.items())
+        return "{" + items + "}"
+    return repr(v)
+
+
+def header(body: str, module: bool) -> str:
+    """The `# from tvm.script import ...` lines for the namespaces the text uses."""
+    lines = []
+    for ns, name in (("I", "ir"), ("T", "tir"), ("R", "relax")):
+        if (ns == "I" and module) or re.search(rf"(?<![\w.]){ns}\.", body):
+            lines.append(f"# from tvm.script import {name} as {ns}")
+    return "\n".join(lines) + "\n\n" + body if lines else body

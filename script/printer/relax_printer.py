@@ -1,0 +1,296 @@
+"""Prints a relax `Function` as TVMScript that our parser reads back to an equal function.
+
+TVM 0.27 style: `R.Tensor((1, 784), dtype="float32")`, a `-> ...` return annotation,
+`cls = Module` then `cls.f` for module functions, `R.call_tir(cls.f, (x,), out_ty=...)`,
+symbolic dims as `"n"` in annotations with `n = T.int64()` at the top of the body. A binding
+carries an annotation only when its var's struct info differs from the value's (the parser
+takes the value's otherwise).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ir import expr as rx
+from ...ir import op as ops
+from ...ir import struct_info as si
+from ...tir import expr as tx
+from .common import ExprPrinter, Namer, q, value_text
+
+IND = "    "
+INLINE_CONST_LIMIT = 256  # NOTE: bigger constants go to `metadata[...]`, as TVM prints them
+
+
+class RelaxPrinter:
+    def __init__(self, module_name: str | None, metadata: list[Any] | None = None) -> None:
+        self.module_name = module_name
+        self.namer = Namer()
+        self.expr = ExprPrinter(self.name_of)
+        self.lines: list[str] = []
+        self.depth = 0
+        self.metadata = metadata if metadata is not None else []
+        self.uses_cls = False
+
+    def name_of(self, obj: Any) -> str:
+        hint = getattr(obj, "name_hint", None) or getattr(obj, "name", "v")
+        return self.namer.get(obj, hint)
+
+    def emit(self, text: str) -> None:
+        self.lines.append(IND * self.depth + text)
+
+    # -- the function -----------------------------------------------------------------------
+
+    def function(self, f: rx.Function, name: str) -> list[str]:
+        attrs = dict(f.attrs)
+        opts = []
+        if "global_symbol" not in attrs:
+            opts.append("private=True")
+        elif attrs["global_symbol"] == name:
+            del attrs["global_symbol"]
+        if not f.is_pure:
+            opts.append("pure=False")
+        sym = _sym_vars(f)
+        for v in sym:
+            self.namer.define(v, v.name)
+        params = [f"{self.namer.define(p, p.name_hint)}: {self.sinfo(p.struct_info)}"
+                  for p in f.params]
+        ret = f" -> {self.sinfo(f.ret_struct_info)}" if f.ret_struct_info is not None else ""
+        self.emit("@R.function" + (f"({', '.join(opts)})" if opts else ""))
+        self.emit(f"def {name}({', '.join(params)}){ret}:")
+        self.depth += 1
+        head = len(self.lines)
+        if attrs:
+            self.emit(f"R.func_attr({value_text(attrs, self.value_attr)})")
+        for v in sym:
+            self.emit(f"{self.name_of(v)} = T.{v.dtype}()")
+        cls_at = len(self.lines)
+        self.seq(f.body, ret=True)
+        if self.uses_cls and self.module_name:
+            self.lines.insert(cls_at, IND * self.depth + f"cls = {self.module_name}")
+        if len(self.lines) == head:
+            self.emit("pass")
+        self.depth -= 1
+        return self.lines
+
+    def seq(self, body: rx.SeqExpr, ret: bool) -> str:
+        for block in body.blocks:
+            self.block(block)
+        result = self.value(body.body)
+        if ret:
+            self.emit(f"return {result}")
+        return result
+
+    def block(self, block: rx.BindingBlock) -> None:
+        if not isinstance(block, rx.DataflowBlock):
+            for b in block.bindings:
+                self.binding(b)
+            return
+        self.emit("with R.dataflow():")
+        self.depth += 1
+        for b in block.bindings:
+            self.binding(b)
+        outs = [b.var for b in block.bindings if not isinstance(b.var, rx.DataflowVar)]
+        self.emit(f"R.output({', '.join(self.name_of(v) for v in outs)})")
+        self.depth -= 1
+
+    def binding(self, b: rx.Binding) -> None:
+        if isinstance(b, rx.MatchCast):
+            value = f"R.match_cast({self.value(b.value)}, {self.sinfo(b.struct_info)})"
+            self.emit(f"{self.namer.define(b.var, b.var.name_hint)} = {value}")
+            return
+        if isinstance(b.value, rx.If):
+            self._if(b.var, b.value)
+            return
+        value = self.value(b.value)
+        name = self.namer.define(b.var, b.var.name_hint)
+        ann = ""
+        if b.var.struct_info != b.value.struct_info and b.var.struct_info is not None:
+            ann = f": {self.sinfo(b.var.struct_info)}"
+        self.emit(f"{name}{ann} = {value}")
+
+    def _if(self, var: rx.Var, e: rx.If) -> None:
+        self.emit(f"if {self.value(e.cond)}:")
+        for branch in (e.true_branch, e.false_branch):
+            self.depth += 1
+            result = self.seq(branch, ret=False)
+            self.emit(f"{self.namer.get(var, var.name_hint)} = {result}")
+            self.depth -= 1
+            if branch is e.true_branch:
+                self.emit("else:")
+
+    # -- values -----------------------------------------------------------------------------
+
+    def value(self, e: Any) -> str:
+        fn = getattr(self, "_" + type(e).__name__, None)
+        if fn is None:
+            raise TypeError(f"cannot print {type(e).__name__} in a relax function")
+        return fn(e)
+
+    def _Var(self, e: rx.Var) -> str:
+        return self.name_of(e)
+
+    _DataflowVar = _Var
+
+    def _GlobalVarRef(self, e: rx.GlobalVarRef) -> str:
+        if self.module_name is None:
+            return e.gvar.name_hint
+        self.uses_cls = True
+        return f"cls.{e.gvar.name_hint}"
+
+    def _ExternFunc(self, e: rx.ExternFunc) -> str:
+        return f"R.ExternFunc({q(e.global_symbol)})"
+
+    def _Op(self, e: rx.Op) -> str:
+        return f'R.Op("{e.name}")'
+
+    def _Tuple(self, e: rx.Tuple) -> str:
+        if not e.fields:
+            return "R.tuple()"
+        inner = ", ".join(self.value(f) for f in e.fields)
+        return f"({inner},)" if len(e.fields) == 1 else f"({inner})"
+
+    def _TupleGetItem(self, e: rx.TupleGetItem) -> str:
+        return f"{self.value(e.tuple_value)}[{e.index}]"
+
+    def _ShapeExpr(self, e: rx.ShapeExpr) -> str:
+        return f"R.shape([{', '.join(self.expr(v, 'int64') for v in e.values)}])"
+
+    def _PrimValue(self, e: rx.PrimValue) -> str:
+        return f"R.prim_value({self.expr(e.value, 'int64')})"
+
+    def _StringImm(self, e: rx.StringImm) -> str:
+        return f"R.str({q(e.value)})"
+
+    def _Constant(self, e: rx.Constant) -> str:
+        arr = to_numpy(e.data)
+        shape = getattr(e.struct_info, "static_shape", None)
+        if shape is not None and arr.size == int(np.prod(shape)):
+            arr = arr.reshape(shape)  # NOTE: NDArray keeps 0-d data as shape (1,)
+        if arr.size > INLINE_CONST_LIMIT:
+            self.metadata.append(e)
+            return f'metadata["relax.expr.Constant"][{len(self.metadata) - 1}]'
+        return f'R.const({value_text(arr.tolist(), repr)}, "{arr.dtype}")'
+
+    def _Call(self, e: rx.Call) -> str:
+        if isinstance(e.op, rx.Op):
+            if e.op.name in (ops.CALL_TIR.name, ops.CALL_DPS_PACKED.name):
+                return self._call_dps(e)
+            if e.op.name == ops.CALL_PURE_PACKED.name:
+                return self._call_packed("R.call_pure_packed", e.args[0], e.args[1:], e)
+            args = [self.value(a) for a in e.args]
+            args += [f"{k}={self.value_attr(v)}" for k, v in e.attrs]
+            return f"R.{e.op.name.removeprefix('relax.')}({', '.join(args)})"
+        if isinstance(e.op, rx.ExternFunc):
+            return self._call_packed("R.call_packed", e.op, e.args, e)
+        args = ", ".join(self.value(a) for a in e.args)
+        return f"{self.value(e.op)}({args})"
+
+    def _call_dps(self, e: rx.Call) -> str:
+        fn = "R.call_tir" if e.op.name == ops.CALL_TIR.name else "R.call_dps_packed"
+        callee = e.args[0]
+        target = q(callee.global_symbol) if isinstance(callee, rx.ExternFunc) else \
+            self.value(callee)
+        out = e.sinfo_args[0]
+        outs = out.fields if isinstance(out, si.TupleStructInfo) and len(out.fields) > 1 and \
+            all(isinstance(x, si.TensorStructInfo) for x in out.fields) else None
+        out_text = f"[{', '.join(self.sinfo(o) for o in outs)}]" if outs else self.sinfo(out)
+        text = f"{fn}({target}, {self.value(e.args[1])}, out_ty={out_text}"
+        if len(e.args) > 2:
+            text += f", tir_vars={self.value(e.args[2])}"
+        return text + ")"
+
+    def _call_packed(self, fn: str, callee: Any, args: Any, e: rx.Call) -> str:
+        parts = [q(callee.global_symbol)] + [self.value(a) for a in args]
+        if e.sinfo_args:
+            s = [self.sinfo(x) for x in e.sinfo_args]
+            parts.append(f"sinfo_args={s[0] if len(s) == 1 else '(' + ', '.join(s) + ')'}")
+        return f"{fn}({', '.join(parts)})"
+
+    def value_attr(self, v: Any) -> str:
+        if isinstance(v, si.StructInfo):
+            return self.sinfo(v)
+        if isinstance(v, rx.Expr):
+            return self.value(v)
+        return value_text(v, self.expr)
+
+    # -- struct info ------------------------------------------------------------------------
+
+    def dim(self, d: tx.PrimExpr) -> str:
+        if isinstance(d, tx.Var):
+            return f'"{self.name_of(d)}"'
+        return self.expr(d, "int64")
+
+    def dims(self, values: tuple[tx.PrimExpr, ...], brackets: str = "()") -> str:
+        inner = ", ".join(self.dim(d) for d in values)
+        if brackets == "()" and len(values) == 1:
+            inner += ","
+        return brackets[0] + inner + brackets[1]
+
+    def sinfo(self, s: Any) -> str:
+        if isinstance(s, si.TensorStructInfo):
+            parts = []
+            if s.shape is not None:
+                parts.append(self.dims(s.shape))
+            elif s.ndim >= 0:
+                parts.append(f"ndim={s.ndim}")
+            if s.dtype:
+                parts.append(f'dtype="{s.dtype}"')
+            if s.vdevice:
+                parts.append(f'vdevice="{s.vdevice}"')
+            return f"R.Tensor({', '.join(parts)})" if parts else "R.Tensor"
+        if isinstance(s, si.TupleStructInfo):
+            return f"R.Tuple({', '.join(self.sinfo(x) for x in s.fields)})"
+        if isinstance(s, si.ShapeStructInfo):
+            if s.values is not None:
+                return f"R.Shape({self.dims(s.values, '[]')})"
+            return f"R.Shape(ndim={s.ndim})" if s.ndim >= 0 else "R.Shape"
+        if isinstance(s, si.PrimStructInfo):
+            if s.value is not None:
+                if s.value.dtype == s.dtype and (s.dtype == "int64" or
+                                                 not isinstance(s.value, tx.Var)):
+                    return f"R.Prim(value={self.dim(s.value)})"
+            return f'R.Prim("{s.dtype}")'
+        if isinstance(s, si.FuncStructInfo):
+            ps = "None" if s.params is None else \
+                "(" + "".join(self.sinfo(x) + ", " for x in s.params).rstrip(" ") + ")"
+            pure = "" if s.purity else ", purity=False"
+            return f"R.Callable({ps}, {self.sinfo(s.ret)}{pure})"
+        return "R.Object"
+
+
+def to_numpy(data: Any) -> np.ndarray:
+    return data.numpy() if hasattr(data, "numpy") else np.asarray(data)
+
+
+def _sym_vars(f: rx.Function) -> list[tx.Var]:
+    """The TIR variables a relax function uses (symbolic dims), in order of appearance."""
+    from .walk import children
+
+    found: list[tx.Var] = []
+
+    def visit(x: Any) -> None:
+        if isinstance(x, tx.Var):
+            if x not in found:
+                found.append(x)
+        elif isinstance(x, (rx.Function,)) and x is not f:
+            return
+        elif isinstance(x, rx.Var):
+            visit(x.struct_info)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, type):
+            for c in children(x):
+                visit(c)
+
+    for p in f.params:
+        visit(p.struct_info)
+    visit(f.body)
+    visit(f.ret_struct_info)
+    return found
+
+
+def print_relax_function(f: rx.Function, name: str | None = None,
+                         module_name: str | None = None,
+                         metadata: list[Any] | None = None) -> str:
+    fname = name or dict(f.attrs).get("global_symbol") or "main"
+    return "\n".join(RelaxPrinter(module_name, metadata).function(f, fname))

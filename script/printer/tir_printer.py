@@ -1,0 +1,326 @@
+"""Prints a `tir.PrimFunc` as TVMScript that our parser reads back to an equal function.
+
+Style follows TVM 0.27 (`@T.prim_func(s_tir=True)`, `T.sblock`, `# with T.sblock("root"):`,
+`T.alloc_buffer((1, 128))` without the default dtype, `T.float32(0.0)`), restricted to the
+forms the parser rebuilds exactly: block iterators print as one `T.axis.remap` only when every
+iterator is a plain loop variable over that loop's domain.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...tir import expr as tx
+from ...tir import stmt as ts
+from ...tir.function import PrimFunc
+from .common import ExprPrinter, Namer, q, value_text
+
+IND = "    "
+
+
+class TIRPrinter:
+    def __init__(self, namer: Namer | None = None) -> None:
+        self.namer = namer or Namer()
+        self.expr = ExprPrinter(self.name_of)
+        self.lines: list[str] = []
+        self.depth = 0
+        self.loops: dict[tx.Var, ts.For] = {}
+
+    # -- names ------------------------------------------------------------------------------
+
+    def name_of(self, obj: Any) -> str:
+        hint = obj.name if isinstance(obj, (tx.Var, ts.Buffer)) else "v"
+        return self.namer.get(obj, hint)
+
+    def define_buffer(self, buf: ts.Buffer) -> str:
+        name = self.namer.define(buf, buf.name)
+        if buf.data is not None and not self.namer.has(buf.data):
+            self.namer.alias(buf.data, f"{name}.data")
+        return name
+
+    def emit(self, text: str) -> None:
+        self.lines.append(IND * self.depth + text)
+
+    def body(self, stmt: ts.Stmt | None) -> None:
+        """Print `stmt` one level deeper, in its own scope."""
+        self.depth += 1
+        with self.namer.scope():
+            n = len(self.lines)
+            if stmt is not None:
+                self.stmt(stmt)
+            if len(self.lines) == n:
+                self.emit("pass")
+        self.depth -= 1
+
+    # -- the function -----------------------------------------------------------------------
+
+    def function(self, f: PrimFunc, name: str, in_module: bool) -> list[str]:
+        attrs = dict(f.attrs)
+        opts = []
+        if "global_symbol" not in attrs:
+            opts.append("private=True")
+        elif attrs["global_symbol"] == name:
+            del attrs["global_symbol"]
+        if _has_blocks(f.body):
+            opts.append("s_tir=True")
+        deco = "@T.prim_func" + (f"({', '.join(opts)})" if opts else "")
+        with self.namer.scope():
+            handles = [h for h, buf in f.buffer_map if _needs_handle(buf)]
+            params = [self._param(f, v, v in handles) for v in f.params]
+            ret = f" -> T.{f.ret_dtype}" if f.ret_dtype != "void" else ""
+            self.emit(deco)
+            self.emit(f"def {name}({', '.join(params)}){ret}:")
+            self.depth += 1
+            start = len(self.lines)
+            if attrs:
+                self.emit(f"T.func_attr({value_text(attrs, self.expr)})")
+            for v in _free_vars(f):
+                if not self.namer.has(v):
+                    self.emit(f"{self.namer.define(v, v.name)} = T.{v.dtype}()")
+            for h in handles:
+                buf = f.buffer_of(h)
+                bname = self.define_buffer(buf)
+                self.emit(f"{bname} = T.match_buffer({self.name_of(h)}, "
+                          f"{self._buffer_args(buf, True)})")
+            self._func_body(f.body)
+            if len(self.lines) == start:
+                self.emit("pass")
+            self.depth -= 1
+        return self.lines
+
+    def _param(self, f: PrimFunc, v: tx.Var, as_handle: bool) -> str:
+        buf = f.buffer_of(v)
+        if buf is None or as_handle:
+            return f"{self.namer.define(v, v.name)}: T.{v.dtype}"
+        self.namer.keep.append(v)
+        name = self.define_buffer(buf)
+        return f"{name}: T.Buffer({self._buffer_args(buf, True)})"
+
+    def _buffer_args(self, buf: ts.Buffer, with_dtype: bool) -> str:
+        shape = ", ".join(self.expr(d, "int64") for d in buf.shape)
+        parts = [f"({shape},)" if len(buf.shape) == 1 else f"({shape})"]
+        if with_dtype or buf.dtype != "float32":
+            parts.append(f'"{buf.dtype}"')
+        if buf.strides:
+            parts.append(f"strides=({', '.join(self.expr(s) for s in buf.strides)},)")
+        if buf.elem_offset is not None:
+            parts.append(f"elem_offset={self.expr(buf.elem_offset)}")
+        if buf.scope != "global":
+            parts.append(f'scope="{buf.scope}"')
+        if buf.offset_factor:
+            parts.append(f"offset_factor={buf.offset_factor}")
+        return ", ".join(parts)
+
+    def _func_body(self, body: ts.Stmt) -> None:
+        root = body.block if isinstance(body, ts.BlockRealize) else None
+        implicit = (root is not None and root.name == "root" and not root.iter_vars
+                    and root.alloc_buffers and not (root.reads or root.writes or root.init
+                                                    or root.match_buffers or root.annotations)
+                    and _is_true(body.predicate))  # type: ignore[union-attr]
+        if not implicit:
+            if _has_blocks(body):
+                self.emit('# with T.sblock("root"):')
+            self.stmt(body)
+            return
+        self.emit('# with T.sblock("root"):')
+        for buf in root.alloc_buffers:  # type: ignore[union-attr]
+            self._alloc(buf)
+        self.stmt(root.body)  # type: ignore[union-attr]
+
+    def _alloc(self, buf: ts.Buffer) -> None:
+        name = self.define_buffer(buf)
+        self.emit(f"{name} = T.alloc_buffer({self._buffer_args(buf, False)})")
+
+    # -- statements -------------------------------------------------------------------------
+
+    def stmt(self, s: ts.Stmt) -> None:
+        getattr(self, "_" + type(s).__name__)(s)
+
+    def _SeqStmt(self, s: ts.SeqStmt) -> None:
+        for x in s.seq:
+            self.stmt(x)
+
+    def _BufferStore(self, s: ts.BufferStore) -> None:
+        lhs = f"{self.name_of(s.buffer)}[{self.expr.indices(s.indices)}]"
+        self.emit(f"{lhs} = {self.expr(s.value, s.buffer.dtype)}")
+
+    def _Evaluate(self, s: ts.Evaluate) -> None:
+        self.emit(f"T.evaluate({self.expr(s.value)})")
+
+    def _LetStmt(self, s: ts.LetStmt) -> None:
+        value = self.expr(s.value)
+        self.emit(f"{self.namer.define(s.var, s.var.name)}: T.{s.var.dtype} = {value}")
+        self.stmt(s.body)
+
+    def _AssertStmt(self, s: ts.AssertStmt) -> None:
+        self.emit(f"assert {self.expr(s.condition)}, {q(s.message)}")
+        self.stmt(s.body)
+
+    def _DeclBuffer(self, s: ts.DeclBuffer) -> None:
+        buf = s.buffer
+        data = ""
+        if buf.data is not None and self.namer.has(buf.data):
+            data = f", data={self.name_of(buf.data)}"
+        name = self.define_buffer(buf)
+        self.emit(f"{name} = T.decl_buffer({self._buffer_args(buf, True)}{data})")
+        self.stmt(s.body)
+
+    def _Allocate(self, s: ts.Allocate) -> None:
+        name = self.define_buffer(s.buffer)
+        self.emit(f"{name} = T.allocate({self._buffer_args(s.buffer, True)})")
+        self.stmt(s.body)
+
+    def _IfThenElse(self, s: ts.IfThenElse) -> None:
+        self.emit(f"if {self.expr(s.condition)}:")
+        self.body(s.then_case)
+        if s.else_case is not None:
+            self.emit("else:")
+            self.body(s.else_case)
+
+    def _For(self, s: ts.For) -> None:
+        loops = [s]
+        while _grid_next(loops[-1]) is not None:
+            loops.append(_grid_next(loops[-1]))  # type: ignore[arg-type]
+        with self.namer.scope():
+            names = [self.namer.define(f.loop_var, f.loop_var.name) for f in loops]
+            for f in loops:
+                self.loops[f.loop_var] = f
+            if len(loops) > 1:
+                extents = ", ".join(self.expr(f.extent) for f in loops)
+                self.emit(f"for {', '.join(names)} in T.grid({extents}):")
+            else:
+                self.emit(f"for {names[0]} in {self._loop_iter(s)}:")
+            self.body(loops[-1].body)
+
+    def _loop_iter(self, s: ts.For) -> str:
+        zero = isinstance(s.min, tx.IntImm) and s.min.value == 0 and s.min.dtype == s.extent.dtype
+        bounds = self.expr(s.extent) if zero else \
+            f"{self.expr(s.min)}, {self.expr(s.min + s.extent)}"
+        extra = ""
+        if s.kind is ts.ForKind.THREAD_BINDING:
+            extra = f", thread={q(s.thread_tag or '')}"
+        if s.annotations:
+            extra += f", annotations={value_text(dict(s.annotations), self.expr)}"
+        fn = "range" if s.kind is ts.ForKind.SERIAL and not extra else f"T.{s.kind.value}"
+        return f"{fn}({bounds}{extra})"
+
+    def _BlockRealize(self, s: ts.BlockRealize) -> None:
+        b = s.block
+        self.emit(f"with T.sblock({q(b.name)}):")
+        self.depth += 1
+        with self.namer.scope():
+            self._iter_vars(b, s.iter_values)
+            if not _is_true(s.predicate):
+                self.emit(f"T.where({self.expr(s.predicate)})")
+            if b.reads:
+                self.emit(f"T.reads({self._regions(b.reads)})")
+            if b.writes:
+                self.emit(f"T.writes({self._regions(b.writes)})")
+            if b.annotations:
+                self.emit(f"T.block_attr({value_text(dict(b.annotations), self.expr)})")
+            for buf in b.alloc_buffers:
+                self._alloc(buf)
+            for m in b.match_buffers:
+                name = self.define_buffer(m.buffer)
+                self.emit(f"{name} = T.match_buffer({self._region(m.source)}, "
+                          f"{self._buffer_args(m.buffer, True)})")
+            if b.init is not None:
+                self.emit("with T.init():")
+                self.body(b.init)
+            n = len(self.lines)
+            self.stmt(b.body)
+            if len(self.lines) == n:
+                self.emit("T.evaluate(0)")
+        self.depth -= 1
+
+    def _iter_vars(self, b: ts.Block, values: tuple[tx.PrimExpr, ...]) -> None:
+        pairs = list(zip(b.iter_vars, values))
+        if pairs and all(self._remappable(iv, v) for iv, v in pairs):
+            names = [self.namer.define(iv.var, iv.var.name) for iv, _ in pairs]
+            kinds = "".join(iv.iter_type.value for iv, _ in pairs)
+            loops = ", ".join(self.expr(v) for _, v in pairs)
+            self.emit(f'{", ".join(names)} = T.axis.remap("{kinds}", [{loops}])')
+            return
+        kinds = {"S": "spatial", "R": "reduce", "O": "opaque"}
+        for iv, v in pairs:
+            value = self.expr(v)
+            zero = isinstance(iv.dom.min, tx.IntImm) and iv.dom.min.value == 0
+            dom = self.expr(iv.dom.extent, v.dtype) if zero else \
+                f"({self.expr(iv.dom.min)}, {self.expr(iv.dom.min + iv.dom.extent)})"
+            name = self.namer.define(iv.var, iv.var.name)
+            self.emit(f"{name} = T.axis.{kinds[iv.iter_type.value]}({dom}, {value})")
+
+    def _remappable(self, iv: ts.IterVar, value: tx.PrimExpr) -> bool:
+        loop = self.loops.get(value) if isinstance(value, tx.Var) else None
+        return (loop is not None and iv.iter_type.value in "SR" and iv.var.dtype == value.dtype
+                and iv.dom == ts.Range(loop.min, loop.extent))
+
+    def _regions(self, regions: tuple[ts.BufferRegion, ...]) -> str:
+        return ", ".join(self._region(r) for r in regions)
+
+    def _region(self, r: ts.BufferRegion) -> str:
+        parts = []
+        for rng in r.region:
+            one = isinstance(rng.extent, tx.IntImm) and rng.extent.value == 1 and \
+                rng.extent.dtype == rng.min.dtype
+            if one:
+                parts.append(self.expr(rng.min))
+            else:
+                parts.append(f"{self.expr(rng.min)}:{self.expr(rng.min + rng.extent)}")
+        return f"{self.name_of(r.buffer)}[{', '.join(parts) if parts else '()'}]"
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _is_true(e: tx.PrimExpr) -> bool:
+    return isinstance(e, tx.IntImm) and e.dtype == "bool" and e.value == 1
+
+
+def _grid_next(f: ts.For) -> ts.For | None:
+    """The loop that joins `f` in one `T.grid(...)` line, if any."""
+    inner = f.body
+    if not isinstance(inner, ts.For):
+        return None
+    plain = all(x.kind is ts.ForKind.SERIAL and not x.annotations and isinstance(x.min, tx.IntImm)
+                and x.min.value == 0 and x.min.dtype == x.extent.dtype for x in (f, inner))
+    return inner if plain else None
+
+
+def _has_blocks(s: Any) -> bool:
+    if isinstance(s, (ts.BlockRealize, ts.Block)):
+        return True
+    if isinstance(s, ts.SeqStmt):
+        return any(_has_blocks(x) for x in s.seq)
+    for attr in ("body", "then_case", "else_case"):
+        child = getattr(s, attr, None)
+        if child is not None and _has_blocks(child):
+            return True
+    return False
+
+
+def _needs_handle(buf: ts.Buffer) -> bool:
+    """A buffer whose shape names variables prints as `T.handle` + `T.match_buffer`."""
+    exprs = list(buf.shape) + list(buf.strides) + [buf.elem_offset]
+    return any(_vars_of(e) for e in exprs if e is not None)
+
+
+def _vars_of(e: Any) -> list[tx.Var]:
+    from ...tir.function import free_vars
+
+    return free_vars(e) if isinstance(e, tx.PrimExpr) else []
+
+
+def _free_vars(f: PrimFunc) -> list[tx.Var]:
+    """Variables the function uses but nothing in it binds: printed as `n = T.int64()`."""
+    from .walk import tir_defs_and_uses
+
+    defs, uses = tir_defs_and_uses(f)
+    return [v for v in uses if v not in defs]
+
+
+def print_prim_func(f: PrimFunc, name: str | None = None, in_module: bool = False,
+                    namer: Namer | None = None) -> str:
+    """The function as TVMScript (no header)."""
+    fname = name or dict(f.attrs).get("global_symbol") or "main"
+    return "\n".join(TIRPrinter(namer).function(f, fname, in_module))
