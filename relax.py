@@ -6,17 +6,39 @@ import sys
 import types
 from typing import Any
 
+from .ir.expr import (  # noqa: F401 (relax.Var, relax.Call ... as TVM exports them)
+    Call, Constant, DataflowVar, Function, ShapeExpr, Tuple, TupleGetItem, Var,
+)
+from .ir.struct_info import (  # noqa: F401
+    ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo,
+)
+from .transforms import simple_passes as _sp
 from .transforms.bind_params import BindParams
+from .transforms.block_builder import BlockBuilder
 from .transforms.build import build_executable
+from .transforms.expr_functor import (
+    PyExprMutator, PyExprVisitor, function_pass, mutator, visitor,
+)
+from .transforms.fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
+from .transforms.fuse_by_pattern import FuseOpsByPattern, FusionPattern
+from .transforms.legalize import LegalizeOps
+from .transforms.pipeline import get_pipeline
+from .transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from .vm.vm import VirtualMachine
 
-__all__ = ["build", "vm", "VirtualMachine", "transform", "BindParams"]
+_SIMPLE_PASSES = ("DeadCodeElimination", "CanonicalizeBindings", "ToNonDataflow", "Normalize",
+                  "LambdaLift", "FoldConstant", "CallTIRRewrite", "StaticPlanBlockMemory",
+                  "KillAfterLastUse")
+
+__all__ = ["build", "vm", "VirtualMachine", "transform", "BindParams", "BlockBuilder", "op",
+           "get_pipeline", "PyExprMutator", "PyExprVisitor", "expr_functor", "Var",
+           "TensorStructInfo"]
 
 
 def build(mod: Any, target: Any = "llvm", params: dict[str, Any] | None = None,
-          exec_mode: str = "bytecode", **_: Any) -> Any:
+          relax_pipeline: Any = "default", exec_mode: str = "bytecode", **_: Any) -> Any:
     """Compile an IRModule to a VM Executable (also reachable as `relax.vm.build`)."""
-    return build_executable(mod, target, params)
+    return build_executable(mod, target, params, relax_pipeline)
 
 
 def _namespace(name: str, **members: Any) -> types.ModuleType:
@@ -28,4 +50,58 @@ def _namespace(name: str, **members: Any) -> types.ModuleType:
 
 
 vm = _namespace("vm", build=build, VirtualMachine=VirtualMachine)
-transform = _namespace("transform", BindParams=BindParams)
+transform = _namespace(
+    "transform", BindParams=BindParams, LegalizeOps=LegalizeOps, FuseOps=FuseOps, FuseTIR=FuseTIR,
+    AnnotateTIROpPattern=AnnotateTIROpPattern, function_pass=function_pass,
+    FuseOpsByPattern=FuseOpsByPattern, FusionPattern=FusionPattern,
+    MergeCompositeFunctions=MergeCompositeFunctions, RunCodegen=RunCodegen,
+    **{name: getattr(_sp, name) for name in _SIMPLE_PASSES})
+expr_functor = _namespace("expr_functor", PyExprMutator=PyExprMutator,
+                          PyExprVisitor=PyExprVisitor, mutator=mutator, visitor=visitor)
+
+
+def _op_namespace() -> types.ModuleType:
+    """`relax.op.add(x, y)`, `relax.op.nn.relu(x)`: the registered operator builders."""
+    from .ir.op import list_ops, op_attr
+
+    top: dict[str, Any] = {}
+    nn: dict[str, Any] = {}
+    for name in list_ops():
+        make = op_attr(name, "make")
+        if make is None:
+            continue
+        parts = name.split(".")
+        (nn if parts[1] == "nn" else top)[parts[-1]] = make
+    op = _namespace("op", **top)
+    op.nn = _namespace("op.nn", **nn)  # type: ignore[attr-defined]
+    return op
+
+
+op = _op_namespace()
+
+
+def _analysis() -> types.ModuleType:
+    from .ir.well_formed import well_formed
+
+    return _namespace("analysis", well_formed=well_formed)
+
+
+analysis = _analysis()
+
+
+def _byoc_namespaces() -> tuple[types.ModuleType, types.ModuleType]:
+    """`relax.dpl` (the pattern language) and `relax.backend` (patterns, their registry)."""
+    from . import backend as _backend
+    from .backend import blas, ccompiler, cupy  # built-in backends register themselves
+    from .ir import dpl as _dpl
+
+    public = {k: v for k, v in vars(_dpl).items() if not k.startswith("_")}
+    members = {"patterns": _backend.patterns, "pattern_registry": _backend.pattern_registry,
+               "blas": blas, "ccompiler": ccompiler, "cupy": cupy}
+    backend_ns = _namespace("backend", **members)
+    for name, module in members.items():
+        sys.modules[f"{__name__}.backend.{name}"] = module
+    return _namespace("dpl", **public), backend_ns
+
+
+dpl, backend = _byoc_namespaces()

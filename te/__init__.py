@@ -1,1 +1,61 @@
-"""(being written)"""
+"""`tvm.te`: tensor expressions and `create_prim_func` (see tensor.py, prim_func.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tir import expr as _tx
+from .prim_func import create_prim_func
+from .tensor import (  # noqa: A004 (TVM's names shadow builtins here on purpose)
+    AxisVar, ComputeOp, LoopNest, PlaceholderOp, Reduce, Tensor, compute, loop_nest, max, min,
+    placeholder, prod, reduce_axis, sum,
+)
+
+
+def var(name: str = "tindex", dtype: str = "int64") -> _tx.Var:
+    return _tx.Var(name, dtype)
+
+
+size_var = var
+
+
+def const(value: Any, dtype: str | None = None) -> _tx.PrimExpr:
+    return _tx.const(value, dtype)
+
+
+def _math(op: str) -> Any:
+    def f(x: Any) -> _tx.PrimExpr:
+        x = _tx.const(x)
+        return _tx.Call(x.dtype, f"tir.{op}", (x,))
+    f.__name__ = op
+    return f
+
+
+exp, log, sqrt, tanh, sigmoid, erf, rsqrt = (_math(n) for n in (
+    "exp", "log", "sqrt", "tanh", "sigmoid", "erf", "rsqrt"))
+abs, floor, ceil, round = (_math(n) for n in ("abs", "floor", "ceil", "round"))  # noqa: A001
+
+
+def if_then_else(cond: Any, t: Any, f: Any) -> _tx.PrimExpr:
+    t, f = _tx._as_operands(t, f)
+    return _tx.Call(t.dtype, "tir.if_then_else", (cond, t, f))
+
+
+def max_value(dtype: str) -> _tx.PrimExpr:
+    from .prim_func import identity
+
+    return identity("min", dtype)
+
+
+def min_value(dtype: str) -> _tx.PrimExpr:
+    from .prim_func import identity
+
+    return identity("max", dtype)
+
+
+__all__ = [
+    "AxisVar", "ComputeOp", "LoopNest", "loop_nest", "PlaceholderOp", "Reduce", "Tensor", "compute", "create_prim_func",
+    "placeholder", "reduce_axis", "sum", "max", "min", "prod", "var", "size_var", "const", "exp",
+    "log", "sqrt", "tanh", "sigmoid", "erf", "rsqrt", "abs", "floor", "ceil", "round",
+    "if_then_else", "max_value", "min_value",
+]

@@ -12,21 +12,23 @@ from .exec_builder import ExecBuilder
 from .lower_to_vm import lower_function
 
 
-def build_executable(mod: IRModule, target: Any = "llvm", params: dict[str, Any] | None = None
-                     ) -> Any:
+def build_executable(mod: IRModule, target: Any = "llvm", params: dict[str, Any] | None = None,
+                     relax_pipeline: Any = "default") -> Any:
     """relax.build: compile every prim_func to one kernel library and every graph function to
-    bytecode; `params` are bound into `main` first (as `relax.build(mod, params=...)` does)."""
-    from ..tir.build import compile_prim_funcs
+    bytecode; `params` are bound into `main` first (as `relax.build(mod, params=...)` does).
+    `relax_pipeline` (a Pass, a pipeline name, or None) runs next; operators it leaves are
+    legalized anyway, since the VM only runs call_tir and packed calls."""
+    from ..tir.build import build_kernel_library
     from ..vm.executable import Executable, FuncEntry, VMFunction
-    from ..vm.kernels import KernelLibrary
 
     if not isinstance(mod, IRModule):
         raise TypeError(f"relax.build expects an IRModule, got {type(mod).__name__}")
     if params:
         mod = BindParams("main", params)(mod)
+    mod = _run_pipeline(mod, relax_pipeline)
     prim_funcs = {gv.name_hint: f for gv, f in mod.items() if isinstance(f, PrimFunc)}
-    llvm_ir, signatures = compile_prim_funcs(prim_funcs, target)
-    builder = ExecBuilder(signatures)
+    kernels = build_kernel_library(prim_funcs, target)  # LLVM, or CUDA C (issue 7)
+    builder = ExecBuilder(kernels.signatures)
     for gv, func in mod.items():
         if isinstance(func, Function):
             lower_function(builder, mod, gv.name_hint, func)
@@ -36,14 +38,25 @@ def build_executable(mod: IRModule, target: Any = "llvm", params: dict[str, Any]
         for name, (func, code, num_regs) in builder.functions.items()
     }
     table = [FuncEntry(kind, name) for kind, name in builder.func_table]
-    return Executable(table, functions, builder.constants, KernelLibrary(llvm_ir, signatures))
+    return Executable(table, functions, builder.constants, kernels)
+
+
+def _run_pipeline(mod: IRModule, pipeline: Any) -> IRModule:
+    from .legalize import LegalizeOps
+    from .pipeline import get_pipeline
+
+    if isinstance(pipeline, str):
+        pipeline = get_pipeline(pipeline)
+    if pipeline is not None:
+        mod = pipeline(mod)
+    return LegalizeOps()(mod)
 
 
 def build_kernels(func_or_mod: Any, target: Any = "llvm") -> Any:
     """tvm.build: a prim_func (or a module of them) -> a callable kernel module."""
-    from ..tir.build import compile_prim_funcs
+    from ..tir.build import build_kernel_library
+    from ..vm.cuda import CudaKernelLibrary, cuda_module
     from ..vm.kernel_module import KernelModule
-    from ..vm.kernels import KernelLibrary
 
     if isinstance(func_or_mod, PrimFunc):
         name = func_or_mod.attr_dict.get("global_symbol", "main")
@@ -56,5 +69,5 @@ def build_kernels(func_or_mod: Any, target: Any = "llvm") -> Any:
     else:
         raise TypeError(f"tvm.build expects a PrimFunc or an IRModule, got "
                         f"{type(func_or_mod).__name__}")
-    llvm_ir, signatures = compile_prim_funcs(funcs, target)
-    return KernelModule(KernelLibrary(llvm_ir, signatures))
+    lib = build_kernel_library(funcs, target)
+    return cuda_module(lib) if isinstance(lib, CudaKernelLibrary) else KernelModule(lib)

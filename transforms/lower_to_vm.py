@@ -13,16 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.expr import (
-    Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, MatchCast, PrimValue,
-    StringImm, Tuple, TupleGetItem, Var, VarBinding,
+    Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, If, MatchCast,
+    PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var, VarBinding,
 )
 from ..ir.module import IRModule
 from ..ir.op import CALL_DPS_PACKED, CALL_PURE_PACKED, CALL_TIR
-from ..ir.struct_info import StructInfo, TensorStructInfo, TupleStructInfo
+from ..ir.struct_info import ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from ..tir import expr as tir
+from ..tir.function import PrimFunc, free_vars, shape_vars
 from ..vm import bytecode as bc
 from ..vm.bytecode import Arg
 from .exec_builder import ExecBuilder
+from .lower_shapes import _dim_text, lower_if, shape_program
 
 
 class LoweringError(ValueError):
@@ -37,6 +39,7 @@ class FunctionLowering:
         self.code: list[bc.Instruction] = []
         self.values: dict[Var, Arg] = {}
         self.dims: dict[tir.Var, Arg] = {}
+        self.computed: dict[tir.PrimExpr, Arg] = {}
         self.num_regs = len(func.params)
 
     # -- registers and emission -----------------------------------------------------------
@@ -77,17 +80,36 @@ class FunctionLowering:
                 self.emit("vm.builtin.check_dim_equal",
                           [t, bc.imm(axis), self.dims[dim], self.b.const(name),
                            self.b.const(dim.name)])
-            else:
-                raise LoweringError(f"{self.name}: parameter {name} has a computed dim "
-                                    f"{dim}; only constants and plain variables are supported")
+            else:  # a computed dim: every variable in it must be bound by now
+                value = self.dim_arg(dim, f"parameter {name}")
+                self.emit("vm.builtin.check_shape_value",
+                          [t, bc.imm(axis), value, self.b.const(name),
+                           self.b.const(_dim_text(dim))])
 
     def dim_arg(self, dim: tir.PrimExpr, where: str) -> Arg:
+        """An argument holding `dim`: an immediate, the register of a bound variable, or a
+        register computed by `vm.builtin.eval_shape` (once per distinct expression)."""
         if isinstance(dim, tir.IntImm):
             return bc.imm(dim.value)
         if isinstance(dim, tir.Var) and dim in self.dims:
             return self.dims[dim]
-        raise LoweringError(f"{self.name}: {where}: cannot compute the dim {dim} at run time "
-                            "(only constants and variables bound by the inputs are supported)")
+        if dim in self.computed:
+            return self.computed[dim]
+        free = [v for v in free_vars(dim) if v not in self.dims]
+        if free or isinstance(dim, tir.Var):
+            names = ", ".join(v.name for v in free) or getattr(dim, "name", str(dim))
+            raise LoweringError(f"{self.name}: {where}: the dim {_dim_text(dim)} uses {names}, "
+                                "which no input binds (bind it with a parameter's shape or "
+                                "R.match_cast)")
+        program, operands = shape_program(dim, [])
+        if program is None:
+            raise LoweringError(f"{self.name}: {where}: cannot compute the dim {dim} at run "
+                                "time (only + - * // % min max of ints)")
+        r = self.new_reg()
+        self.emit("vm.builtin.eval_shape",
+                  [self.b.const(program), *[self.dims[v] for v in operands]], dst=r)
+        self.computed[dim] = bc.reg(r)
+        return self.computed[dim]
 
     # -- bindings ---------------------------------------------------------------------------
     def lower_binding(self, binding: VarBinding | MatchCast) -> None:
@@ -95,11 +117,15 @@ class FunctionLowering:
             arg = self.value_of(binding.value)
             if isinstance(binding.struct_info, TensorStructInfo):
                 self.check_tensor(arg, binding.struct_info, binding.var.name_hint)
+            elif isinstance(binding.struct_info, ShapeStructInfo):
+                self.bind_shape(arg, binding.struct_info)
             self.values[binding.var] = arg
             return
         value, var = binding.value, binding.var
         if isinstance(value, Call):
             self.values[var] = self.lower_call(value, var.name_hint)
+        elif isinstance(value, If):
+            self.values[var] = lower_if(self, value)
         else:
             self.values[var] = self.value_of(value)
 
@@ -112,6 +138,13 @@ class FunctionLowering:
             return self.b.const(e.data)
         if isinstance(e, PrimValue) and isinstance(e.value, tir.IntImm):
             return bc.imm(e.value.value)
+        if isinstance(e, PrimValue) and e.value.dtype.startswith("int"):
+            return self.dim_arg(e.value, "R.prim_value")
+        if isinstance(e, ShapeExpr):
+            r = self.new_reg()
+            self.emit("vm.builtin.make_tuple", [self.dim_arg(d, "R.shape") for d in e.values],
+                      dst=r)
+            return bc.reg(r)
         if isinstance(e, StringImm):
             return self.b.const(e.value)
         if isinstance(e, Tuple):
@@ -181,9 +214,35 @@ class FunctionLowering:
         for param, sinfo, arg in zip(buffers, sinfos, args):
             self.match_buffer(kname, param, sinfo, arg, bound)
         scalars = self.scalar_args(kname, sig, call, bound)
-        shape_args = [bound[v] for v in sig.shape_vars if v not in {p.name for p in sig.params}]
+        shape_args = self.shape_var_args(kname, sig, bound)
         self.emit(kname, self.kernel_args(sig, args, scalars) + shape_args, kind="kernel")
         return self.pack_outputs(outs)
+
+    def shape_var_args(self, kname: str, sig: Any, bound: dict[str, Arg]) -> list[Arg]:
+        """Values of the kernel's shape vars: bound from its buffers, else (te-made kernels
+        share the function's own dim variables) the function's variable of that identity."""
+        scalars = {p.name for p in sig.params}
+        prim = self.mod[kname] if kname in self.mod else None
+        by_name = {v.name: v for v in shape_vars(prim)} if isinstance(prim, PrimFunc) else {}
+        out = []
+        for name in sig.shape_vars:
+            if name in scalars:
+                continue
+            if name not in bound:
+                var = by_name.get(name)
+                if var is None or var not in self.dims:
+                    raise LoweringError(f"{self.name}: call_tir({kname}) cannot bind the "
+                                        f"shape variable {name} from its arguments")
+                bound[name] = self.dims[var]
+            out.append(bound[name])
+        return out
+
+    def bind_shape(self, arg: Arg, sinfo: ShapeStructInfo) -> None:
+        for i, d in enumerate(sinfo.values or ()):
+            if isinstance(d, tir.Var) and d not in self.dims:
+                r = self.new_reg()
+                self.emit("vm.builtin.tuple_getitem", [arg, bc.imm(i)], dst=r)
+                self.dims[d] = bc.reg(r)
 
     def kernel_args(self, sig: Any, buffers: list[Arg], scalars: list[Arg]) -> list[Arg]:
         ordered, bi, si = [], iter(buffers), iter(scalars)
@@ -224,6 +283,8 @@ class FunctionLowering:
                 else:
                     self.emit("vm.builtin.check_dim",
                               [arg, bc.imm(axis), bc.imm(want), self.b.const(where)])
+            elif not want.isidentifier():
+                continue  # a computed dim (n * 2): the struct info already says what it is
             elif want in bound:
                 self.check_same_dim(bound[want], have, arg, axis, where, want)
             else:

@@ -9,6 +9,7 @@ calls with destination-passing calls of them. Nothing is rebuilt: a backend is a
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -21,6 +22,9 @@ from ..ir.module import GlobalVar, IRModule
 from ..ir.op import CALL_DPS_PACKED
 from ..vm import registry
 from .pass_infra import Pass, PassContext
+
+
+_RUN_IDS = itertools.count()
 
 
 class CodegenNotFoundError(ValueError):
@@ -158,9 +162,12 @@ def _run_backend(backend: str, funcs: list[tuple[GlobalVar, Function]], mod: IRM
             f"        return {{f.attrs['global_symbol']: my_dps_callable for f in functions}}")
     built = codegen([f for _, f in funcs], dict(options.get(backend, {})), mod)
     out: dict[GlobalVar, str] = {}
+    run_id = next(_RUN_IDS)
     for i, (gv, func) in enumerate(funcs):
         impl = _pick(built, i, gv.name_hint)
-        symbol = f"{backend}.{gv.name_hint}"
+        # NOTE: the registry is process-wide; two offloaded modules may both have a
+        # `fused_..._relu1`, so each RunCodegen gets its own suffix.
+        symbol = f"{backend}.{gv.name_hint}.r{run_id}"
         registry.register_func(symbol, impl, override=True)
         out[gv] = symbol
     return out

@@ -1,1 +1,22 @@
-"""(being written)"""
+"""High-level relax operators (`R.add`, `R.nn.conv2d`, ...) registered by name in `ir.op`.
+
+Importing this package registers them; `relax.op` exposes the makers as functions.
+"""
+
+from . import elementwise, manipulate, reduce_nn  # noqa: F401 (registers the operators)
+from .base import OpError
+from .elementwise import astype, where
+from .manipulate import (
+    broadcast_to, concat, expand_dims, flatten, full, matmul, ones, permute_dims, reshape,
+    split, squeeze, strided_slice, take, zeros,
+)
+from .reduce_nn import (
+    adaptive_avg_pool2d, batch_norm, conv2d, dropout, layer_norm, log_softmax, softmax,
+)
+
+__all__ = [
+    "OpError", "astype", "where", "broadcast_to", "concat", "expand_dims", "flatten", "full",
+    "matmul", "ones", "permute_dims", "reshape", "split", "squeeze", "strided_slice", "take",
+    "zeros", "adaptive_avg_pool2d", "batch_norm", "conv2d", "dropout", "layer_norm",
+    "log_softmax", "softmax",
+]

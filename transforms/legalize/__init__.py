@@ -1,1 +1,83 @@
-"""(being written)"""
+"""LegalizeOps: every high-level operator call becomes `call_tir` of a te-made prim_func.
+
+In: graph functions with `relax.<op>` calls whose arguments have known shapes and dtypes.
+Out: the same functions with those calls replaced by `R.call_tir(<op>, args, out_sinfo)` and
+one prim_func per distinct (operator, attributes, argument shapes) added to the module, named
+after the operator as TVM does (`add`, `add1`, `matmul`, `relu`, ...). Calls whose shapes are
+unknown, or of operators without a rule, are left for a later pass (or a clear build error).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable
+
+from ...ir import expr as rx
+from ...ir import struct_info as si
+from ...ir.functor import ExprMutator
+from ...ir.module import IRModule
+from ..pass_infra import Pass, PassContext
+from .emit import TEEmitter, sinfo_key
+from .rules import LEGALIZE, register_legalize
+
+__all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]
+
+
+class _Legalizer(ExprMutator):
+    def __init__(self, emitter: TEEmitter, rules: dict[str, Callable[..., Any]]) -> None:
+        self.emitter, self.rules = emitter, rules
+
+    def visit_Call(self, call: rx.Call) -> rx.Expr:
+        call = self.generic_visit(call)
+        if not isinstance(call.op, rx.Op) or call.op.name not in self.rules:
+            return call
+        if not all(_known(a) for a in call.args):
+            return call
+        args = [_expand_tuple(a) for a in call.args]
+        rule = self.rules[call.op.name]
+        ids = [id(a) for a in args]
+        key = (call.op.name, call.attrs, tuple(sinfo_key(a) for a in args),
+               tuple(ids.index(i) for i in ids))
+        base = call.op.name.split(".")[-1]
+        out = call.struct_info if _known_sinfo(call.struct_info) else None
+        new = self.emitter.call_te(lambda *a: rule(call, *a), args, {}, base, key, out)
+        return replace(new, span=call.span)
+
+
+def _known(e: rx.Expr) -> bool:
+    return _known_sinfo(e.struct_info)
+
+
+def _known_sinfo(s: Any) -> bool:
+    if isinstance(s, si.TensorStructInfo):
+        return s.shape is not None and bool(s.dtype)
+    if isinstance(s, si.TupleStructInfo):
+        return all(_known_sinfo(f) for f in s.fields)
+    return s is not None
+
+
+def _expand_tuple(e: rx.Expr) -> rx.Expr:
+    """A tuple-typed variable as a Tuple of its items (te sees a list of tensors)."""
+    s = e.struct_info
+    if isinstance(s, si.TupleStructInfo) and not isinstance(e, rx.Tuple):
+        return rx.Tuple(tuple(rx.TupleGetItem(e, i, f) for i, f in enumerate(s.fields)), s)
+    return e
+
+
+def legalize_module(mod: IRModule, custom: dict[str, Callable[..., Any]] | None = None
+                    ) -> IRModule:
+    funcs = dict(mod.functions)
+    emitter = TEEmitter(funcs)
+    rules = {**LEGALIZE, **(custom or {})}
+    for gv, f in list(mod.functions.items()):
+        if isinstance(f, rx.Function):
+            funcs[gv] = _Legalizer(emitter, rules).visit(f)
+    return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
+
+
+def LegalizeOps(customize_legalize_map: dict[str, Any] | None = None,  # noqa: N802
+                enable_warning: bool = False) -> Pass:
+    """TVM's `relax.transform.LegalizeOps()`; custom rules take `(call, *te_args)`."""
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        return legalize_module(mod, customize_legalize_map)
+    return Pass(run, "LegalizeOps")

@@ -1,0 +1,121 @@
+"""Elementwise operators: binary arithmetic and comparisons (numpy broadcasting), unary math,
+`where`, `astype`, and the elementwise activations of `R.nn`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import expr as rx
+from .. import struct_info as si
+from .base import (
+    BROADCAST, ELEMWISE, as_expr, broadcast, call, op_error, out_tensor, register,
+    scalar_const, tensor_arg,
+)
+
+BINARY = ("add", "subtract", "multiply", "divide", "floor_divide", "power", "maximum",
+          "minimum", "floor_mod")
+COMPARE = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+LOGICAL = ("logical_and", "logical_or")
+UNARY = ("exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "negative", "abs", "floor", "ceil",
+         "round", "sin", "cos", "erf", "square", "logical_not")
+NN_UNARY = ("relu", "gelu", "gelu_tanh", "silu")
+
+
+def _operands(name: str, a: Any, b: Any) -> tuple[rx.Expr, rx.Expr]:
+    """Python numbers beside a tensor become 0-d constants of the tensor's dtype (TVM's rule
+    for literals: they never widen the tensor)."""
+    ea = None if isinstance(a, (int, float)) else as_expr(a)
+    eb = None if isinstance(b, (int, float)) else as_expr(b)
+    if ea is None and eb is None:
+        raise op_error(name, "needs at least one tensor operand")
+    if ea is None:
+        ea = scalar_const(a, _dtype_of(eb) or "float32")
+    if eb is None:
+        eb = scalar_const(b, _dtype_of(ea) or "float32")
+    return ea, eb
+
+
+def _dtype_of(e: rx.Expr) -> str:
+    s = e.struct_info
+    return s.dtype if isinstance(s, (si.TensorStructInfo, si.PrimStructInfo)) else ""
+
+
+def _infer_binary(out_bool: bool) -> Any:
+    def infer(c: rx.Call) -> si.StructInfo:
+        name = c.op.name  # type: ignore[attr-defined]
+        a, b = tensor_arg(name, c, 0, "lhs"), tensor_arg(name, c, 1, "rhs")
+        if a.dtype and b.dtype and a.dtype != b.dtype:
+            raise op_error(name, f"operands must have the same dtype, got {a.dtype} and "
+                                 f"{b.dtype} (use R.astype to convert one)")
+        dtype = "bool" if out_bool else (a.dtype or b.dtype)
+        if a.shape is None or b.shape is None:
+            ndim = max(a.ndim, b.ndim) if a.ndim >= 0 and b.ndim >= 0 else -1
+            return si.TensorStructInfo(None, dtype, ndim)
+        shape = broadcast(name, a.shape, b.shape)
+        return out_tensor(shape, dtype, max(len(a.shape), len(b.shape)))
+    return infer
+
+
+def _infer_unary(c: rx.Call) -> si.StructInfo:
+    name = c.op.name  # type: ignore[attr-defined]
+    x = tensor_arg(name, c, 0, "the input")
+    float_only = name.split(".")[-1] not in ("negative", "abs", "relu", "floor", "ceil",
+                                             "round", "square", "logical_not")
+    if float_only and x.dtype and not x.dtype.startswith(("float", "bfloat")):
+        raise op_error(name, f"needs a float tensor, got {x.dtype}")
+    return x
+
+
+def _infer_astype(c: rx.Call) -> si.StructInfo:
+    x = tensor_arg("relax.astype", c, 0, "the input")
+    return si.TensorStructInfo(x.shape, c.attr("dtype"), x.ndim)
+
+
+def _infer_where(c: rx.Call) -> si.StructInfo:
+    cond = tensor_arg("relax.where", c, 0, "the condition")
+    a, b = tensor_arg("relax.where", c, 1, "x1"), tensor_arg("relax.where", c, 2, "x2")
+    if cond.dtype and cond.dtype != "bool":
+        raise op_error("relax.where", f"the condition must be a bool tensor, got {cond.dtype}")
+    if a.dtype and b.dtype and a.dtype != b.dtype:
+        raise op_error("relax.where", f"x1 and x2 must have the same dtype, got {a.dtype} and "
+                                      f"{b.dtype}")
+    if cond.shape is None or a.shape is None or b.shape is None:
+        return si.TensorStructInfo(None, a.dtype, -1)
+    shape = broadcast("relax.where", cond.shape, a.shape)
+    shape = broadcast("relax.where", shape, b.shape) if shape is not None else None
+    return out_tensor(shape, a.dtype or b.dtype, max(cond.ndim, a.ndim, b.ndim))
+
+
+def _binary_maker(name: str) -> Any:
+    def make(x1: Any, x2: Any) -> rx.Call:
+        return call(name, _operands(name, x1, x2))
+    make.__name__ = name.split(".")[-1]
+    return make
+
+
+def _unary_maker(name: str) -> Any:
+    def make(x: Any) -> rx.Call:
+        return call(name, (x,))
+    make.__name__ = name.split(".")[-1]
+    return make
+
+
+def astype(x: Any, dtype: Any) -> rx.Call:
+    return call("relax.astype", (x,), dtype=str(getattr(dtype, "dtype", dtype)))
+
+
+def where(condition: Any, x1: Any, x2: Any) -> rx.Call:
+    a, b = _operands("relax.where", x1, x2)
+    return call("relax.where", (condition, a, b))
+
+
+for _n in BINARY:
+    register(f"relax.{_n}", _infer_binary(False), _binary_maker(f"relax.{_n}"), BROADCAST)
+for _n in COMPARE + LOGICAL:
+    register(f"relax.{_n}", _infer_binary(True), _binary_maker(f"relax.{_n}"), BROADCAST)
+for _n in UNARY:
+    register(f"relax.{_n}", _infer_unary, _unary_maker(f"relax.{_n}"), ELEMWISE)
+for _n in NN_UNARY:
+    register(f"relax.nn.{_n}", _infer_unary, _unary_maker(f"relax.nn.{_n}"), ELEMWISE)
+register("relax.astype", _infer_astype, astype, ELEMWISE)
+register("relax.where", _infer_where, where, BROADCAST)

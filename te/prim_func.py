@@ -1,0 +1,202 @@
+"""`te.create_prim_func([A, B, C])`: a PrimFunc with one block per compute (TVM's layout).
+
+The arguments become the parameters in order (inputs and outputs alike); computes reached from
+them that are not arguments become buffers of the root block. Each compute is a loop nest
+over its spatial then reduce axes around a block that binds fresh iter vars; a reduction's
+block has `T.init()` with the combiner's identity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tir import expr as tx
+from ..tir.function import PrimFunc
+from ..tir.functor import Mutator
+from ..tir.stmt import (
+    Block, BlockRealize, BufferStore, For, ForKind, IterType, IterVar, Range, Stmt, seq,
+)
+from .tensor import AxisVar, ComputeOp, Reduce, Tensor, tensor_of
+
+TRUE = tx.IntImm("bool", 1)
+
+
+class _Rename(Mutator):
+    def __init__(self, vmap: dict[tx.Var, tx.PrimExpr]) -> None:
+        self.vmap = vmap
+
+    def visit_Var(self, v: tx.Var) -> tx.PrimExpr:
+        return self.vmap.get(v, v)
+
+    visit_AxisVar = visit_Var
+
+
+def identity(combiner: str, dtype: str) -> tx.PrimExpr:
+    if combiner in ("sum", "prod"):
+        return tx.const(0 if combiner == "sum" else 1, dtype)
+    if dtype.startswith("float"):
+        return tx.FloatImm(dtype, float("-inf") if combiner == "max" else float("inf"))
+    bits = int(dtype.lstrip("uint")) if dtype != "bool" else 1
+    lo, hi = (0, 2**bits - 1) if dtype.startswith("uint") else (-(2**(bits - 1)),
+                                                                2**(bits - 1) - 1)
+    return tx.const(lo if combiner == "max" else hi, dtype)
+
+
+def combine(combiner: str, a: tx.PrimExpr, b: tx.PrimExpr) -> tx.PrimExpr:
+    op = {"sum": tx.BinaryOp.ADD, "prod": tx.BinaryOp.MUL, "max": tx.BinaryOp.MAX,
+          "min": tx.BinaryOp.MIN}[combiner]
+    return tx.binop(op, a, b)
+
+
+def _inputs(body: tx.PrimExpr) -> list[Tensor]:
+    found: list[Tensor] = []
+
+    class _Walk(Mutator):
+        def visit_BufferLoad(self, e: tx.BufferLoad) -> tx.PrimExpr:
+            t = tensor_of(e.buffer)
+            if t is not None and t not in found:
+                found.append(t)
+            self.visit(e.indices)
+            return e
+
+    _Walk().visit(body)
+    return found
+
+
+def _topo(outputs: list[Tensor]) -> list[Tensor]:
+    order: list[Tensor] = []
+    seen: set[int] = set()
+
+    def visit(t: Tensor) -> None:
+        if id(t) in seen:
+            return
+        seen.add(id(t))
+        if isinstance(t.op, ComputeOp):
+            for u in _inputs(t.op.body):
+                visit(u)
+        order.append(t)
+
+    for t in outputs:
+        visit(t)
+    return order
+
+
+def compute_stmt(t: Tensor) -> Stmt:
+    """The loop nest and block(s) that compute tensor `t`."""
+    op = t.op
+    assert isinstance(op, ComputeOp)
+    red = op.body if isinstance(op.body, Reduce) else None
+    axes: list[AxisVar] = list(op.axis) + list(red.axis if red is not None else ())
+    if op.nest is not None:
+        return _nest_stmt(t, op, red, axes)
+    loops = [tx.Var(a.name, "int64") for a in axes]
+    block = _block(t, op, red, axes, with_init=True)
+    mins = [a.dom.min for a in axes]  # type: ignore[union-attr]
+    values = tuple(lv if _is_zero(m) else lv + m for lv, m in zip(loops, mins))
+    stmt: Stmt = BlockRealize(values, TRUE, block)
+    for lv, a in reversed(list(zip(loops, axes))):
+        stmt = For(lv, tx.const(0, "int64"), a.dom.extent, ForKind.SERIAL, stmt)  # type: ignore
+    return stmt
+
+
+def _block(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar],
+           with_init: bool) -> Block:
+    """The block of compute `t` over `axes` (fresh iter vars); a reduction's block has
+    `T.init()` when `with_init`, else only the update."""
+    ivars = [tx.Var(f"v_{a.name}", "int64") for a in axes]
+    rename = _Rename(dict(zip(axes, ivars)))
+    store_idx = tuple(ivars[: len(op.axis)])
+    init = None
+    if red is None:
+        body: Stmt = BufferStore(t.buffer, rename.visit(op.body), store_idx)
+    else:
+        old = tx.BufferLoad(t.buffer, store_idx)
+        value = combine(red.combiner, old, rename.visit(red.source))
+        if red.condition is not None:
+            value = tx.Select(rename.visit(red.condition), value, old)
+        body = BufferStore(t.buffer, value, store_idx)
+        if with_init:
+            init = BufferStore(t.buffer, _init_value(t, red), store_idx)
+    iter_vars = tuple(
+        IterVar(v, Range(a.dom.min, a.dom.extent), a.iter_type)  # type: ignore[union-attr]
+        for v, a in zip(ivars, axes))
+    return Block(op.name, iter_vars, body, init=init, annotations=tuple(op.attrs.items()))
+
+
+def _init_value(t: Tensor, red: Reduce) -> tx.PrimExpr:
+    return red.init if red.init is not None else identity(red.combiner, t.dtype)
+
+
+def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]) -> Stmt:
+    """The loops of `op.nest` (see te.tensor.LoopNest) around the compute's block."""
+    nest = op.nest
+    assert nest is not None
+    split, kinds = dict(nest.split), dict(nest.kinds)
+    by_name = {a.name: a for a in axes}
+
+    def extent(name: str) -> tx.PrimExpr:
+        base, _, part = name.partition(".")
+        ext = by_name[base].dom.extent  # type: ignore[union-attr]
+        if not part:
+            return ext
+        f = split[base]
+        return tx.const(f if part == "i" else ext.value // f, "int64")  # type: ignore
+
+    def realize(block: Block, block_axes: list[AxisVar], names: list[str]) -> Stmt:
+        lv = {name: tx.Var(name.replace(".", "_"), "int64") for name in names}
+        values = []
+        for a in block_axes:
+            if a.name in split:
+                v = lv[f"{a.name}.o"] * tx.const(split[a.name], "int64") + lv[f"{a.name}.i"]
+            else:
+                v = lv[a.name]
+            m = a.dom.min  # type: ignore[union-attr]
+            values.append(v if _is_zero(m) else v + m)
+        stmt: Stmt = BlockRealize(tuple(values), TRUE, block)
+        for name in reversed(names):
+            kind = ForKind(kinds.get(name, "serial"))
+            stmt = For(lv[name], tx.const(0, "int64"), extent(name), kind, stmt)
+        return stmt
+
+    reduce_names = {a.name for a in (red.axis if red is not None else ())}
+    order = list(nest.order)
+    first_red = next((k for k, n in enumerate(order) if n.partition(".")[0] in reduce_names),
+                     len(order))
+    decompose = any(n.partition(".")[0] not in reduce_names for n in order[first_red:])
+    update = realize(_block(t, op, red, axes, with_init=not decompose), axes, order)
+    if not decompose:
+        return update
+    assert red is not None
+    spatial = list(op.axis)
+    ivars = [tx.Var(f"v_{a.name}", "int64") for a in spatial]
+    init_block = Block(f"{op.name}_init", tuple(
+        IterVar(v, Range(a.dom.min, a.dom.extent), IterType.SPATIAL)  # type: ignore
+        for v, a in zip(ivars, spatial)),
+        BufferStore(t.buffer, _init_value(t, red), tuple(ivars)))
+    init_order = [n for n in order if n.partition(".")[0] not in reduce_names]
+    return seq([realize(init_block, spatial, init_order), update])
+
+
+def _is_zero(e: tx.PrimExpr) -> bool:
+    return isinstance(e, tx.IntImm) and e.value == 0
+
+
+def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> PrimFunc:
+    """A PrimFunc computing the compute tensors of `args` from its placeholders."""
+    args = list(args)
+    order = _topo([a for a in args if isinstance(a.op, ComputeOp)])
+    missing = [t.name for t in order if not isinstance(t.op, ComputeOp) and t not in args]
+    if missing:
+        raise ValueError(f"te.create_prim_func: placeholder(s) {missing} are used but not in "
+                         "the argument list")
+    computes = [t for t in order if isinstance(t.op, ComputeOp)]
+    locals_ = tuple(t.buffer for t in computes if t not in args)
+    nests = [compute_stmt(t) for t in computes]
+    root = Block("root", (), seq(nests), alloc_buffers=locals_)
+    params = tuple(tx.Var(t.name, "handle") for t in args)
+    bmap = tuple((p, t.buffer) for p, t in zip(params, args))
+    return PrimFunc(params, bmap, BlockRealize((), TRUE, root),
+                    (("tir.noalias", True),))
+
+
+__all__ = ["create_prim_func", "IterType"]

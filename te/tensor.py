@@ -1,0 +1,220 @@
+"""Tensor expressions: `placeholder`, `compute`, `reduce_axis` and the reducers (TVM's `te`).
+
+A `Tensor` owns a TIR `Buffer`; indexing it (`A[i, j]`) gives a `BufferLoad` of that buffer, so
+compute bodies are plain TIR expressions. A reduction is a `Reduce` node at the top of a body.
+`create_prim_func` (prim_func.py) turns the graph of tensors into a PrimFunc with one block per
+compute, as TVM's does.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..tir import expr as tx
+from ..tir.stmt import Buffer, IterType, Range, make_buffer
+
+# NOTE: buffers compare by identity; this maps each te buffer back to its tensor so that
+# create_prim_func can walk from outputs to inputs through the BufferLoads of bodies.
+_TENSOR_OF: dict[Buffer, Tensor] = {}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AxisVar(tx.Var):
+    """An iteration axis usable inside expressions (`te.reduce_axis`, `C.op.axis[0]`)."""
+
+    dom: Range | None = None
+    iter_type: IterType = IterType.SPATIAL
+
+    @property
+    def var(self) -> AxisVar:
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class Reduce(tx.PrimExpr):
+    """`te.sum(expr, axis=k)`: only valid as the whole body of a compute."""
+
+    combiner: str  # "sum" | "prod" | "max" | "min"
+    source: tx.PrimExpr
+    axis: tuple[AxisVar, ...]
+    condition: tx.PrimExpr | None = None
+    init: tx.PrimExpr | None = None
+    span: tx.Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        return self.source.dtype
+
+
+@dataclass(eq=False)
+class ComputeOp:
+    name: str
+    axis: tuple[AxisVar, ...]
+    body: tx.PrimExpr
+    tag: str = ""
+    attrs: dict[str, Any] = field(default_factory=dict)
+    nest: LoopNest | None = None  # tvmlite: the loop order create_prim_func emits
+
+    @property
+    def reduce_axis(self) -> tuple[AxisVar, ...]:
+        return self.body.axis if isinstance(self.body, Reduce) else ()
+
+
+@dataclass(frozen=True)
+class LoopNest:
+    """How `create_prim_func` lays out the loops of one compute (a tvmlite extension; TVM's
+    create_prim_func always emits spatial axes then reduce axes, outermost first).
+
+    `order`: every loop, outermost first, by axis name: "y" is the whole axis, "y.o"/"y.i" the
+    outer/inner parts of an axis split by `split[name]` (an inner extent dividing the axis'
+    constant extent). `kinds`: loop name -> ForKind ("unroll", "vectorized"). When a spatial
+    loop runs inside a reduce loop, the reduction is decomposed as TVM's decompose_reduction
+    does: a `<name>_init` block over the spatial axes first, then the update block without
+    `T.init()`. Each output element still accumulates in the order of the reduce loops."""
+
+    order: tuple[str, ...]
+    split: tuple[tuple[str, int], ...] = ()
+    kinds: tuple[tuple[str, str], ...] = ()
+
+
+def loop_nest(t: Tensor, order: Any, split: dict[str, int] | None = None,
+              kinds: dict[str, str] | None = None) -> Tensor:
+    """Sets the loop nest of compute tensor `t` (see LoopNest); returns `t`. Checks that
+    `order` names every loop once and that each split divides its axis."""
+    op = t.op
+    assert isinstance(op, ComputeOp)
+    axes = {a.name: a for a in tuple(op.axis) + tuple(op.reduce_axis)}
+    split = dict(split or {})
+    want = []
+    for name, a in axes.items():
+        if name in split:
+            ext = a.dom.extent if a.dom is not None else None  # type: ignore[union-attr]
+            if not isinstance(ext, tx.IntImm) or ext.value % split[name]:
+                raise ValueError(f"loop_nest: split of {name!r} by {split[name]} does not "
+                                 f"divide its extent {ext}")
+            want += [f"{name}.o", f"{name}.i"]
+        else:
+            want.append(name)
+    if sorted(order) != sorted(want):
+        raise ValueError(f"loop_nest: order {list(order)} must name each of {want} once")
+    op.nest = LoopNest(tuple(order), tuple(split.items()), tuple((kinds or {}).items()))
+    return t
+
+
+@dataclass(eq=False)
+class PlaceholderOp:
+    name: str
+
+
+class Tensor:
+    """A te tensor: `A[i, j]` loads from it; `.shape`, `.dtype`, `.op`, `.name`."""
+
+    def __init__(self, buffer: Buffer, op: ComputeOp | PlaceholderOp) -> None:
+        self.buffer, self.op = buffer, op
+        _TENSOR_OF[buffer] = self
+
+    @property
+    def shape(self) -> tuple[tx.PrimExpr, ...]:
+        return self.buffer.shape
+
+    @property
+    def dtype(self) -> str:
+        return self.buffer.dtype
+
+    @property
+    def name(self) -> str:
+        return self.buffer.name
+
+    @property
+    def ndim(self) -> int:
+        return len(self.buffer.shape)
+
+    def __getitem__(self, indices: Any) -> tx.BufferLoad:
+        idx = indices if isinstance(indices, tuple) else (indices,)
+        if len(idx) != self.ndim:
+            raise IndexError(f"tensor {self.name!r} has {self.ndim} dims, indexed with "
+                             f"{len(idx)}")
+        return tx.BufferLoad(self.buffer, tuple(tx.const(i, "int64") for i in idx))
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.name}, {list(self.shape)}, {self.dtype})"
+
+
+def tensor_of(buf: Buffer) -> Tensor | None:
+    return _TENSOR_OF.get(buf)
+
+
+def _dims(shape: Any) -> tuple[tx.PrimExpr, ...]:
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return tuple(tx.const(d, "int64") if isinstance(d, int) else d for d in items)
+
+
+def placeholder(shape: Any, dtype: str = "float32", name: str = "placeholder") -> Tensor:
+    """An input tensor of the prim_func being built."""
+    return Tensor(make_buffer(name, _dims(shape), str(dtype)), PlaceholderOp(name))
+
+
+def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag: str = "",
+            attrs: dict[str, Any] | None = None) -> Tensor:
+    """`te.compute((m, n), lambda i, j: A[i, j] + 1.0)`: one value per index of `shape`."""
+    dims = _dims(shape)
+    names = _param_names(fcompute, len(dims))
+    axis = tuple(AxisVar(n, "int64", None, Range(tx.const(0, "int64"), d))
+                 for n, d in zip(names, dims))
+    body = fcompute(*axis)
+    if isinstance(body, (list, tuple)):
+        raise NotImplementedError("te.compute with several outputs is not supported")
+    body = tx.const(body) if not isinstance(body, tx.PrimExpr) else body
+    dtype = body.dtype
+    out = make_buffer(name, dims, dtype)
+    return Tensor(out, ComputeOp(name, axis, body, tag, dict(attrs or {})))
+
+
+def _param_names(f: Callable[..., Any], n: int) -> list[str]:
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    if len(params) == 1 and params[0].kind is inspect.Parameter.VAR_POSITIONAL:
+        return [f"i{k}" for k in range(n)]
+    if len(params) != n:
+        raise ValueError(f"te.compute: the function takes {len(params)} indices but the shape "
+                         f"has {n} dimensions")
+    return [p.name for p in params]
+
+
+def reduce_axis(dom: Any, name: str = "rv") -> AxisVar:
+    """A reduction axis over `dom` = extent or (min, max)."""
+    if isinstance(dom, (tuple, list)):
+        lo, hi = (tx.const(d, "int64") if isinstance(d, int) else d for d in dom)
+        rng = Range(lo, hi - lo if not (isinstance(lo, tx.IntImm) and lo.value == 0) else hi)
+    else:
+        rng = Range(tx.const(0, "int64"), tx.const(dom, "int64") if isinstance(dom, int)
+                    else dom)
+    return AxisVar(name, "int64", None, rng, IterType.REDUCE)
+
+
+def _reducer(combiner: str) -> Callable[..., Reduce]:
+    def reduce(expr: Any, axis: Any, where: Any = None, init: Any = None) -> Any:
+        if isinstance(axis, (tx.PrimExpr, int, float)) and not isinstance(axis, AxisVar):
+            # NOTE: TVM's te.max(a, b) on two values (no axis) is the elementwise max
+            return _ELEMENTWISE[combiner](expr, axis)
+        axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+        return Reduce(combiner, tx.const(expr), axes, where,
+                      None if init is None else tx.const(init))
+    reduce.__name__ = combiner
+    return reduce
+
+
+_ELEMENTWISE = {
+    "sum": lambda a, b: tx.binop(tx.BinaryOp.ADD, a, b),
+    "prod": lambda a, b: tx.binop(tx.BinaryOp.MUL, a, b),
+    "max": lambda a, b: tx.binop(tx.BinaryOp.MAX, a, b),
+    "min": lambda a, b: tx.binop(tx.BinaryOp.MIN, a, b),
+}
+sum = _reducer("sum")  # noqa: A001 (TVM's names)
+max = _reducer("max")  # noqa: A001
+min = _reducer("min")  # noqa: A001
+prod = _reducer("prod")

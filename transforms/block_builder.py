@@ -1,0 +1,139 @@
+"""`relax.BlockBuilder`: build graph functions from Python, as the MLC course does.
+
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            lv = bb.emit_te(topi.nn.dense, x, w)
+            gv = bb.emit_output(bb.emit(relax.op.nn.relu(lv)))
+        bb.emit_func_output(gv)
+    mod = bb.get()
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from ..ir import expr as rx
+from ..ir import struct_info as si
+from ..ir.module import GlobalVar, IRModule
+from ..ir.ops.base import as_expr
+from .legalize.emit import TEEmitter
+
+
+class BlockBuilder:
+    def __init__(self, mod: IRModule | None = None) -> None:
+        self._funcs: dict[GlobalVar, Any] = dict(mod.functions) if mod is not None else {}
+        self._emitter = TEEmitter(self._funcs)
+        self._func: dict[str, Any] | None = None
+        self._bindings: list[rx.Binding] = []
+        self._blocks: list[rx.BindingBlock] = []
+        self._in_dataflow = False
+        self._count = 0
+
+    @contextmanager
+    def function(self, name: str, params: Any = None, attrs: dict[str, Any] | None = None,
+                 pure: bool = True, private: bool = False) -> Iterator[None]:
+        if self._func is not None:
+            raise ValueError("BlockBuilder.function cannot be nested")
+        ps = [] if params is None else (list(params) if isinstance(params, (list, tuple))
+                                        else [params])
+        self._func = {"name": name, "params": ps, "attrs": dict(attrs or {}), "done": False}
+        self._blocks, self._bindings = [], []
+        try:
+            yield
+        finally:
+            done = self._func["done"]
+            self._func = None
+        if not done:
+            raise ValueError(f"function {name!r} needs bb.emit_func_output(...) before its "
+                             "`with` ends")
+
+    @contextmanager
+    def dataflow(self) -> Iterator[None]:
+        self._flush()
+        self._in_dataflow = True
+        try:
+            yield
+        finally:
+            self._flush(dataflow=True)
+            self._in_dataflow = False
+
+    def _flush(self, dataflow: bool = False) -> None:
+        if self._bindings:
+            kind = rx.DataflowBlock if dataflow else rx.BindingBlock
+            self._blocks.append(kind(tuple(self._bindings)))
+        self._bindings = []
+
+    def _new_var(self, name: str | None, sinfo: si.StructInfo | None, dataflow: bool) -> rx.Var:
+        if name is None:
+            name = f"lv{self._count}" if dataflow else f"gv{self._count}"
+            self._count += 1
+        return (rx.DataflowVar if dataflow else rx.Var)(name, sinfo or si.ObjectStructInfo())
+
+    def emit(self, expr: Any, name_hint: str | None = None) -> rx.Var:
+        """Bind `expr` to a new variable (a dataflow var inside `bb.dataflow()`)."""
+        e = as_expr(expr)
+        var = self._new_var(name_hint or None, e.struct_info, self._in_dataflow)
+        self._bindings.append(rx.VarBinding(var, e))
+        return var
+
+    def match_cast(self, value: Any, struct_info: si.StructInfo, name_hint: str = "") -> rx.Var:
+        var = self._new_var(name_hint or None, struct_info, self._in_dataflow)
+        self._bindings.append(rx.MatchCast(var, as_expr(value), struct_info))
+        return var
+
+    def emit_te(self, func: Callable[..., Any], *args: Any, primfunc_name_hint: str | None = None,
+                **kwargs: Any) -> rx.Var:
+        """Emit `call_tir` of the prim_func `te.create_prim_func` makes from `func(*args)`."""
+        base = primfunc_name_hint or getattr(func, "__name__", "te_func").strip("_<>") or "te_func"
+        call = self._emitter.call_te(func, list(args), kwargs, base)
+        return self.emit(call)
+
+    def call_te(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> rx.Call:
+        base = kwargs.pop("primfunc_name_hint", None) or getattr(func, "__name__", "te_func")
+        return self._emitter.call_te(func, list(args), kwargs, base)
+
+    def emit_output(self, output: Any, name_hint: str | None = None) -> rx.Var:
+        if not self._in_dataflow:
+            raise ValueError("emit_output is for the end of a dataflow block")
+        e = as_expr(output)
+        var = self._new_var(name_hint, e.struct_info, dataflow=False)
+        self._bindings.append(rx.VarBinding(var, e))
+        return var
+
+    def emit_func_output(self, output: Any, params: Any = None) -> rx.Var | Any:
+        if self._func is None:
+            raise ValueError("emit_func_output must be inside `with bb.function(...)`")
+        if params is not None:
+            self._func["params"] = list(params) if isinstance(params, (list, tuple)) else [params]
+        self._flush()
+        body = as_expr(output)
+        func = rx.Function(tuple(self._func["params"]), rx.SeqExpr(tuple(self._blocks), body),
+                           body.struct_info or si.ObjectStructInfo(),
+                           attrs=tuple(self._func["attrs"].items()))
+        self.add_func(func, self._func["name"])
+        self._func["done"] = True
+        return output
+
+    def add_func(self, func: Any, func_name: str) -> GlobalVar:
+        for gv in self._funcs:
+            if gv.name_hint == func_name:
+                self._funcs[gv] = func
+                return gv
+        gv = GlobalVar(func_name)
+        self._funcs[gv] = func
+        self._emitter.names.add(func_name)
+        return gv
+
+    def update_func(self, gv: GlobalVar, func: Any) -> None:
+        self._funcs[gv] = func
+
+    def get(self) -> IRModule:
+        return IRModule(dict(self._funcs))
+
+    finalize = get
+
+    @staticmethod
+    def current() -> None:
+        return None

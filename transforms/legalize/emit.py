@@ -1,0 +1,112 @@
+"""From relax values to te placeholders and back: the shared core of LegalizeOps and
+`BlockBuilder.emit_te`.
+
+`TEEmitter.call_te(fn, args, name)` makes a placeholder for every tensor argument (with the
+argument's own shape expressions, so symbolic dims are the function's variables), calls `fn`,
+turns the result into a PrimFunc with `te.create_prim_func`, adds it to the module under a
+fresh name (or reuses an identical earlier one) and returns the `call_tir` expression.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ... import te
+from ...ir import expr as rx
+from ...ir import struct_info as si
+from ...ir.module import GlobalVar
+from ...ir.op import CALL_TIR
+from ...tir import expr as tx
+from ...tir.function import PrimFunc
+
+_OPAQUE = si.FuncStructInfo(None, si.ObjectStructInfo())
+
+
+class TEEmitter:
+    """Adds te-made prim_funcs to a function table (`funcs`: GlobalVar -> function)."""
+
+    def __init__(self, funcs: dict[GlobalVar, Any]) -> None:
+        self.funcs = funcs
+        self.names = {gv.name_hint for gv in funcs}
+        self.cache: dict[Any, GlobalVar] = {}
+
+    def fresh_name(self, base: str) -> str:
+        name, k = base, 0
+        while name in self.names:
+            k += 1
+            name = f"{base}{k}"
+        self.names.add(name)
+        return name
+
+    def add_func(self, func: PrimFunc, base: str, key: Any = None) -> GlobalVar:
+        if key is not None and key in self.cache:
+            return self.cache[key]
+        name = self.fresh_name(base)
+        gv = GlobalVar(name)
+        self.funcs[gv] = func.with_attr("global_symbol", name)
+        if key is not None:
+            self.cache[key] = gv
+        return gv
+
+    def call_te(self, fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any],
+                name: str, key: Any = None, out_sinfo: si.StructInfo | None = None
+                ) -> rx.Call:
+        """`call_tir` of the prim_func computing `fn(*te_args, **kwargs)`."""
+        inputs: list[rx.Expr] = []
+        placeholders: list[te.Tensor] = []
+        te_args = [_to_te(a, inputs, placeholders) for a in args]
+        te_kwargs = {k: _to_te(v, inputs, placeholders) for k, v in kwargs.items()}
+        out = fn(*te_args, **te_kwargs)
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        func = te.create_prim_func(placeholders + outs)
+        gv = self.add_func(func, name, key)
+        sinfo = out_sinfo or _sinfo_of(outs)
+        targs = rx.Tuple(tuple(inputs), si.TupleStructInfo(tuple(
+            i.struct_info or si.ObjectStructInfo() for i in inputs)))
+        return rx.Call(CALL_TIR, (rx.GlobalVarRef(gv, _OPAQUE), targs), sinfo_args=(sinfo,),
+                       struct_info=sinfo)
+
+
+def _to_te(value: Any, inputs: list[rx.Expr], placeholders: list[te.Tensor]) -> Any:
+    """A relax tensor becomes a placeholder (recorded as a call_tir input); shapes become
+    their dims; tuples recurse; anything else passes through."""
+    if isinstance(value, rx.Expr) and isinstance(value.struct_info, si.TensorStructInfo):
+        s = value.struct_info
+        if s.shape is None or not s.dtype:
+            raise ValueError(f"cannot make a te placeholder for {value!r}: its shape and dtype "
+                             f"must be known, got {s}")
+        for k, prev in enumerate(inputs):
+            if prev is value:
+                return placeholders[k]
+        name = value.name_hint if isinstance(value, rx.Var) else f"x{len(inputs)}"
+        t = te.placeholder(s.shape, s.dtype, name)
+        inputs.append(value)
+        placeholders.append(t)
+        return t
+    if isinstance(value, rx.ShapeExpr):
+        return value.values
+    if isinstance(value, rx.PrimValue):
+        return value.value
+    if isinstance(value, rx.Tuple):
+        return [_to_te(f, inputs, placeholders) for f in value.fields]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_te(v, inputs, placeholders) for v in value)
+    return value
+
+
+def _sinfo_of(outs: list[te.Tensor]) -> si.StructInfo:
+    fields = tuple(si.TensorStructInfo(t.shape, t.dtype) for t in outs)
+    return fields[0] if len(fields) == 1 else si.TupleStructInfo(fields)
+
+
+def sinfo_key(e: rx.Expr) -> Any:
+    """A hashable description of an argument for reusing identical prim_funcs."""
+    s = e.struct_info
+    if isinstance(s, si.TensorStructInfo):
+        return ("T", s.dtype, tuple(d.value if isinstance(d, tx.IntImm) else id(d)
+                                    for d in s.shape or ()))
+    if isinstance(e, rx.ShapeExpr):
+        return ("S", tuple(d.value if isinstance(d, tx.IntImm) else id(d) for d in e.values))
+    if isinstance(e, rx.Tuple):
+        return ("U", tuple(sinfo_key(f) for f in e.fields))
+    return ("O", id(e))

@@ -1,0 +1,110 @@
+"""Legalization rules: one entry per operator name -> the te compute that implements it.
+
+A rule is `rule(call, *args)` where tensor arguments arrive as te placeholders, shapes as
+tuples of dims, and tuples as lists; it returns a te tensor (or a list for tuple results).
+`LEGALIZE` is the registry LegalizeOps reads (STYLE habit 4); `register_legalize` adds to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ... import topi
+from ...ir import expr as rx
+from ...ir import struct_info as si
+from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL, NN_UNARY, UNARY
+from ...ir.ops.manipulate import slice_spec, split_bounds
+from ...tir import expr as tx
+
+Rule = Callable[..., Any]
+LEGALIZE: dict[str, Rule] = {}
+
+
+def register_legalize(name: str, rule: Rule | None = None) -> Any:
+    def add(f: Rule) -> Rule:
+        LEGALIZE[name] = f
+        return f
+    return add(rule) if rule is not None else add
+
+
+def _out(call: rx.Call) -> si.TensorStructInfo:
+    s = call.struct_info
+    assert isinstance(s, si.TensorStructInfo)
+    return s
+
+
+def _simple(fn: Callable[..., Any]) -> Rule:
+    return lambda call, *args: fn(*args)
+
+
+for _n in BINARY + COMPARE + LOGICAL + UNARY:
+    register_legalize(f"relax.{_n}", _simple(getattr(topi, _n)))
+for _n in NN_UNARY:
+    register_legalize(f"relax.nn.{_n}", _simple(getattr(topi.nn, _n)))
+register_legalize("relax.astype", lambda c, x: topi.cast(x, c.attr("dtype")))
+register_legalize("relax.where", _simple(topi.where))
+register_legalize("relax.matmul",
+                  lambda c, a, b: topi.matmul(a, b, out_dtype=c.attr("out_dtype")))
+register_legalize("relax.permute_dims", lambda c, x: topi.transpose(x, c.attr("axes")))
+register_legalize("relax.reshape", lambda c, x, shape: topi.reshape(x, _out(c).shape))
+register_legalize("relax.flatten", lambda c, x: topi.reshape(x, _out(c).shape))
+register_legalize("relax.expand_dims", lambda c, x: topi.reshape(x, _out(c).shape))
+register_legalize("relax.squeeze", lambda c, x: topi.reshape(x, _out(c).shape))
+register_legalize("relax.broadcast_to", lambda c, x, shape: topi.broadcast_to(x, shape))
+register_legalize("relax.concat", lambda c, xs: topi.concatenate(xs, c.attr("axis")))
+register_legalize("relax.take", lambda c, x, i: topi.take(x, i, c.attr("axis")))
+register_legalize("relax.strided_slice",
+                  lambda c, x: topi.strided_slice(x, slice_spec(c, x.shape)))
+register_legalize("relax.full", lambda c, shape, v: topi.full(shape, c.attr("dtype"), v))
+register_legalize("relax.zeros", lambda c, shape: topi.full(shape, c.attr("dtype"), 0))
+register_legalize("relax.ones", lambda c, shape: topi.full(shape, c.attr("dtype"), 1))
+
+
+@register_legalize("relax.split")
+def _split(call: rx.Call, x: Any) -> list[Any]:
+    axis = call.attr("axis") % x.ndim
+    pieces = []
+    for lo, hi in split_bounds("relax.split", x.shape[axis], call.attr("indices_or_sections")):
+        spec: list[tuple[Any, Any, int]] = [(0, d, 1) for d in x.shape]
+        spec[axis] = (lo, tx.const(hi, "int64") - lo if isinstance(hi, int) else hi - lo, 1)
+        pieces.append(topi.strided_slice(x, spec))
+    return pieces
+
+
+for _n in ("sum", "mean", "max", "min", "prod"):
+    register_legalize(f"relax.{_n}", (lambda f: lambda c, x: f(
+        x, c.attr("axis"), c.attr("keepdims")))(getattr(topi, _n)))
+register_legalize("relax.argmax",
+                  lambda c, x: topi.argmax(x, c.attr("axis"), c.attr("keepdims")))
+register_legalize("relax.argmin",
+                  lambda c, x: topi.argmax(x, c.attr("axis"), c.attr("keepdims"), lowest=True))
+register_legalize("relax.nn.softmax", lambda c, x: topi.nn.softmax(x, c.attr("axis")))
+register_legalize("relax.nn.log_softmax", lambda c, x: topi.nn.log_softmax(x, c.attr("axis")))
+register_legalize("relax.nn.layer_norm", lambda c, x, g, b: topi.nn.layer_norm(
+    x, g, b, c.attr("axes"), c.attr("epsilon"), c.attr("center"), c.attr("scale")))
+
+
+@register_legalize("relax.nn.batch_norm")
+def _batch_norm(call: rx.Call, x: Any, gamma: Any, beta: Any, mean: Any, var: Any) -> list[Any]:
+    out = topi.nn.batch_norm(x, gamma, beta, mean, var, call.attr("axis"), call.attr("epsilon"),
+                             call.attr("center"), call.attr("scale"))
+    return [out, topi.identity(mean), topi.identity(var)]
+
+
+register_legalize("relax.nn.dropout", lambda c, x: [topi.identity(x), topi.full(
+    x.shape, x.dtype, 1)])  # inference: the identity, and a mask of ones
+register_legalize("relax.nn.conv2d", lambda c, x, w: topi.nn.conv2d_nchw(
+    x, w, c.attr("strides"), c.attr("padding"), c.attr("dilation"), c.attr("groups"),
+    c.attr("out_dtype")))
+
+
+def _pool(kind: str) -> Rule:
+    return lambda c, x: topi.nn.pool2d(x, kind, c.attr("pool_size"), c.attr("strides"),
+                                       c.attr("padding"), c.attr("dilation"),
+                                       c.attr("ceil_mode"), c.attr("count_include_pad"))
+
+
+register_legalize("relax.nn.max_pool2d", _pool("max"))
+register_legalize("relax.nn.avg_pool2d", _pool("avg"))
+register_legalize("relax.nn.adaptive_avg_pool2d", lambda c, x: topi.nn.adaptive_pool(
+    x, c.attr("output_size") or (x.shape[2], x.shape[3])))

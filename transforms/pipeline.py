@@ -1,0 +1,28 @@
+"""Named pipelines: `relax.get_pipeline("zero")` (legalize + fusion, TVM's zero pipeline) and
+the build's default (legalize only, no fusion: what `tvm.compile` does for CPU in TVM)."""
+
+from __future__ import annotations
+
+from .fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
+from .legalize import LegalizeOps
+from .pass_infra import Pass, Sequential
+from .simple_passes import DeadCodeElimination, FoldConstant
+
+
+def zero_pipeline() -> Pass:
+    return Sequential([LegalizeOps(), AnnotateTIROpPattern(), FoldConstant(), FuseOps(),
+                       FuseTIR(), DeadCodeElimination()], name="zero")
+
+
+def default_build_pipeline() -> Pass:
+    return Sequential([LegalizeOps()], name="default_build")
+
+
+PIPELINES = {"zero": zero_pipeline, "default": default_build_pipeline,
+             "default_build": default_build_pipeline}
+
+
+def get_pipeline(name: str = "zero", **_: object) -> Pass:
+    if name not in PIPELINES:
+        raise ValueError(f"unknown pipeline {name!r}; known: {sorted(PIPELINES)}")
+    return PIPELINES[name]()

@@ -1,0 +1,273 @@
+"""Small graph passes: DeadCodeElimination, CanonicalizeBindings, ToNonDataflow, Normalize,
+LambdaLift, FoldConstant, and the passes our VM lowering makes (nearly) no-ops:
+CallTIRRewrite, StaticPlanBlockMemory, KillAfterLastUse (memory is planned by the VM; see
+vm/static_plan.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..ir import expr as rx
+from ..ir import struct_info as si
+from ..ir.functor import ExprMutator, ExprVisitor, substitute_vars
+from ..ir.module import GlobalVar, IRModule
+from ..ir.op import CALL_DPS_PACKED, CALL_TIR, op_attr
+from .pass_infra import Pass, PassContext
+
+
+def _function_pass(name: str, fn: Any) -> Pass:
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        return mod.map_functions(lambda gv, f: fn(f) if isinstance(f, rx.Function) else f)
+    return Pass(run, name)
+
+
+def _uses(node: Any) -> set[rx.Var]:
+    used: set[rx.Var] = set()
+
+    class _V(ExprVisitor):
+        def visit_Var(self, v: rx.Var) -> None:
+            used.add(v)
+        visit_DataflowVar = visit_Var
+
+        def visit_SeqExpr(self, s: rx.SeqExpr) -> None:
+            for blk in s.blocks:
+                for b in blk.bindings:
+                    self.visit(b.value)
+            self.visit(s.body)
+
+    _V().visit(node)
+    return used
+
+
+def _is_pure(value: rx.Expr) -> bool:
+    if not isinstance(value, rx.Call):
+        return True
+    # NOTE: R.call_packed / call_dps_packed may have effects; everything else is pure
+    return not isinstance(value.op, rx.ExternFunc) and value.op != CALL_DPS_PACKED
+
+
+def remove_unused(func: rx.Function) -> rx.Function:
+    """Drop bindings (in any block) whose var is never used and whose value is pure."""
+    seq = func.body
+    while True:
+        used = _uses(seq)
+        blocks = tuple(replace(b, bindings=tuple(
+            x for x in b.bindings if x.var in used or not _is_pure(x.value)))
+            for b in seq.blocks)
+        if all(len(a.bindings) == len(b.bindings) for a, b in zip(blocks, seq.blocks)):
+            return replace(func, body=seq)
+        seq = replace(seq, blocks=blocks)
+
+
+def _reachable(mod: IRModule, entries: list[str]) -> set[str]:
+    names = set(entries)
+    todo = list(entries)
+    while todo:
+        f = mod[todo.pop()]
+        refs: list[str] = []
+
+        class _V(ExprVisitor):
+            def visit_GlobalVarRef(self, g: rx.GlobalVarRef) -> None:
+                refs.append(g.gvar.name_hint)
+
+        if isinstance(f, rx.Function):
+            _V().visit(f)
+        for r in refs:
+            if r not in names and r in mod:
+                names.add(r)
+                todo.append(r)
+    return names
+
+
+def DeadCodeElimination(entry_functions: list[str] | None = None) -> Pass:  # noqa: N802
+    """Removes unused pure bindings, then functions no entry function reaches."""
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        mod = mod.map_functions(lambda gv, f: remove_unused(f) if isinstance(f, rx.Function)
+                                else f)
+        entries = entry_functions or [gv.name_hint for gv, f in mod.items()
+                                      if isinstance(f, rx.Function) and
+                                      not f.attr_dict.get("Primitive")]
+        keep = _reachable(mod, entries)
+        return IRModule({gv: f for gv, f in mod.items() if gv.name_hint in keep},
+                        dict(mod.attrs), dict(mod.global_infos))
+    return Pass(run, "DeadCodeElimination")
+
+
+def canonicalize(func: rx.Function) -> rx.Function:
+    """`y = x` bindings vanish: later uses of y read x (output vars keep their binding when x
+    is a dataflow var, since x is invisible outside the block)."""
+    mapping: dict[rx.Var, rx.Expr] = {}
+    blocks = []
+    for blk in func.body.blocks:
+        kept = []
+        for b in blk.bindings:
+            value = substitute_vars(b.value, mapping) if mapping else b.value
+            trivial = isinstance(b, rx.VarBinding) and isinstance(value, rx.Var) and (
+                isinstance(b.var, rx.DataflowVar) or not isinstance(value, rx.DataflowVar))
+            if trivial:
+                mapping[b.var] = value
+            else:
+                kept.append(replace(b, value=value))
+        blocks.append(replace(blk, bindings=tuple(kept)))
+    body = substitute_vars(func.body.body, mapping) if mapping else func.body.body
+    return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
+
+
+def CanonicalizeBindings() -> Pass:  # noqa: N802
+    return _function_pass("CanonicalizeBindings", canonicalize)
+
+
+def to_non_dataflow(func: rx.Function) -> rx.Function:
+    mapping: dict[rx.Var, rx.Expr] = {}
+    blocks = []
+    for blk in func.body.blocks:
+        bindings = []
+        for b in blk.bindings:
+            var = b.var
+            if isinstance(var, rx.DataflowVar):
+                var = rx.Var(var.name_hint, var.struct_info, var.span)
+                mapping[b.var] = var
+            bindings.append(replace(b, var=var, value=substitute_vars(b.value, mapping)))
+        blocks.append(rx.BindingBlock(tuple(bindings)))
+    body = substitute_vars(func.body.body, mapping)
+    return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
+
+
+def ToNonDataflow() -> Pass:  # noqa: N802
+    return _function_pass("ToNonDataflow", to_non_dataflow)
+
+
+def _identity_pass(name: str) -> Pass:
+    return Pass(lambda mod, ctx: mod, name)
+
+
+def CallTIRRewrite() -> Pass:  # noqa: N802
+    """A no-op: the VM lowering turns call_tir into alloc + kernel call itself."""
+    return _identity_pass("CallTIRRewrite")
+
+
+def StaticPlanBlockMemory() -> Pass:  # noqa: N802
+    """Marks functions for memory planning; the VM plans (vm/static_plan.py: first-fit reuse
+    of intermediate storage across non-overlapping lifetimes) whenever shapes allow."""
+    return _function_pass("StaticPlanBlockMemory",
+                          lambda f: f.with_attr("relax.memory_plan", True))
+
+
+def KillAfterLastUse() -> Pass:  # noqa: N802
+    """Marks functions so the lowering drops each register after its last use."""
+    return _function_pass("KillAfterLastUse", lambda f: f.with_attr("relax.kill_dead", True))
+
+
+class _Renormalize(ExprMutator):
+    def visit_Call(self, call: rx.Call) -> rx.Expr:
+        call = self.generic_visit(call)
+        if isinstance(call.op, rx.Op) and call.struct_info is None:
+            infer = op_attr(call.op.name, "infer_struct_info")
+            if infer is not None:
+                return replace(call, struct_info=infer(call))
+        return call
+
+
+def normalize(func: rx.Function) -> rx.Function:
+    """Fill in missing struct info of operator calls and of the vars bound to them."""
+    func = _Renormalize().visit(func)
+    mapping: dict[rx.Var, rx.Expr] = {}
+    blocks = []
+    for blk in func.body.blocks:
+        out = []
+        for b in blk.bindings:
+            value = substitute_vars(b.value, mapping) if mapping else b.value
+            var = b.var
+            if var.struct_info is None and value.struct_info is not None:
+                var = type(var)(var.name_hint, value.struct_info, var.span)
+                mapping[b.var] = var
+            out.append(replace(b, var=var, value=value))
+        blocks.append(replace(blk, bindings=tuple(out)))
+    body = substitute_vars(func.body.body, mapping) if mapping else func.body.body
+    return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
+
+
+def Normalize() -> Pass:  # noqa: N802
+    return _function_pass("Normalize", normalize)
+
+
+def LambdaLift() -> Pass:  # noqa: N802
+    """Local functions (`f = R.function` values bound inside a function) become module
+    functions; a local function that captures variables of its parent is refused."""
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        funcs = dict(mod.functions)
+        for gv, f in mod.items():
+            if isinstance(f, rx.Function):
+                funcs[gv] = _lift(gv.name_hint, f, funcs)
+        return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
+    return Pass(run, "LambdaLift")
+
+
+def _lift(parent: str, func: rx.Function, funcs: dict[GlobalVar, Any]) -> rx.Function:
+    mapping: dict[rx.Var, rx.Expr] = {}
+    blocks = []
+    for blk in func.body.blocks:
+        out = []
+        for b in blk.bindings:
+            if isinstance(b.value, rx.Function):
+                inner = _lift(f"{parent}_{b.var.name_hint}", b.value, funcs)
+                free = _uses(inner.body) - set(inner.params) - _bound(inner)
+                if free:
+                    raise ValueError(f"LambdaLift: local function {b.var.name_hint!r} captures "
+                                     f"{sorted(v.name_hint for v in free)}; closures are not "
+                                     "supported")
+                gv = GlobalVar(f"{parent}_{b.var.name_hint}")
+                funcs[gv] = inner
+                mapping[b.var] = rx.GlobalVarRef(gv, inner.struct_info)
+                continue
+            out.append(replace(b, value=substitute_vars(b.value, mapping)))
+        blocks.append(replace(blk, bindings=tuple(out)))
+    body = substitute_vars(func.body.body, mapping)
+    return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
+
+
+def _bound(func: rx.Function) -> set[rx.Var]:
+    return {b.var for blk in func.body.blocks for b in blk.bindings}
+
+
+def FoldConstant() -> Pass:  # noqa: N802
+    """Evaluates `call_tir` whose inputs are all constants (compiling that prim_func once) and
+    binds the result as a Constant; then drops prim_funcs nothing calls any more."""
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        folder = _Folder(mod)
+        out = mod.map_functions(lambda gv, f: folder.visit(f) if isinstance(f, rx.Function)
+                                else f)
+        if not folder.folded:
+            return out
+        calls = _reachable(out, [gv.name_hint for gv, f in out.items()
+                                 if isinstance(f, rx.Function)])
+        return IRModule({gv: f for gv, f in out.items() if gv.name_hint in calls},
+                        dict(out.attrs), dict(out.global_infos))
+    return Pass(run, "FoldConstant")
+
+
+class _Folder(ExprMutator):
+    def __init__(self, mod: IRModule) -> None:
+        self.mod, self.folded = mod, 0
+
+    def visit_Call(self, call: rx.Call) -> rx.Expr:
+        if call.op != CALL_TIR or len(call.args) != 2 or not isinstance(call.args[1], rx.Tuple):
+            return call
+        inputs = call.args[1].fields
+        out = call.sinfo_args[0]
+        if not all(isinstance(a, rx.Constant) for a in inputs) or \
+                not isinstance(out, si.TensorStructInfo) or out.static_shape is None:
+            return call
+        import numpy as np
+
+        from ..vm.ndarray import array
+        from .build import build_kernels
+
+        name = call.args[0].gvar.name_hint  # type: ignore[attr-defined]
+        kernels = build_kernels(self.mod[name])
+        result = array(np.empty(out.static_shape, out.dtype))
+        kernels(*[a.data for a in inputs], result)
+        self.folded += 1
+        return rx.Constant(result, out)
