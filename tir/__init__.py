@@ -10,3 +10,4 @@ from .stmt import (
     Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt, MatchBufferRegion, Range,
     SeqStmt, Stmt, make_buffer,
 )
+from .schedule import BlockRV, LoopRV, Schedule, ScheduleError

@@ -19,7 +19,14 @@ from .lower import lower
 
 _TARGET_KEYS = ("mcpu", "mattr", "mtriple", "num-cores", "opt-level", "fast-math", "keys",
                 "host", "libs", "model", "tag")
-_KINDS = ("llvm", "c")  # "c" is TVM's C host target; CPU code is LLVM either way
+_KINDS = ("llvm", "c", "cuda")  # "c" is TVM's C host target; CPU code is LLVM either way
+# CUDA target options (TVM spells them with "_" or "-"); only `arch` is used (nvcc checks)
+_CUDA_KEYS = ("arch", "max-num-threads", "max-threads-per-block", "thread-warp-size",
+              "max-shared-memory-per-block", "registers-per-block", "l2-cache-size-bytes")
+# `nvidia/<gpu>` tags: the arch of a few well-known boards; any other tag is sm_80
+_NVIDIA_ARCH = {"a100": "sm_80", "h100": "sm_90", "h200": "sm_90", "rtx-3090": "sm_86",
+                "rtx-4090": "sm_89", "a10": "sm_86", "l4": "sm_89", "t4": "sm_75",
+                "v100": "sm_70"}
 
 
 @dataclass(frozen=True)
@@ -29,9 +36,10 @@ class Target:
     kind: str = "llvm"
     mcpu: str = "host"
     mattr: str = "host"
-    num_cores: int = 0  # 0: all cores (parallel loops are serial for now)
+    num_cores: int = 0  # tasks per parallel loop; 0: the pool decides (4 per thread)
     opt_level: int = 3
     fast_math: str = "reduction"  # "none" | "reduction": reassoc/contract on float reductions
+    arch: str = ""  # cuda: the compute capability (sm_80), used by nvcc compile checks
 
 
 def parse_target(target: Any) -> Target:
@@ -50,6 +58,10 @@ def parse_target(target: Any) -> Target:
         return parse_target(str(target))
     else:
         raise ValueError(f"target must be a string like 'llvm' or a dict, got {target!r}")
+    if kind.startswith("nvidia/"):  # a TVM target tag names a board: CUDA
+        kind, opts = "cuda", {"arch": _tag_arch(kind), **opts}
+    if kind == "cuda":
+        return _cuda_target(target, opts)
     if kind not in _KINDS:
         raise ValueError(f"unsupported target kind {kind!r} in {target!r}: tvmlite compiles "
                          f"prim_funcs for CPUs with 'llvm' (CUDA goes through the cuda backend)")
@@ -65,6 +77,20 @@ def parse_target(target: Any) -> Target:
         opt_level=int(opts.get("opt-level", 3)),
         fast_math=str(opts.get("fast-math", "reduction")),
     )
+
+
+def _tag_arch(tag: str) -> str:
+    board = tag.split("/", 1)[1]
+    return next((a for key, a in _NVIDIA_ARCH.items() if board.endswith(key)), "sm_80")
+
+
+def _cuda_target(target: Any, opts: dict[str, Any]) -> Target:
+    opts = {k.replace("_", "-"): v for k, v in opts.items()}
+    unknown = [k for k in opts if k not in _CUDA_KEYS + _TARGET_KEYS]
+    if unknown:
+        raise ValueError(f"unknown cuda target option(s) {', '.join('-' + k for k in unknown)} "
+                         f"in {target!r}; known: {', '.join('-' + k for k in _CUDA_KEYS)}")
+    return Target(kind="cuda", mcpu="", mattr="", arch=str(opts.get("arch", "sm_80")))
 
 
 def _parse_target_string(text: str) -> tuple[str, dict[str, Any]]:
@@ -85,8 +111,11 @@ def compile_prim_funcs(funcs: dict[str, PrimFunc], target: Any = "llvm"
     """Lowers every PrimFunc and emits one LLVM module with one kernel per entry (named by its
     key). Returns the module's text and the kernels' signatures."""
     tgt = parse_target(target)
+    if tgt.kind == "cuda":
+        raise ValueError("compile_prim_funcs emits LLVM; for target 'cuda' use "
+                         "build_kernel_library (tir/codegen_cuda.py)")
     module = ir.Module(name="tvmlite_kernels")
-    gen = CodeGenLLVM(module, fast_math=tgt.fast_math)
+    gen = CodeGenLLVM(module, fast_math=tgt.fast_math, num_cores=tgt.num_cores)
     signatures: dict[str, KernelSignature] = {}
     for name, func in funcs.items():
         gen.add_function(name, lower(func))
@@ -115,3 +144,16 @@ def _dim(d: PrimExpr) -> int | str:
         return d.name
     # NOTE: a compound dim (n * 2) is described by its text; callers cannot bind it
     return str(d)
+
+
+def build_kernel_library(funcs: dict[str, PrimFunc], target: Any = "llvm") -> Any:
+    """The kernel library for `target`: a `vm.kernels.KernelLibrary` (LLVM) or a
+    `vm.cuda.CudaKernelLibrary` (CUDA C, see tir/codegen_cuda.py)."""
+    tgt = parse_target(target)
+    if tgt.kind == "cuda":
+        from .codegen_cuda import compile_cuda
+
+        return compile_cuda(funcs, tgt)
+    from ..vm.kernels import KernelLibrary
+
+    return KernelLibrary(*compile_prim_funcs(funcs, tgt))

@@ -20,6 +20,8 @@ from . import dtype as dt
 from .expr import BinaryOp, BinOp, BufferLoad, Call, Cast, FloatImm, IntImm, Let, Not, PrimExpr
 from .expr import Select, StringImm, Var
 from .function import PrimFunc, shape_vars
+from .codegen_parallel import ParallelLoops
+from .codegen_vector import VectorLoops, vectorizable
 from .functor import Visitor, simplify
 from .stmt import (
     Allocate, AssertStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
@@ -82,16 +84,23 @@ _REDUCE_OPS = (BinaryOp.ADD, BinaryOp.MUL)
 REDUCTION_FLAGS = ("reassoc", "contract")
 
 
-class CodeGenLLVM(Visitor):
+def _pow2_floor(n: int) -> int:
+    return 1 << (n.bit_length() - 1)
+
+
+class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
     """Emits kernels into one `ir.Module`; `fast_math="reduction"` flags float reductions."""
 
-    def __init__(self, module: ir.Module, fast_math: str = "reduction") -> None:
+    def __init__(self, module: ir.Module, fast_math: str = "reduction", num_cores: int = 0
+                 ) -> None:
         if fast_math not in ("none", "reduction"):
             raise ValueError(f"fast_math must be 'none' or 'reduction', not {fast_math!r}")
         self.module = module
         self.fast_math = fast_math
         self._flags: tuple[str, ...] = ()
         self.builder: ir.IRBuilder = ir.IRBuilder()
+        self.num_cores = num_cores  # tasks per parallel loop; 0: one per pool thread
+        self.parallel_depth = 0
 
     # -- functions --------------------------------------------------------------------------
 
@@ -101,6 +110,7 @@ class CodeGenLLVM(Visitor):
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [t for _, t, _ in params]),
                          name=name)
         fn.attributes.add("nounwind")
+        self.kernel_name, self.num_outlined = name, 0
         self.vars: dict[Var, ir.Value] = {}
         self.heap: list[ir.Value] = []  # live malloc'd buffers, freed on early return
         entry = fn.append_basic_block("entry")
@@ -166,6 +176,9 @@ class CodeGenLLVM(Visitor):
             value = self.visit(s.value)
         finally:
             self._flags = ()
+        if self.lanes:
+            self.vector_store(s, value)
+            return
         if s.buffer.dtype == "bool":
             value = self.builder.zext(value, I8)
         self.builder.store(value, ptr, align=dt.itemsize(s.buffer.dtype))
@@ -183,18 +196,24 @@ class CodeGenLLVM(Visitor):
         )
 
     def visit_For(self, loop: For) -> None:
-        # NOTE: parallel, vectorized and unrolled loops run serially for now; the kind stays on
-        # the loop so that threading / explicit vectors can be added here later.
         if loop.kind is ForKind.THREAD_BINDING:
             raise NotImplementedError("thread-bound loops need the CUDA backend")
-        self._emit_serial_for(loop)
-
-    def _emit_serial_for(self, loop: For) -> None:
-        b = self.builder
+        if loop.kind is ForKind.PARALLEL and self.parallel_depth == 0:
+            self._emit_parallel_for(loop)  # nested parallel loops run serially, as in TVM
+            return
+        if loop.kind is ForKind.VECTORIZED and not self.lanes:
+            lanes = vectorizable(loop)
+            if lanes:
+                self._emit_vector_for(loop, lanes)
+                return
         dtype = loop.loop_var.dtype
         start = self.cast(self.visit(loop.min), loop.min.dtype, dtype)
-        end_expr = simplify(_as(loop.min, dtype) + _as(loop.extent, dtype))
-        end = self.visit(end_expr)
+        end = self.visit(simplify(_as(loop.min, dtype) + _as(loop.extent, dtype)))
+        self._emit_loop(loop, start, end)
+
+    def _emit_loop(self, loop: For, start: ir.Value, end: ir.Value) -> None:
+        """`for (var = start; var < end; ++var) body`, with loop metadata for its kind."""
+        b = self.builder
         pre = b.block
         header = b.append_basic_block("for_header")
         body = b.append_basic_block("for_body")
@@ -213,14 +232,25 @@ class CodeGenLLVM(Visitor):
             nxt = b.add(i, ir.Constant(i.type, 1), flags=("nsw",) if signed else ())
             i.add_incoming(nxt, b.block)
             br = b.branch(header)
-            if loop.kind is ForKind.UNROLLED:
-                br.set_metadata("llvm.loop", self._unroll_metadata())
+            md = self._loop_metadata(loop)
+            if md is not None:
+                br.set_metadata("llvm.loop", md)
         b.position_at_end(exit_)
 
-    def _unroll_metadata(self) -> ir.MDValue:
-        # LLVM wants a loop id whose first operand is itself; llvmlite cannot build a cycle,
-        # and current LLVM also accepts the property list directly.
-        return self.module.add_metadata([self.module.add_metadata(["llvm.loop.unroll.enable"])])
+    def _loop_metadata(self, loop: For) -> ir.MDValue | None:
+        # NOTE: LLVM wants a loop id whose first operand is itself; llvmlite cannot build a
+        # cycle, and current LLVM also accepts the property list directly.
+        if loop.kind is ForKind.UNROLLED:  # left when the extent is not a constant
+            props = [self.module.add_metadata(["llvm.loop.unroll.enable"])]
+        elif loop.kind is ForKind.VECTORIZED:
+            props = [self.module.add_metadata(["llvm.loop.vectorize.enable", ir.Constant(I1, 1)])]
+            extent = simplify(loop.extent)
+            if isinstance(extent, IntImm) and 1 < extent.value <= 64:
+                width = ir.Constant(ir.IntType(32), _pow2_floor(extent.value))
+                props.append(self.module.add_metadata(["llvm.loop.vectorize.width", width]))
+        else:
+            return None
+        return self.module.add_metadata(props)
 
     def visit_IfThenElse(self, s: IfThenElse) -> None:
         cond = self.visit(s.condition)
@@ -307,6 +337,8 @@ class CodeGenLLVM(Visitor):
         return self.visit(e.body)
 
     def visit_BufferLoad(self, e: BufferLoad) -> ir.Value:
+        if self.lanes:
+            return self.vector_load(e)
         ptr = self._address(e.buffer, e.indices[0])
         val = self.builder.load(ptr, typ=memory_type(e.buffer.dtype),
                                 align=dt.itemsize(e.buffer.dtype))
@@ -327,10 +359,11 @@ class CodeGenLLVM(Visitor):
 
     def visit_Select(self, e: Select) -> ir.Value:
         c, t, f = self.visit(e.condition), self.visit(e.true_value), self.visit(e.false_value)
+        c, t, f = self.match_lanes(c, t, f)
         return self.builder.select(c, t, f)
 
     def visit_BinOp(self, e: BinOp) -> ir.Value:
-        a, b = self.visit(e.a), self.visit(e.b)
+        a, b = self.match_lanes(self.visit(e.a), self.visit(e.b))
         if e.op.is_comparison:
             return self._compare(e.op, a, b, e.a.dtype)
         if e.op is BinaryOp.AND:
@@ -412,6 +445,10 @@ class CodeGenLLVM(Visitor):
         if src == dst:
             return v
         to = llvm_type(dst)
+        elem = v.type.element if isinstance(v.type, ir.VectorType) else v.type
+        width = getattr(elem, "width", 0)  # NOTE: float types have no width attribute
+        if isinstance(v.type, ir.VectorType):
+            to = ir.VectorType(to, v.type.count)
         if dst == "bool":
             if dt.is_float(src):
                 return b.fcmp_unordered("!=", v, ir.Constant(v.type, 0.0))
@@ -425,9 +462,10 @@ class CodeGenLLVM(Visitor):
         unsigned = dt.is_uint(src) or src == "bool"
         if dt.is_float(dst):
             return b.uitofp(v, to) if unsigned else b.sitofp(v, to)
-        if v.type.width == to.width:
+        to_width = to.width if not isinstance(to, ir.VectorType) else to.element.width
+        if width == to_width:
             return v
-        if v.type.width > to.width:
+        if width > to_width:
             return b.trunc(v, to)
         return b.zext(v, to) if unsigned else b.sext(v, to)
 
@@ -438,7 +476,7 @@ class CodeGenLLVM(Visitor):
         special = _SPECIAL_CALLS.get(op)
         if special is not None:
             return special(self, e)
-        args = [self.visit(a) for a in e.args]
+        args = self.match_lanes(*[self.visit(a) for a in e.args])
         if op in _LLVM_MATH or op in _LIBM:
             return self._math(op, args, e.dtype)
         raise NotImplementedError(f"the llvm backend has no intrinsic {e.op!r}")
@@ -456,7 +494,12 @@ class CodeGenLLVM(Visitor):
         return self.cast(self.builder.call(fn, wide), work, dtype)
 
     def _intrinsic(self, name: str, args: list[ir.Value]) -> ir.Value:
-        fn = self.module.declare_intrinsic(name, [args[0].type])
+        ty = args[0].type
+        if isinstance(ty, ir.VectorType):  # llvmlite only mangles scalar overloads
+            elem = {"float": "f32", "double": "f64", "half": "f16"}[str(ty.element)]
+            fn = self._libfunc(f"{name}.v{ty.count}{elem}", ty, [a.type for a in args])
+        else:
+            fn = self.module.declare_intrinsic(name, [ty])
         return self.builder.call(fn, args)
 
     def _if_then_else(self, e: Call) -> ir.Value:

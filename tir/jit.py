@@ -90,6 +90,10 @@ class JitEngine:
 def jit_kernels(llvm_ir: str, cpu: str = "host", features: str = "host",
                 opt_level: int = 3) -> JitEngine:
     """Optimizes and JIT-compiles a kernel module's text; returns the engine."""
+    if "tvmlite_parallel_launch" in llvm_ir:
+        from ..vm.parallel_runtime import ensure_loaded  # parallel loops call the native pool
+
+        ensure_loaded()
     tm = target_machine(cpu, features, opt_level)
     mod = parse_and_optimize(llvm_ir, tm, opt_level)
     engine = llvm.create_mcjit_compiler(mod, tm)

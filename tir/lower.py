@@ -7,6 +7,13 @@
   vars (TVM's LowerInitBlock); a non-trivial predicate becomes an `IfThenElse`; `alloc_buffers`
   (the implicit "root" block's included) become `Allocate`s; `match_buffers` are substituted
   by accesses to their source region. Out: no Block/BlockRealize left.
+- `plan_allocations`: each `Allocate` moves down to the innermost statement holding every access
+  of its buffer (TVM's PlanAndUpdateBufferAllocationLocation) -- inside a parallel loop that
+  makes it per-thread -- and shrinks to the region accessed there when that region has a
+  constant size (CompactBufferAllocation): a cache_write tile becomes a small array LLVM keeps
+  in registers.
+- `unroll_loops`: `T.unroll` loops with a constant extent (up to UNROLL_LIMIT) are unrolled
+  explicitly, each copy with the loop variable replaced by its value.
 - `hoist_reduction_init`: `for k: { if (k == min) init; rest }` becomes
   `if (extent > 0) init[k:=min]; for k: rest` -- the same semantics (the init ran first in the
   first iteration), but the loop body is now branch-free, so LLVM keeps the accumulator in a
@@ -20,11 +27,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from .arith import bound
 from .expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var, binop, const
 from .function import PrimFunc
 from .functor import Mutator, Visitor, simplify, substitute
 from .stmt import (
-    Allocate, Block, BlockRealize, Buffer, BufferStore, For, IfThenElse, IterType,
+    Allocate, Block, BlockRealize, Buffer, BufferStore, For, ForKind, IfThenElse, IterType,
     MatchBufferRegion, SeqStmt, Stmt, seq,
 )
 
@@ -32,6 +40,8 @@ from .stmt import (
 def lower(func: PrimFunc) -> PrimFunc:
     """Blocks to loops, init hoisting, flattening and index folding: what codegen consumes."""
     func = lower_blocks(func)
+    func = plan_allocations(func)
+    func = unroll_loops(func)
     func = hoist_reduction_init(func)
     func = flatten_buffers(func)
     return func.with_body(simplify(func.body))
@@ -269,3 +279,134 @@ def flatten_buffers(func: PrimFunc) -> PrimFunc:
     """Every buffer access in the body becomes a 1-d access; `buffer_map` keeps the N-d view."""
     return func.with_body(_Flattener().visit(func.body))
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Allocation placement and compaction
+
+UNROLL_LIMIT = 64
+
+
+class _Accesses(Visitor):
+    """Every access of `buf`, with the loops (inside the visited stmt) around it."""
+
+    def __init__(self, buf: Buffer) -> None:
+        self.buf = buf
+        self.loops: list[For] = []
+        self.found: list[tuple[tuple[PrimExpr, ...], list[For]]] = []
+
+    def visit_For(self, s: For) -> None:
+        self.visit(s.min)
+        self.visit(s.extent)
+        self.loops.append(s)
+        self.visit(s.body)
+        self.loops.pop()
+
+    def visit_BufferLoad(self, e: BufferLoad) -> None:
+        if e.buffer is self.buf:
+            self.found.append((e.indices, list(self.loops)))
+        self.generic_visit(e)
+
+    def visit_BufferStore(self, s: BufferStore) -> None:
+        if s.buffer is self.buf:
+            self.found.append((s.indices, list(self.loops)))
+        self.generic_visit(s)
+
+
+def _uses_buffer(s: Stmt, buf: Buffer) -> bool:
+    acc = _Accesses(buf)
+    acc.visit(s)
+    return bool(acc.found)
+
+
+def _sink(buf: Buffer, s: Stmt) -> Stmt:
+    """`Allocate(buf, s)` with the allocation moved to the innermost stmt holding every use."""
+    if isinstance(s, For):
+        return dataclasses.replace(s, body=_sink(buf, s.body))
+    if isinstance(s, SeqStmt):
+        users = [k for k, c in enumerate(s.seq) if _uses_buffer(c, buf)]
+        if len(users) == 1:
+            k = users[0]
+            return SeqStmt(s.seq[:k] + (_sink(buf, s.seq[k]),) + s.seq[k + 1:], s.span)
+    return _compact(buf, s)
+
+
+def _same_expr(a: PrimExpr, b: PrimExpr) -> bool:
+    if a == b:
+        return True
+    diff = simplify(a - b) if a.dtype == b.dtype else None
+    return isinstance(diff, IntImm) and diff.value == 0
+
+
+def _compact(buf: Buffer, s: Stmt) -> Stmt:
+    """`Allocate` of `buf` over `s`, shrunk to the window `s` touches when that is constant."""
+    acc = _Accesses(buf)
+    acc.visit(s)
+    windows: list[list[tuple[PrimExpr, int] | None]] = [[] for _ in buf.shape]
+    for idx, loops in acc.found:
+        ranges = {lp.loop_var: (lp.min, lp.extent.value) for lp in loops
+                  if isinstance(lp.extent, IntImm)}
+        for d, i in enumerate(idx):
+            windows[d].append(bound(i, ranges))
+    mins: list[PrimExpr] = []
+    shape: list[PrimExpr] = []
+    for ws, dim in zip(windows, buf.shape):
+        if not ws or any(w is None or not _same_expr(w[0], ws[0][0]) for w in ws):  # type: ignore
+            return Allocate(buf, s)
+        mins.append(ws[0][0])  # type: ignore[index]
+        shape.append(IntImm(dim.dtype, max(w[1] for w in ws)))  # type: ignore[index]
+    if all(isinstance(d, IntImm) and d.value == n.value for d, n in zip(buf.shape, shape)):
+        return Allocate(buf, s)
+    new = dataclasses.replace(buf, shape=tuple(shape), data=Var(buf.name, "handle"))
+    return Allocate(new, _Rebase(buf, new, mins).visit(s))
+
+
+class _Rebase(Mutator):
+    def __init__(self, old: Buffer, new: Buffer, mins: list[PrimExpr]) -> None:
+        self.old, self.new, self.mins = old, new, mins
+
+    def _idx(self, idx: tuple[PrimExpr, ...]) -> tuple[PrimExpr, ...]:
+        return tuple(simplify(i - (m if m.dtype == i.dtype else _cast(m, i.dtype)))
+                     for i, m in zip(idx, self.mins))
+
+    def visit_BufferLoad(self, e: BufferLoad) -> PrimExpr:
+        idx = self.visit(e.indices)
+        if e.buffer is self.old:
+            return BufferLoad(self.new, self._idx(idx), e.span)
+        return e if idx is e.indices else BufferLoad(e.buffer, idx, e.span)
+
+    def visit_BufferStore(self, s: BufferStore) -> Stmt:
+        s = Mutator.generic_visit(self, s)
+        if s.buffer is self.old:
+            return BufferStore(self.new, s.value, self._idx(s.indices), s.span)
+        return s
+
+
+class _AllocPlanner(Mutator):
+    def visit_Allocate(self, s: Allocate) -> Stmt:
+        body = self.visit(s.body)
+        if s.buffer.strides or s.buffer.elem_offset is not None:
+            return body if body is s.body else dataclasses.replace(s, body=body)
+        return _sink(s.buffer, body)
+
+
+def plan_allocations(func: PrimFunc) -> PrimFunc:
+    """Moves and compacts allocations (see the module docstring). In: no blocks."""
+    return func.with_body(_AllocPlanner().visit(func.body))
+
+
+class _Unroller(Mutator):
+    def visit_For(self, loop: For) -> Stmt:
+        loop = Mutator.generic_visit(self, loop)
+        ext, lo = simplify(loop.extent), simplify(loop.min)
+        if (loop.kind is not ForKind.UNROLLED or not isinstance(ext, IntImm)
+                or not isinstance(lo, IntImm) or ext.value > UNROLL_LIMIT):
+            return loop
+        dtype = loop.loop_var.dtype
+        return seq([substitute(loop.body, {loop.loop_var: IntImm(dtype, lo.value + k)})
+                    for k in range(ext.value)])
+
+
+def unroll_loops(func: PrimFunc) -> PrimFunc:
+    """Unrolls constant `T.unroll` loops explicitly (see the module docstring)."""
+    return func.with_body(_Unroller().visit(func.body))

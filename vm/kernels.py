@@ -98,6 +98,10 @@ class KernelLibrary:
         """Compile (once; later calls return at once) and return self."""
         if self._engine is not None:
             return self
+        if "tvmlite_parallel_launch" in (self.llvm_ir or ""):
+            from .parallel_runtime import ensure_loaded  # parallel loops call the native pool
+
+            ensure_loaded()
         with _LLVM_LOCK:
             if self._engine is None:
                 module = _parse(self.llvm_ir or "", "kernel library")

@@ -304,14 +304,16 @@ def test_let_scalar_param_and_assert() -> None:
     np.testing.assert_array_equal(c, 7)
 
 
-def test_unroll_and_parallel_loops_run_serially() -> None:
+def test_unroll_parallel_and_vectorized_loops() -> None:
     A, C = make_buffer("A", (8,)), make_buffer("C", (8,))
     for kind in (ForKind.UNROLLED, ForKind.PARALLEL, ForKind.VECTORIZED):
         body = loops("i", (8,), lambda i: BufferStore(C, A[i] + 1.0, (i,)), kind=kind)
         a, c = np.arange(8, dtype="float32"), np.zeros(8, "float32")
         text = run(kernel((A, C), body), a, c)
         np.testing.assert_array_equal(c, a + 1)
-        assert ("llvm.loop.unroll.enable" in text) == (kind is ForKind.UNROLLED)
+        assert ("for_header" in text) == (kind is ForKind.PARALLEL)  # others: no loop left
+        assert ("tvmlite_parallel_launch" in text) == (kind is ForKind.PARALLEL)
+        assert ("<8 x float>" in text) == (kind is ForKind.VECTORIZED)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,1 +1,95 @@
-"""(being written)"""
+"""`tir.Schedule` (also `tvm.s_tir.Schedule`): TVM's loop-transformation API.
+
+    sch = tvm.tir.Schedule(mod)
+    b = sch.get_block("C")
+    i, j, k = sch.get_loops(b)
+    i0, i1 = sch.split(i, factors=[None, 8])
+    sch.parallel(i0)
+    f = tvm.build(sch.mod)
+
+See state.py for the model (pure primitives, unchanged module on error, trace).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..stmt import ForKind
+from . import cache, compute, loops
+from .state import ScheduleBase, ScheduleError
+from .trace import BlockRV, Instruction, LoopRV, Trace
+
+__all__ = ["BlockRV", "Instruction", "LoopRV", "Schedule", "ScheduleError", "Trace"]
+
+
+class Schedule(ScheduleBase):
+    """A schedule over an IRModule (or one PrimFunc, which becomes `main`)."""
+
+    def split(self, loop: LoopRV, factors: list[Any], preserve_unit_iters: bool = True,
+              disable_predication: bool = False) -> list[LoopRV]:
+        return self._apply("split", {"loop": loop, "factors": list(factors)}, loops.split,
+                           loop, list(factors))
+
+    def fuse(self, *loops_: LoopRV, preserve_unit_iters: bool = True) -> LoopRV:
+        return self._apply("fuse", {"*": list(loops_)}, loops.fuse, *loops_)
+
+    def reorder(self, *ordered_loops: LoopRV) -> None:
+        self._apply("reorder", {"*": list(ordered_loops)}, loops.reorder,
+                    *ordered_loops)
+
+    def parallel(self, loop: LoopRV) -> None:
+        self._apply("parallel", {"loop": loop}, loops.set_kind, loop, ForKind.PARALLEL)
+
+    def vectorize(self, loop: LoopRV) -> None:
+        self._apply("vectorize", {"loop": loop}, loops.set_kind, loop, ForKind.VECTORIZED)
+
+    def unroll(self, loop: LoopRV) -> None:
+        self._apply("unroll", {"loop": loop}, loops.set_kind, loop, ForKind.UNROLLED)
+
+    def bind(self, loop: LoopRV, thread_axis: str) -> None:
+        self._apply("bind", {"loop": loop, "thread_axis": thread_axis}, loops.set_kind, loop,
+                    ForKind.THREAD_BINDING, thread_axis)
+
+    def annotate(self, block_or_loop: BlockRV | LoopRV, ann_key: str, ann_val: Any) -> None:
+        self._apply("annotate", {"block_or_loop": block_or_loop, "ann_key": ann_key,
+                                 "ann_val": ann_val}, loops.annotate, block_or_loop, ann_key,
+                    ann_val)
+
+    def compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False,
+                   index: int = -1) -> None:
+        self._apply("compute_at", {"block": block, "loop": loop,
+                                   "preserve_unit_loops": preserve_unit_loops},
+                    compute.compute_at, block, loop, preserve_unit_loops)
+
+    def reverse_compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False,
+                           index: int = -1) -> None:
+        self._apply("reverse_compute_at", {"block": block, "loop": loop,
+                                           "preserve_unit_loops": preserve_unit_loops},
+                    compute.reverse_compute_at, block, loop, preserve_unit_loops)
+
+    def compute_inline(self, block: BlockRV) -> None:
+        self._apply("compute_inline", {"block": block}, compute.compute_inline, block)
+
+    def reverse_compute_inline(self, block: BlockRV) -> None:
+        self._apply("reverse_compute_inline", {"block": block}, compute.reverse_compute_inline,
+                    block)
+
+    def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
+                   consumer_blocks: Any = None) -> BlockRV:
+        return self._apply("cache_read", {"block": block, "read_buffer_index": read_buffer_index,
+                                          "storage_scope": storage_scope},
+                           cache.cache_read, block, int(read_buffer_index), storage_scope)
+
+    def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str,
+                    consumer_blocks: Any = None) -> BlockRV:
+        return self._apply("cache_write", {"block": block,
+                                           "write_buffer_index": write_buffer_index,
+                                           "storage_scope": storage_scope},
+                           cache.cache_write, block, int(write_buffer_index), storage_scope)
+
+    def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
+        return self._apply("decompose_reduction", {"block": block, "loop": loop},
+                           cache.decompose_reduction, block, loop)
+
+    def blockize(self, target: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
+        return self._apply("blockize", {"target": target}, cache.blockize, target)

@@ -1,0 +1,162 @@
+"""Buffer-staging primitives: cache_read, cache_write, decompose_reduction.
+
+A cache stage is a copy block over the whole buffer (`B_local[v0, v1] = B[v0, v1]`) in its own
+loop nest, as TVM makes it; `compute_at`/`reverse_compute_at` then move it into a tile, and
+lowering compacts the cache to the tile (tir.lower.compact_local_buffers).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..expr import BufferLoad, IntImm, PrimExpr, Var
+from ..function import free_vars
+from ..functor import Mutator, substitute
+from ..stmt import (
+    Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, IterVar, Range, Stmt, seq,
+)
+from . import tree
+from .analysis import accesses
+from .state import Ctx, ScheduleError
+from .trace import BlockRV, LoopRV
+
+
+class _Rename(Mutator):
+    """Loads (and stores, when `stores`) of `old` use `new` instead."""
+
+    def __init__(self, old: Buffer, new: Buffer, loads: bool, stores: bool) -> None:
+        self.old, self.new, self.loads, self.stores = old, new, loads, stores
+
+    def visit_BufferLoad(self, e: BufferLoad) -> PrimExpr:
+        idx = self.visit(e.indices)
+        if self.loads and e.buffer is self.old:
+            return BufferLoad(self.new, idx, e.span)
+        return e if idx is e.indices else BufferLoad(e.buffer, idx, e.span)
+
+    def visit_BufferStore(self, s: BufferStore) -> Stmt:
+        s = self.generic_visit(s)
+        if self.stores and s.buffer is self.old:
+            return dataclasses.replace(s, buffer=self.new)
+        return s
+
+    def visit_BlockRealize(self, s: BlockRealize) -> Stmt:
+        return s  # only the block being cached changes, not blocks nested in it
+
+
+def _nth(items: list[Buffer], n: int, what: str, block: str, kind: str) -> Buffer:
+    uniq: list[Buffer] = []
+    for b in items:
+        if not any(b is u for u in uniq):
+            uniq.append(b)
+    if not 0 <= n < len(uniq):
+        raise ScheduleError(f"{what}: block {block!r} has {len(uniq)} {kind} buffers; index {n} "
+                            f"is out of range")
+    return uniq[n]
+
+
+def _cache_buffer(buf: Buffer, scope: str) -> Buffer:
+    name = f"{buf.name}_{scope.replace('.', '_')}"
+    return Buffer(name, buf.shape, buf.dtype, Var(name, "handle"), scope=scope)
+
+
+def copy_nest(name: str, dst: Buffer, src: Buffer) -> Stmt:
+    """`for ax...: with block(name): dst[v...] = src[v...]` over the whole buffer."""
+    dtype = "int64" if any(d.dtype == "int64" and not isinstance(d, IntImm)
+                           for d in dst.shape) else "int32"
+    ivs, loops = [], []
+    for d, dim in enumerate(dst.shape):
+        ext = IntImm(dtype, dim.value) if isinstance(dim, IntImm) else dim
+        ivs.append(IterVar(Var(f"v{d}", dtype), Range(IntImm(dtype, 0), ext), IterType.SPATIAL))
+        loops.append(Var(f"ax{d}", dtype))
+    idx = tuple(iv.var for iv in ivs)
+    block = Block(name, tuple(ivs), BufferStore(dst, BufferLoad(src, idx), idx))
+    body: Stmt = BlockRealize(tuple(loops), IntImm("bool", 1), block)
+    for ax, iv in reversed(list(zip(loops, ivs))):
+        body = For(ax, IntImm(dtype, 0), iv.dom.extent, ForKind.SERIAL, body)
+    return body
+
+
+def _stage(ctx: Ctx, rv: BlockRV, index: int, scope: str, write: bool) -> tuple[Any, BlockRV]:
+    what = "cache_write" if write else "cache_read"
+    path = ctx.block_path(rv)
+    br: BlockRealize = path[-1]  # type: ignore[assignment]
+    reads, writes = accesses(br.block)
+    declared = br.block.writes if write else br.block.reads  # T.reads/T.writes order wins
+    found = [r.buffer for r in declared] or [b for b, _ in (writes if write else reads)]
+    buf = _nth(found, index, what, br.block.name,
+               "written" if write else "read")
+    cache = _cache_buffer(buf, scope)
+    block = _Rename(buf, cache, loads=True, stores=write).generic_visit(br.block)
+    top = tree.exclusive_top(path)
+    nest_path = path[:top + 1]
+    new_nest = tree.replace(path[top:], dataclasses.replace(br, block=block))
+    copy = copy_nest(cache.name, buf, cache) if write else copy_nest(cache.name, cache, buf)
+    pair = [new_nest, copy] if write else [copy, new_nest]
+    if len(nest_path) == 1:
+        body = seq(pair)
+    else:
+        body = tree.replace(nest_path, seq(pair))
+    func = tree.add_root_alloc(ctx.func.with_body(body), cache)
+    return func, BlockRV(cache.name, ctx.func_name)
+
+
+def cache_read(ctx: Ctx, rv: BlockRV, index: int, scope: str) -> tuple[Any, BlockRV]:
+    return _stage(ctx, rv, index, scope, write=False)
+
+
+def cache_write(ctx: Ctx, rv: BlockRV, index: int, scope: str) -> tuple[Any, BlockRV]:
+    return _stage(ctx, rv, index, scope, write=True)
+
+
+def decompose_reduction(ctx: Ctx, rv: BlockRV, loop_rv: LoopRV) -> tuple[Any, BlockRV]:
+    what = "decompose_reduction"
+    path = ctx.block_path(rv)
+    br: BlockRealize = path[-1]  # type: ignore[assignment]
+    if br.block.init is None:
+        raise ScheduleError(f"{what}: block {br.block.name!r} has no init to decompose")
+    loop = ctx.loop(loop_rv)
+    below = tree.loops_above(path)
+    if loop not in below:
+        raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is not above block "
+                            f"{br.block.name!r}")
+    below = below[below.index(loop):]
+    spatial = [(iv, v) for iv, v in zip(br.block.iter_vars, br.iter_values)
+               if iv.iter_type is IterType.SPATIAL]
+    used = {x for _, v in spatial for x in free_vars(v)}
+    kept = [lp for lp in below if lp.loop_var in used]
+    vmap = {lp.loop_var: Var(lp.loop_var.name + "_init", lp.loop_var.dtype) for lp in kept}
+    dropped = {lp.loop_var for lp in below} - set(vmap)
+    pred = substitute(br.predicate, vmap)
+    if any(v in dropped for v in free_vars(pred)):
+        raise ScheduleError(f"{what}: the predicate of block {br.block.name!r} depends on a "
+                            f"reduction loop")
+    fresh = {iv.var: Var(iv.var.name, iv.var.dtype) for iv, _ in spatial}  # own binders
+    init_block = Block(br.block.name + "_init",
+                       tuple(dataclasses.replace(iv, var=fresh[iv.var]) for iv, _ in spatial),
+                       substitute(br.block.init, fresh))
+    init: Stmt = BlockRealize(tuple(substitute(v, vmap) for _, v in spatial), pred, init_block)
+    for lp in reversed(kept):
+        init = For(vmap[lp.loop_var], lp.min, lp.extent, lp.kind, init, lp.thread_tag,
+                   lp.annotations)
+    update = dataclasses.replace(br.block, name=br.block.name + "_update", init=None)
+    body = tree.replace(path, dataclasses.replace(br, block=update))
+    lpath = tree.loop_path(body, loop.loop_var)
+    assert lpath is not None
+    body = tree.replace(lpath, seq([init, lpath[-1]]))
+    rv.name = update.name  # NOTE: the handle follows the update block, as in TVM
+    return ctx.func.with_body(body), BlockRV(init_block.name, ctx.func_name)
+
+
+def blockize(ctx: Ctx, loop_rv: LoopRV) -> tuple[Any, BlockRV]:
+    """Wraps the subtree of `loop` in an opaque outer block (no iter vars): enough for
+    later scheduling of what is outside it; TVM's iter-var inference is not done."""
+    path = ctx.loop_path(loop_rv)
+    loop: For = path[-1]  # type: ignore[assignment]
+    inner = tree.blocks_under(loop)
+    if not inner:
+        raise ScheduleError(f"blockize: loop {loop.loop_var.name!r} holds no block")
+    name = inner[0].block.name + "_o"
+    block = Block(name, (), loop)
+    return (ctx.func.with_body(tree.replace(path, BlockRealize((), IntImm("bool", 1), block))),
+            BlockRV(name, ctx.func_name))

@@ -1,0 +1,279 @@
+"""Block-moving primitives: compute_at, reverse_compute_at, compute_inline,
+reverse_compute_inline. Each returns `(new PrimFunc, None)` or raises ScheduleError."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..arith import bound
+from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
+from ..function import free_vars
+from ..functor import Mutator, simplify, substitute
+from ..stmt import Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, Stmt, seq
+from . import tree
+from .analysis import (
+    accesses, check_not_output, readers, region_under, written_buffer, writers,
+)
+from .state import Ctx, ScheduleError
+from .trace import BlockRV, LoopRV
+
+
+def _cast(e: PrimExpr, dtype: str) -> PrimExpr:
+    if e.dtype == dtype:
+        return e
+    return IntImm(dtype, e.value) if isinstance(e, IntImm) else e.astype(dtype)
+
+
+def _outer_ranges(lpath: tree.Path) -> dict[Var, tuple[PrimExpr, int]]:
+    return {s.loop_var: (s.min, s.extent.value) for s in lpath
+            if isinstance(s, For) and isinstance(s.extent, IntImm)}
+
+
+def _nest_vars(bpath: tree.Path) -> frozenset[Var]:
+    """Loop vars of the nest a block is moved out of (they are gone after the move)."""
+    return frozenset(lp.loop_var for lp in bpath[tree.exclusive_top(bpath):]
+                     if isinstance(lp, For))
+
+
+def _may_overflow(lo: PrimExpr, ext: PrimExpr, dom: Any,
+                  outer: dict[Var, tuple[PrimExpr, int]]) -> bool:
+    """Can `[lo, lo + ext)` leave the iter var's domain for some outer loop values?"""
+    window = bound(lo, outer)
+    if window is None or not all(isinstance(x, IntImm) for x in (window[0], ext, dom.min,
+                                                                   dom.extent)):
+        return True
+    first, last = window[0].value, window[0].value + window[1] - 1 + ext.value - 1
+    return first < dom.min.value or last >= dom.min.value + dom.extent.value
+
+
+def _regenerate(br: BlockRealize, dims: dict[Var, tuple[PrimExpr, PrimExpr]],
+                preserve_unit_loops: bool,
+                outer: dict[Var, tuple[PrimExpr, int]] | None = None,
+                stale: frozenset[Var] = frozenset()) -> Stmt:
+    """A fresh loop nest running `br`'s block over `dims` (iter var -> (min, extent));
+    other iter vars sweep their whole domain. Where a window may stick out of the domain
+    (a non-divisible tile), the block gets a predicate, as TVM adds."""
+    loops: list[tuple[Var, PrimExpr]] = []
+    values: list[PrimExpr] = []
+    guards: list[PrimExpr] = []
+    for iv in br.block.iter_vars:
+        lo, ext = dims.get(iv.var, (iv.dom.min, iv.dom.extent))
+        ext = simplify(ext)
+        dtype = iv.var.dtype
+        if isinstance(ext, IntImm) and ext.value == 1 and not preserve_unit_loops:
+            values.append(_cast(simplify(lo), dtype))
+        else:
+            ax = Var(f"ax{len(loops)}", dtype)
+            loops.append((ax, _cast(ext, dtype)))
+            values.append(simplify(_cast(lo, dtype) + ax))
+        if iv.var in dims and _may_overflow(lo, ext, iv.dom, outer or {}):
+            end = simplify(_cast(iv.dom.min, dtype) + _cast(iv.dom.extent, dtype))
+            guards.append(BinOp(BinaryOp.LT, values[-1], end))
+    pred = br.predicate
+    if any(v in stale for v in free_vars(pred)):
+        pred = IntImm("bool", 1)  # a split's guard over the old loops: `guards` re-clip it
+    for g in guards:
+        pred = g if isinstance(pred, IntImm) and pred.value else BinOp(BinaryOp.AND, pred, g)
+    body: Stmt = BlockRealize(tuple(values), pred, br.block)
+    for ax, ext in reversed(loops):
+        body = For(ax, IntImm(ax.dtype, 0), ext, ForKind.SERIAL, body)
+    return body
+
+
+def _store_dims(br: BlockRealize, idx: tuple[PrimExpr, ...], what: str) -> dict[Var, int]:
+    """iter var -> the dim of the written buffer it indexes (writes must be `B[v0, v1, ...]`)."""
+    own = {iv.var for iv in br.block.iter_vars}
+    out: dict[Var, int] = {}
+    for d, i in enumerate(idx):
+        if isinstance(i, Var) and i in own and i not in out:
+            out[i] = d
+    spatial = [iv.var for iv in br.block.iter_vars if iv.iter_type is IterType.SPATIAL]
+    if any(v not in out for v in spatial):
+        raise ScheduleError(f"{what}: block {br.block.name!r} must write its buffer at its "
+                            f"spatial iter vars, e.g. B[vi, vj]")
+    return out
+
+
+def _remove_nest(body: Stmt, block_name: str) -> Stmt:
+    path = tree.block_path(body, block_name)
+    assert path is not None
+    top = tree.exclusive_top(path)
+    return tree.replace(path[:top + 1], None)
+
+
+def _insert(loop: For, new: Stmt, holds: list[tree.Path], after: bool) -> For:
+    """`loop` with `new` placed before the first (or after the last) child holding `holds`."""
+    kids = list(loop.body.seq) if hasattr(loop.body, "seq") else [loop.body]
+    owners = [k for k in range(len(kids))
+              if any(any(s is kids[k] for s in p) for p in holds)]
+    at = (owners[-1] + 1) if after else owners[0]
+    return dataclasses.replace(loop, body=seq(kids[:at] + [new] + kids[at:]))
+
+
+def _check_placement(ctx: Ctx, bpath: tree.Path, lpath: tree.Path, what: str) -> None:
+    block, loop = bpath[-1], lpath[-1]
+    if any(s is loop for s in bpath):
+        raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is already an ancestor of "
+                            f"block {block.block.name!r}")
+    outer_block = [s for s in bpath[:-1] if isinstance(s, BlockRealize)]
+    if outer_block and not any(s is outer_block[-1] for s in lpath):
+        raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is not in the scope of block "
+                            f"{block.block.name!r}")
+
+
+def compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV, preserve_unit_loops: bool = False,
+               index: int = -1) -> tuple[Any, None]:
+    what = "compute_at"
+    bpath, lpath = ctx.block_path(block_rv), ctx.loop_path(loop_rv)
+    _check_placement(ctx, bpath, lpath, what)
+    producer: BlockRealize = bpath[-1]  # type: ignore[assignment]
+    loop: For = lpath[-1]  # type: ignore[assignment]
+    buf, idx = written_buffer(producer, what)
+    dims = _store_dims(producer, idx, what)
+    users = [p for p in readers(ctx.func.body, buf) if p[-1] is not producer]
+    inside = [p for p in users if any(s is loop for s in p)]
+    if not inside:
+        raise ScheduleError(f"{what}: no block under loop {loop.loop_var.name!r} reads "
+                            f"{buf.name!r}, the buffer block {producer.block.name!r} writes")
+    outside = [p[-1].block.name for p in users if not any(s is loop for s in p)]
+    if outside:
+        raise ScheduleError(f"{what}: block {outside[0]!r} outside loop "
+                            f"{loop.loop_var.name!r} also reads {buf.name!r}; moving block "
+                            f"{producer.block.name!r} under the loop would not cover it")
+    if _position(ctx.func.body, producer) > _position(ctx.func.body, inside[0][-1]):
+        raise ScheduleError(f"{what}: block {producer.block.name!r} runs after its consumer "
+                            f"{inside[0][-1].block.name!r}")
+    region = region_under(inside, loop, buf, reads=True)
+    new_dims = {v: region[d] for v, d in dims.items()}
+    nest = _regenerate(producer, new_dims, preserve_unit_loops, _outer_ranges(lpath),
+                       _nest_vars(bpath))
+    body = _remove_nest(ctx.func.body, producer.block.name)
+    lpath = tree.loop_path(body, loop.loop_var)  # type: ignore[assignment]
+    holds = tree.find_all(lpath[-1], lambda s: any(s is q[-1] for q in inside))
+    new_loop = _insert(lpath[-1], nest, holds, after=False)
+    return ctx.func.with_body(tree.replace(lpath, new_loop)), None
+
+
+def _position(root: Stmt, node: Stmt) -> int:
+    for k, path in enumerate(tree.walk(root)):
+        if path[-1] is node:
+            return k
+    return -1
+
+
+def reverse_compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV,
+                       preserve_unit_loops: bool = False, index: int = -1) -> tuple[Any, None]:
+    what = "reverse_compute_at"
+    bpath, lpath = ctx.block_path(block_rv), ctx.loop_path(loop_rv)
+    _check_placement(ctx, bpath, lpath, what)
+    consumer: BlockRealize = bpath[-1]  # type: ignore[assignment]
+    loop: For = lpath[-1]  # type: ignore[assignment]
+    reads = accesses(consumer.block)[0]
+    produced = [(b, i) for b, i in reads if any(any(s is loop for s in p)
+                                                 for p in writers(ctx.func.body, b))]
+    if not produced:
+        raise ScheduleError(f"{what}: no block under loop {loop.loop_var.name!r} writes a "
+                            f"buffer that block {consumer.block.name!r} reads")
+    buf, idx = produced[0]
+    outside = [p[-1].block.name for p in writers(ctx.func.body, buf)
+               if not any(s is loop for s in p)]
+    if outside:
+        raise ScheduleError(f"{what}: block {outside[0]!r} outside loop {loop.loop_var.name!r} "
+                            f"also writes {buf.name!r}")
+    dims = {}
+    own = {iv.var for iv in consumer.block.iter_vars}
+    for d, i in enumerate(idx):
+        if isinstance(i, Var) and i in own:
+            dims[i] = d
+    inside = [p for p in writers(ctx.func.body, buf)]
+    region = region_under(inside, loop, buf, reads=False)
+    nest = _regenerate(consumer, {v: region[d] for v, d in dims.items()}, preserve_unit_loops,
+                       _outer_ranges(lpath), _nest_vars(bpath))
+    body = _remove_nest(ctx.func.body, consumer.block.name)
+    lpath = tree.loop_path(body, loop.loop_var)  # type: ignore[assignment]
+    holds = tree.find_all(lpath[-1], lambda s: any(s is q[-1] for q in inside))
+    new_loop = _insert(lpath[-1], nest, holds, after=True)
+    return ctx.func.with_body(tree.replace(lpath, new_loop)), None
+
+
+def _single_store(br: BlockRealize, what: str) -> BufferStore:
+    if br.block.init is not None:
+        raise ScheduleError(f"{what}: block {br.block.name!r} is a reduction (it has an init)")
+    if not isinstance(br.block.body, BufferStore):
+        raise ScheduleError(f"{what}: block {br.block.name!r} must be one buffer store")
+    if any(iv.iter_type is not IterType.SPATIAL for iv in br.block.iter_vars):
+        raise ScheduleError(f"{what}: block {br.block.name!r} has reduce iter vars")
+    return br.block.body
+
+
+class _InlineLoads(Mutator):
+    """Replaces loads of `buf` by `value` with `params` bound to the load's indices."""
+
+    def __init__(self, buf: Buffer, params: list[Var], value: PrimExpr) -> None:
+        self.buf, self.params, self.value = buf, params, value
+
+    def visit_BufferLoad(self, e: BufferLoad) -> PrimExpr:
+        idx = self.visit(e.indices)
+        if e.buffer is not self.buf:
+            return e if idx is e.indices else BufferLoad(e.buffer, idx, e.span)
+        return substitute(self.value, dict(zip(self.params, idx)))
+
+
+def _drop_alloc(body: Stmt, buf: Buffer) -> Stmt:
+    def visit(s: Stmt) -> Stmt:
+        if isinstance(s, BlockRealize) and buf in s.block.alloc_buffers:
+            allocs = tuple(b for b in s.block.alloc_buffers if b is not buf)
+            return dataclasses.replace(s, block=dataclasses.replace(s.block,
+                                                                    alloc_buffers=allocs))
+        out = s
+        for c in tree.children(s):
+            out = tree._replace_child(out, c, visit(c))  # type: ignore[assignment]
+        return out
+
+    return visit(body)
+
+
+def compute_inline(ctx: Ctx, block_rv: BlockRV) -> tuple[Any, None]:
+    what = "compute_inline"
+    br = ctx.block(block_rv)
+    store = _single_store(br, what)
+    check_not_output(ctx.func, store.buffer, what, br.block.name)
+    params = list(store.indices)
+    if not all(isinstance(v, Var) for v in params) or len(set(params)) != len(params):
+        raise ScheduleError(f"{what}: block {br.block.name!r} must store at distinct iter vars")
+    if any(b is store.buffer for b, _ in accesses(br.block)[0]):
+        raise ScheduleError(f"{what}: block {br.block.name!r} reads the buffer it writes")
+    body = _remove_nest(ctx.func.body, br.block.name)
+    body = _InlineLoads(store.buffer, params, store.value).visit(body)  # type: ignore
+    return ctx.func.with_body(_drop_alloc(body, store.buffer)), None
+
+
+def reverse_compute_inline(ctx: Ctx, block_rv: BlockRV) -> tuple[Any, None]:
+    what = "reverse_compute_inline"
+    consumer = ctx.block(block_rv)
+    store = _single_store(consumer, what)
+    inputs = {id(b): b for b, _ in accesses(consumer.block)[0]}
+    produced = [b for b in inputs.values() if len(writers(ctx.func.body, b)) == 1
+                and not any(b is p for _, p in ctx.func.buffer_map)]
+    if len(produced) != 1:
+        raise ScheduleError(f"{what}: block {consumer.block.name!r} must read exactly one "
+                            f"intermediate buffer with one producer")
+    buf = produced[0]
+    ppath = writers(ctx.func.body, buf)[0]
+    producer: BlockRealize = ppath[-1]  # type: ignore[assignment]
+    pstore = _single_store(producer, what + " (producer)")
+    loads = [i for b, i in accesses(consumer.block)[0] if b is buf]
+    own = [iv.var for iv in consumer.block.iter_vars]
+    first = loads[0]
+    if any(i != first for i in loads) or sorted(map(id, first)) != sorted(map(id, own)):
+        raise ScheduleError(f"{what}: block {consumer.block.name!r} must read {buf.name!r} at "
+                            f"exactly its iter vars")
+    vmap: dict[Var, PrimExpr] = dict(zip(first, pstore.indices))  # type: ignore[arg-type]
+    value = _InlineLoads(buf, list(first), pstore.value).visit(store.value)  # type: ignore
+    new_store = BufferStore(store.buffer, substitute(value, vmap),
+                            tuple(substitute(i, vmap) for i in store.indices))
+    new_block: Block = dataclasses.replace(producer.block, body=new_store)
+    body = tree.replace(ppath, dataclasses.replace(producer, block=new_block))
+    body = _remove_nest(body, consumer.block.name)
+    return ctx.func.with_body(_drop_alloc(body, buf)), None

@@ -1,0 +1,210 @@
+"""Loop primitives: split, fuse, reorder, parallel / vectorize / unroll / bind, annotate.
+
+Each takes a `Ctx` and returns `(new PrimFunc, outputs)`; preconditions raise ScheduleError.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, const
+from ..function import free_vars
+from ..functor import simplify, substitute
+from ..stmt import BlockRealize, For, ForKind, IterType
+from . import tree
+from .state import Ctx, ScheduleError
+from .trace import LoopRV
+
+
+def _extent(loop: For) -> int | None:
+    e = simplify(loop.extent)
+    return e.value if isinstance(e, IntImm) else None
+
+
+def _rebind(ctx: Ctx, path: tree.Path, new: Any) -> Any:
+    return ctx.func.with_body(tree.replace(path, new))
+
+
+def _add_predicate(body: Any, cond: PrimExpr) -> Any:
+    """Every block realize under `body` runs only where `cond` holds (non-exact splits)."""
+
+    def visit(s: Any) -> Any:
+        if isinstance(s, BlockRealize):
+            p = s.predicate
+            pred = cond if isinstance(p, IntImm) and p.value else BinOp(BinaryOp.AND, p, cond)
+            return dataclasses.replace(s, predicate=pred)
+        kids = tree.children(s)
+        out = s
+        for k in kids:
+            out = tree._replace_child(out, k, visit(k))
+        return out
+
+    return visit(body)
+
+
+def split(ctx: Ctx, loop_rv: LoopRV, factors: list[Any]) -> tuple[Any, list[LoopRV]]:
+    path = ctx.loop_path(loop_rv)
+    loop: For = path[-1]  # type: ignore[assignment]
+    name = loop.loop_var.name
+    facs = [None if f is None else int(f.value if isinstance(f, IntImm) else f) for f in factors]
+    if facs.count(None) > 1:
+        raise ScheduleError(f"split of loop {name!r}: at most one factor may be None")
+    if any(f is not None and f <= 0 for f in facs):
+        raise ScheduleError(f"split of loop {name!r}: factors must be positive, got {factors}")
+    extent = _extent(loop)
+    known = 1
+    for f in facs:
+        known *= f or 1
+    if None in facs:
+        if extent is None:
+            raise ScheduleError(f"split of loop {name!r}: its extent is not a constant, so "
+                                f"every factor must be given")
+        facs[facs.index(None)] = -(-extent // known)
+    total = 1
+    for f in facs:
+        total *= f  # type: ignore[operator]
+    if extent is not None and total < extent:
+        raise ScheduleError(f"split of loop {name!r}: factors {facs} cover {total} iterations, "
+                            f"fewer than its extent {extent}")
+    dtype = loop.loop_var.dtype
+    new_vars = [Var(f"{name}_{k}", dtype) for k in range(len(facs))]
+    fused: PrimExpr = new_vars[0]
+    for v, f in zip(new_vars[1:], facs[1:]):
+        fused = fused * const(f, dtype) + v
+    body = substitute(loop.body, {loop.loop_var: simplify(loop.min + fused)})
+    if extent is None or total != extent:
+        body = _add_predicate(body, BinOp(BinaryOp.LT, fused, loop.extent))
+    for v, f in reversed(list(zip(new_vars, facs))):
+        body = For(v, IntImm(dtype, 0), IntImm(dtype, f), ForKind.SERIAL, body)  # type: ignore
+    return _rebind(ctx, path, body), [LoopRV(v, ctx.func_name) for v in new_vars]
+
+
+def _chain(ctx: Ctx, rvs: tuple[LoopRV, ...], what: str) -> tuple[tree.Path, list[For]]:
+    """The perfect nest from the outermost to the innermost of `rvs` (each loop's body is the
+    next loop), as (path to the outermost, the loops of the nest)."""
+    paths = [ctx.loop_path(rv) for rv in rvs]
+    if len({id(p[-1]) for p in paths}) != len(paths):
+        raise ScheduleError(f"{what}: a loop is given twice")
+    outer = min(paths, key=len)
+    inner = max(paths, key=len)
+    nest = [s for s in inner[len(outer) - 1:] if isinstance(s, For)]
+    if inner[:len(outer)] != outer or any(p[-1] not in nest for p in paths):
+        raise ScheduleError(f"{what}: loops {[rv.var.name for rv in rvs]} are not nested in "
+                            f"one another")
+    for a, b in zip(nest, nest[1:]):
+        if a.body is not b:
+            raise ScheduleError(f"{what}: loop {a.loop_var.name!r} holds more than loop "
+                                f"{b.loop_var.name!r}; the loops must be perfectly nested")
+    return outer, nest
+
+
+def fuse(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, LoopRV]:
+    if not rvs:
+        raise ScheduleError("fuse needs at least one loop")
+    path, nest = _chain(ctx, rvs, "fuse")
+    if len(nest) != len(rvs):
+        raise ScheduleError(f"fuse: the loops {[rv.var.name for rv in rvs]} must be adjacent")
+    for lp in nest:
+        if not (isinstance(lp.min, IntImm) and lp.min.value == 0):
+            raise ScheduleError(f"fuse: loop {lp.loop_var.name!r} does not start at 0")
+    dtype = "int64" if any(lp.loop_var.dtype == "int64" for lp in nest) else "int32"
+    fused = Var("_".join(lp.loop_var.name for lp in nest) + "_fused", dtype)
+    vmap: dict[Var, PrimExpr] = {}
+    inner: PrimExpr = const(1, dtype)
+    for lp in reversed(nest):
+        ext = lp.extent if lp.extent.dtype == dtype else simplify(lp.extent.astype(dtype))
+        value = fused if _is_one(inner) else fused // inner
+        if lp is not nest[0]:
+            value = value % ext
+        vmap[lp.loop_var] = _retype(simplify(value), lp.loop_var.dtype)
+        inner = simplify(inner * ext)
+    body = substitute(nest[-1].body, vmap)
+    new = For(fused, IntImm(dtype, 0), inner, ForKind.SERIAL, body)
+    return _rebind(ctx, path, new), LoopRV(fused, ctx.func_name)
+
+
+def _is_one(e: PrimExpr) -> bool:
+    return isinstance(e, IntImm) and e.value == 1
+
+
+def _retype(e: PrimExpr, dtype: str) -> PrimExpr:
+    return e if e.dtype == dtype else e.astype(dtype)
+
+
+def reorder(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, None]:
+    path, nest = _chain(ctx, rvs, "reorder")
+    given = [ctx.loop(rv) for rv in rvs]
+    slots = [i for i, lp in enumerate(nest) if lp in given]
+    order = list(nest)
+    for slot, lp in zip(slots, given):
+        order[slot] = lp
+    for i, lp in enumerate(order):
+        outer_vars = {o.loop_var for o in order[:i]}
+        uses = set(free_vars(lp.min)) | set(free_vars(lp.extent))
+        if uses & ({o.loop_var for o in nest} - outer_vars):
+            raise ScheduleError(f"reorder: the range of loop {lp.loop_var.name!r} depends on a "
+                                f"loop that would move inside it")
+    for old, new in zip(nest, order):
+        if old is not new:
+            _check_not_mixed(new, "reorder")
+    body = nest[-1].body
+    for lp in reversed(order):
+        body = dataclasses.replace(lp, body=body)
+    return _rebind(ctx, path, body), None
+
+
+def _check_not_mixed(loop: For, what: str) -> None:
+    """A loop feeding both spatial and reduce iter vars of a block cannot move: its order is
+    what makes the `T.init()` iteration come first for each output element."""
+    for br in tree.blocks_under(loop.body):
+        kinds = {iv.iter_type for iv, value in zip(br.block.iter_vars, br.iter_values)
+                 if loop.loop_var in free_vars(value)}
+        if IterType.SPATIAL in kinds and len(kinds) > 1:
+            raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} binds both spatial and "
+                                f"reduce iter vars of block {br.block.name!r}; it cannot move")
+
+
+def _reduction_blocks(loop: For) -> list[str]:
+    """Blocks under `loop` whose REDUCE iter vars are bound using the loop's variable."""
+    out = []
+    for br in tree.blocks_under(loop.body):
+        for iv, value in zip(br.block.iter_vars, br.iter_values):
+            if iv.iter_type is not IterType.SPATIAL and loop.loop_var in free_vars(value):
+                out.append(br.block.name)
+                break
+    return out
+
+
+def set_kind(ctx: Ctx, rv: LoopRV, kind: ForKind, thread: str | None = None
+             ) -> tuple[Any, None]:
+    path = ctx.loop_path(rv)
+    loop: For = path[-1]  # type: ignore[assignment]
+    if kind is not ForKind.UNROLLED:
+        bad = _reduction_blocks(loop)
+        if bad:
+            what = {ForKind.PARALLEL: "parallel", ForKind.VECTORIZED: "vectorize",
+                    ForKind.THREAD_BINDING: "bind"}[kind]
+            raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is a reduction loop of "
+                                f"block {bad[0]!r} (it binds a reduce iter var); only "
+                                f"spatial loops can be {what}d")
+    if kind is ForKind.VECTORIZED and _extent(loop) is None:
+        raise ScheduleError(f"vectorize: loop {loop.loop_var.name!r} has no constant extent")
+    new = dataclasses.replace(loop, kind=kind, thread_tag=thread)
+    return _rebind(ctx, path, new), None
+
+
+def annotate(ctx: Ctx, rv: Any, key: str, value: Any) -> tuple[Any, None]:
+    from .trace import BlockRV
+
+    if isinstance(rv, BlockRV):
+        path = ctx.block_path(rv)
+        br: BlockRealize = path[-1]  # type: ignore[assignment]
+        ann = tuple((k, v) for k, v in br.block.annotations if k != key) + ((key, value),)
+        new: Any = dataclasses.replace(br, block=dataclasses.replace(br.block, annotations=ann))
+    else:
+        path = ctx.loop_path(rv)
+        lp: For = path[-1]  # type: ignore[assignment]
+        ann = tuple((k, v) for k, v in lp.annotations if k != key) + ((key, value),)
+        new = dataclasses.replace(lp, annotations=ann)
+    return _rebind(ctx, path, new), None

@@ -1,0 +1,172 @@
+"""`tir.Schedule`: TVM's scheduling API over tvmlite's immutable TIR.
+
+A schedule holds an IRModule and the name of the prim_func it works on. Each primitive is a
+pure function `PrimFunc -> PrimFunc` (in loops.py, compute.py, cache.py) that checks its
+preconditions first and raises `ScheduleError`; only on success does the schedule swap the new
+function into its module and append the call to `sch.trace`. So a failed primitive leaves
+`sch.mod` exactly as it was. Handles: `BlockRV` names a block, `LoopRV` a loop variable;
+a loop handle goes stale when its loop is split or fused away, as in TVM.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ...ir.module import IRModule
+from ..function import PrimFunc
+from ..stmt import Block, BlockRealize, For
+from . import tree
+from .trace import BlockRV, LoopRV, Trace
+
+
+class ScheduleError(ValueError):
+    """A schedule primitive cannot be applied; the message names the block or loop."""
+
+
+class Ctx:
+    """What a primitive sees: the function and handle resolution with good errors."""
+
+    def __init__(self, func: PrimFunc, func_name: str) -> None:
+        self.func, self.func_name = func, func_name
+
+    def block_path(self, rv: BlockRV) -> tree.Path:
+        if not isinstance(rv, BlockRV):
+            raise ScheduleError(f"expected a block handle (BlockRV), got {type(rv).__name__}")
+        path = tree.block_path(self.func.body, rv.name)
+        if path is None:
+            raise ScheduleError(f"block {rv.name!r} is not in prim_func {self.func_name!r} "
+                                f"(it was inlined or renamed)")
+        return path
+
+    def loop_path(self, rv: LoopRV) -> tree.Path:
+        if not isinstance(rv, LoopRV):
+            raise ScheduleError(f"expected a loop handle (LoopRV), got {type(rv).__name__}")
+        path = tree.loop_path(self.func.body, rv.var)
+        if path is None:
+            raise ScheduleError(f"loop {rv.var.name!r} no longer exists in {self.func_name!r} "
+                                f"(a split, fuse or compute_at replaced it)")
+        return path
+
+    def block(self, rv: BlockRV) -> BlockRealize:
+        return self.block_path(rv)[-1]  # type: ignore[return-value]
+
+    def loop(self, rv: LoopRV) -> For:
+        return self.loop_path(rv)[-1]  # type: ignore[return-value]
+
+    def loop_rv(self, loop: For) -> LoopRV:
+        return LoopRV(loop.loop_var, self.func_name)
+
+    def block_rv(self, br: BlockRealize) -> BlockRV:
+        return BlockRV(br.block.name, self.func_name)
+
+
+def _as_module(mod: Any) -> IRModule:
+    if isinstance(mod, IRModule):
+        return mod
+    if isinstance(mod, PrimFunc):
+        return IRModule.from_dict({"main": mod})
+    raise TypeError(f"tir.Schedule takes an IRModule or a PrimFunc, got {type(mod).__name__}")
+
+
+class ScheduleBase:
+    """Module bookkeeping, handles and the trace; the primitives are added by `Schedule`."""
+
+    def __init__(self, mod: Any, *, seed: int | None = None, debug_mask: Any = "all",
+                 error_render_level: str = "detail", enable_check: bool = True) -> None:
+        self._mod = _as_module(mod)
+        prims = [gv.name_hint for gv, f in self._mod.items() if isinstance(f, PrimFunc)]
+        self._func_name = "main" if "main" in prims else (prims[0] if len(prims) == 1 else None)
+        self.trace = Trace()
+
+    @property
+    def mod(self) -> IRModule:
+        return self._mod
+
+    @property
+    def func_working_on(self) -> str | None:
+        return self._func_name
+
+    def work_on(self, func_name: str) -> None:
+        if not isinstance(self._mod[func_name] if func_name in self._mod else None, PrimFunc):
+            raise ScheduleError(f"the module has no prim_func named {func_name!r}")
+        self._func_name = func_name
+
+    def _ctx(self, func_name: str | None = None) -> Ctx:
+        name = func_name or self._func_name
+        if name is None:
+            raise ScheduleError("the module has several prim_funcs: call sch.work_on(name) "
+                                "or pass func_name=")
+        return Ctx(self._mod[name], name)
+
+    def _apply(self, name: str, kwargs: dict[str, Any],
+               fn: Callable[..., tuple[PrimFunc, Any]], *args: Any) -> Any:
+        """Runs a primitive; on success swaps in its function and records it in the trace."""
+        ctx = self._ctx()
+        new_func, outputs = fn(ctx, *args)
+        self._mod = self._mod.with_function(ctx.func_name, new_func)
+        self.trace.append(name, kwargs, outputs)
+        return outputs
+
+    def copy(self) -> Any:
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.trace = Trace()
+        other.trace.insts = list(self.trace.insts)
+        return other
+
+    def show(self, *args: Any, **kwargs: Any) -> None:
+        """Prints the module as TVMScript (plain text if the printer is unavailable)."""
+        try:
+            print(self._mod.script())
+        except Exception as err:  # noqa: BLE001 (the printer may not handle every node yet)
+            print(f"# (TVMScript printer unavailable: {err})\n{self._mod!r}")
+
+    # -- lookups ----------------------------------------------------------------------------
+
+    def get_block(self, name: str, func_name: str | None = None) -> BlockRV:
+        ctx = self._ctx(func_name)
+        if tree.block_path(ctx.func.body, name) is None:
+            names = [b.block.name for b in tree.blocks_under(ctx.func.body)]
+            raise ScheduleError(f"no block named {name!r} in prim_func {ctx.func_name!r}; "
+                                f"blocks: {names}")
+        rv = BlockRV(name, ctx.func_name)
+        self.trace.append("get_sblock", {"name": name, "func_name": ctx.func_name}, rv)
+        return rv
+
+    get_sblock = get_block
+
+    def get_loops(self, block: BlockRV) -> list[LoopRV]:
+        ctx = self._ctx()
+        rvs = [ctx.loop_rv(lp) for lp in tree.loops_above(ctx.block_path(block))]
+        self.trace.append("get_loops", {"block": block}, rvs)
+        return rvs
+
+    def get_child_blocks(self, block_or_loop: BlockRV | LoopRV) -> list[BlockRV]:
+        ctx = self._ctx()
+        if isinstance(block_or_loop, BlockRV):
+            node: Any = ctx.block(block_or_loop).block.body
+        else:
+            node = ctx.loop(block_or_loop).body
+        out = [ctx.block_rv(br) for br in _direct_blocks(node)]
+        self.trace.append("get_child_blocks", {"block_or_loop": block_or_loop}, out)
+        return out
+
+    def get(self, rv: BlockRV | LoopRV) -> Block | For:
+        """The IR node a handle points to now (a Block or a For)."""
+        ctx = self._ctx()
+        return ctx.block(rv).block if isinstance(rv, BlockRV) else ctx.loop(rv)
+
+
+def _direct_blocks(node: Any) -> list[BlockRealize]:
+    """Blocks below `node` that are not nested inside another block."""
+    out: list[BlockRealize] = []
+
+    def visit(s: Any) -> None:
+        if isinstance(s, BlockRealize):
+            out.append(s)
+            return
+        for c in tree.children(s):
+            visit(c)
+
+    visit(node)
+    return out
