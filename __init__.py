@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import ir, nd, relax, runtime, script, tir, transform
+from . import ir, nd, relax, runtime, s_tir, script, target, te, tir, topi, transform
 from .ir.module import IRModule
 from .vm.device import Device, cpu, cuda, device
 from .vm.registry import get_global_func, list_global_func_names, register_func
@@ -20,7 +20,7 @@ register_global_func = register_func
 __all__ = [
     "Device", "IRModule", "build", "compile", "cpu", "cuda", "device", "get_global_func",
     "ir", "list_global_func_names", "nd", "register_func", "register_global_func", "relax",
-    "runtime", "script", "tir", "transform",
+    "runtime", "s_tir", "script", "te", "tir", "topi", "transform",
 ]
 
 

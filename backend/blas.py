@@ -58,20 +58,31 @@ def _fused_conv(func: Function) -> Impl | None:
     """conv2d + bias (+ relu) with the weight matrix packed once, at codegen time."""
     calls = list(bindings_of(func).values())
     conv = _find_call(calls, "relax.nn.conv2d")
-    weight = conv.args[1] if conv is not None else None
-    if conv is None or not isinstance(weight, Constant):
+    if conv is None or not isinstance(conv.args[1], Constant):
         return None  # weights are inputs: the generic path (still im2col + BLAS) runs it
     attrs = dict(conv.attrs)
-    w = weight.data.numpy()
+    w = conv.args[1].data.numpy()
+    add = _find_call(calls, "relax.add")
+    bias = _operand(func, add.args[1]) if add is not None else None
     relu = _find_call(calls, "relax.nn.relu") is not None
+    data = _operand(func, conv.args[0])
 
-    def run(x: np.ndarray, *rest: np.ndarray) -> np.ndarray:
-        y = _conv2d(x, w, **attrs)
-        if rest:
-            y = y + rest[-1]
+    def run(*inputs: np.ndarray) -> np.ndarray:
+        y = _conv2d(data(inputs), w, **attrs)
+        if bias is not None:
+            y += bias(inputs)
         return np.maximum(y, 0, out=y) if relu else y
 
     return run
+
+
+def _operand(func: Function, e: Any) -> Callable[[tuple[np.ndarray, ...]], np.ndarray]:
+    """How to get an operand at run time: a constant (converted once) or the i-th input."""
+    if isinstance(e, Constant):
+        value = e.data.numpy()
+        return lambda inputs: value
+    index = list(func.params).index(e)
+    return lambda inputs: inputs[index]
 
 
 COMPOSITE_IMPLS: dict[str, Callable[[Function], Impl | None]] = {

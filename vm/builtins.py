@@ -78,7 +78,86 @@ def alloc_on(device: Device) -> Builtin:
     return alloc_tensor
 
 
+_RPN_OPS: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "//": lambda a, b: a // b, "%": lambda a, b: a % b, "min": min, "max": max,
+    "/": lambda a, b: int(a / b),  # tir.Div on ints truncates
+}
+_RPN_CACHE: dict[str, Callable[..., int]] = {}
+
+
+def compile_shape_program(program: str) -> Callable[..., int]:
+    """`"a0 #2 * #1 +"` (postfix: `aK` is argument K, `#N` a literal) as a Python callable.
+
+    NOTE: built once per program text into nested closures, so a call costs a few hundred ns
+    and nothing is parsed or `eval`ed at run time."""
+    fn = _RPN_CACHE.get(program)
+    if fn is not None:
+        return fn
+    stack: list[Callable[[tuple[int, ...]], int]] = []
+    for tok in program.split():
+        if tok.startswith("a"):
+            k = int(tok[1:])
+            stack.append(lambda args, k=k: args[k])
+        elif tok.startswith("#"):
+            v = int(tok[1:])
+            stack.append(lambda args, v=v: v)
+        elif tok in _RPN_OPS:
+            b, a, f = stack.pop(), stack.pop(), _RPN_OPS[tok]
+            stack.append(lambda args, a=a, b=b, f=f: f(a(args), b(args)))
+        else:
+            raise ValueError(f"shape program {program!r}: unknown token {tok!r}")
+    if len(stack) != 1:
+        raise ValueError(f"shape program {program!r} does not compute one value")
+    top = stack[0]
+
+    def run(*args: int) -> int:
+        return top(args)
+
+    _RPN_CACHE[program] = run
+    return run
+
+
+def eval_shape(program: str, *args: int) -> int:
+    """`vm.builtin.eval_shape`: a computed dim (`n * 2 + 1`) from the bound dims."""
+    return compile_shape_program(program)(*args)
+
+
+def copy(value: Any) -> Any:
+    """`vm.builtin.copy`: moves a value between registers (the result of an if/else)."""
+    return value
+
+
+def read_if_cond(value: Any) -> bool:
+    """`vm.builtin.read_if_cond`: a bool / int scalar or a 0-d tensor as a branch condition."""
+    if type(value) is NDArray or isinstance(value, np.ndarray):
+        arr = value.numpy() if type(value) is NDArray else value
+        if arr.size != 1:
+            raise ValueError(f"an if condition must be a scalar, got a tensor of shape "
+                             f"{arr.shape}")
+        return bool(arr.reshape(()))
+    return bool(value)
+
+
+def check_shape_value(t: Any, axis: int, value: int, param: str, expr: str) -> None:
+    """Like check_dim_equal, for a computed dim (`R.match_cast(x, R.Tensor((n * 2,)))`)."""
+    got = _tensor(t, param).shape[axis]
+    if got != value:
+        raise ValueError(f"{param}: shape[{axis}] must be {expr} = {value}, got {got} "
+                         f"(shape {t.shape})")
+
+
+def null_value(*_: Any) -> None:
+    """`vm.builtin.null_value`: clears a register (drops a dead tensor early)."""
+    return None
+
+
 _PURE: dict[str, Builtin] = {
+    "vm.builtin.eval_shape": eval_shape,
+    "vm.builtin.copy": copy,
+    "vm.builtin.read_if_cond": read_if_cond,
+    "vm.builtin.check_shape_value": check_shape_value,
+    "vm.builtin.null_value": null_value,
     "vm.builtin.check_tensor_info": check_tensor_info,
     "vm.builtin.check_dim": check_dim,
     "vm.builtin.tensor_dim": tensor_dim,
@@ -90,6 +169,10 @@ _PURE: dict[str, Builtin] = {
 
 def make_builtins(device: Device) -> dict[str, Builtin]:
     """All builtins, with allocation bound to `device`."""
+    if device.device_type != 1:  # issue 7 hook: a CUDA VM allocates CuPy arrays (vm/cuda.py)
+        from .cuda import alloc_on as cuda_alloc_on
+
+        return {**_PURE, "vm.builtin.alloc_tensor": cuda_alloc_on(device)}
     return {**_PURE, "vm.builtin.alloc_tensor": alloc_on(device)}
 
 

@@ -40,6 +40,10 @@ class Device:
 
     def sync(self) -> None:
         """Wait for pending work: a no-op on cpu (kernels run synchronously)."""
+        if self.device_type == kDLCUDA:  # GPU kernels run on CuPy's current stream
+            from .cuda import sync
+
+            sync(self)
 
     def _dlpack(self) -> tuple[int, int]:
         return (self.device_type, self.device_id)

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .device import device, kDLCPU
 from .kernel_signature import KernelParam, KernelSignature
 from .kernels import KernelLibrary
 from .ndarray import NDArray, data_ptr
@@ -23,9 +24,16 @@ class ArgumentCountError(ValueError, RuntimeError):
     """Wrong number of arguments: a ValueError, and a RuntimeError as TVM raises."""
 
 
-def _tensor_parts(where: str, p: KernelParam, x: Any) -> tuple[tuple[int, ...], str, int]:
+def _tensor_parts(where: str, p: KernelParam, x: Any, device_type: int = kDLCPU
+                  ) -> tuple[tuple[int, ...], str, int]:
     if type(x) is NDArray:
+        if x._sig[2].device_type != device_type:  # a pointer into the wrong memory: refuse
+            raise ValueError(f"{where}: parameter {p.name!r} is on {x._sig[2]}, but the kernel "
+                             f"runs on {device(device_type, 0)}; copy it with .copyto(dev)")
         return x._sig[0], x._sig[1], x._ptr
+    if device_type != kDLCPU:
+        raise ValueError(f"{where}: parameter {p.name!r} is a {type(x).__name__} in host "
+                         f"memory; the CUDA kernel needs tvm.nd.array(x, tvm.cuda())")
     if isinstance(x, np.ndarray):
         if not x.flags.c_contiguous:
             raise ValueError(f"{where}: parameter {p.name!r} needs a C-contiguous array "
@@ -77,7 +85,7 @@ def check_kernel_args(sig: KernelSignature, args: Sequence[Any], where: str,
                            env)
             native.append(x)
             continue
-        shape, dtype, ptr = _tensor_parts(where, p, x)
+        shape, dtype, ptr = _tensor_parts(where, p, x, sig.device_type)
         if len(shape) != len(p.shape):
             raise ValueError(f"{where}: parameter {p.name!r} expects rank {len(p.shape)} "
                              f"shape {_fmt(p.shape)}, got rank {len(shape)} shape {shape}")

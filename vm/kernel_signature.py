@@ -18,3 +18,4 @@ class KernelSignature:
     name: str
     params: tuple[KernelParam, ...]
     shape_vars: tuple[str, ...] = ()
+    device_type: int = 1  # DLPack code of the memory the buffers must live in (2: CUDA)

@@ -1,4 +1,4 @@
-"""NDArray: a tensor on a device, wrapping a C-contiguous numpy array (cpu).
+"""NDArray: a tensor on a device, wrapping a C-contiguous numpy array (cpu) or CuPy array (cuda).
 
 The VM's hot path reads three cached slots and nothing else: `_ptr` (the data address as an
 int, what kernels take), `_sig` (a `(shape, dtype, device)` tuple compared against the expected
@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .device import Device, cpu, intern, kDLCPU
+from .device import Device, cpu, device, intern, kDLCPU
 
 Sig = tuple[tuple[int, ...], str, Device]
 
@@ -72,9 +72,13 @@ class NDArray:
 
     def __init__(self, arr: np.ndarray, device: Device | None = None) -> None:
         dev = intern(device) if device is not None else cpu()
-        if dev.device_type != kDLCPU:
-            raise ValueError(f"device {dev} is not supported yet (cuda tensors need CuPy)")
-        arr = np.ascontiguousarray(arr)  # kernels expect dense row-major memory
+        if dev.device_type != kDLCPU:  # GPU tensors wrap CuPy arrays (issue 7, vm/cuda.py)
+            from .cuda import init_device_array
+
+            init_device_array(self, arr, dev)
+            return
+        # kernels expect dense row-major memory (NOTE: ascontiguousarray would make 0-d 1-d)
+        arr = np.asarray(arr, order="C")
         if not arr.dtype.isnative:  # ... in the machine's byte order
             arr = arr.astype(arr.dtype.newbyteorder("="))
         self._arr = arr
@@ -108,22 +112,36 @@ class NDArray:
 
     def numpy(self) -> np.ndarray:
         """A copy of the data as a numpy array (as in TVM)."""
+        if self._sig[2].device_type != kDLCPU:
+            return self._arr.get()  # a CuPy array: copy device -> host
         return self._arr.copy()
 
     asnumpy = numpy
 
     def copyfrom(self, source: "NDArray | np.ndarray | Sequence[Any]") -> "NDArray":
-        src = source._arr if isinstance(source, NDArray) else np.asarray(source)
-        if src.shape != self._arr.shape:
-            raise ValueError(f"copyfrom: shape {src.shape} does not match {self.shape}")
-        np.copyto(self._arr, src.astype(self._arr.dtype, copy=False))
+        src = source._arr if isinstance(source, NDArray) else source
+        if not hasattr(src, "__cuda_array_interface__"):
+            src = np.asarray(src)
+        if tuple(src.shape) != self.shape:
+            raise ValueError(f"copyfrom: shape {tuple(src.shape)} does not match {self.shape}")
+        if self._sig[2].device_type != kDLCPU:
+            from .cuda import copy_into
+
+            copy_into(self._arr, src)  # host -> device or device -> device
+        elif isinstance(src, np.ndarray):
+            np.copyto(self._arr, src.astype(self._arr.dtype, copy=False))
+        else:
+            np.copyto(self._arr, src.get().astype(self._arr.dtype, copy=False))
         return self
 
     def copyto(self, target: "NDArray | Device") -> "NDArray":
         if isinstance(target, NDArray):
             return target.copyfrom(self)
         if isinstance(target, Device):
-            return NDArray(self._arr.copy(), target)
+            if target.device_type == kDLCPU:
+                return NDArray(self.numpy(), target)  # numpy() copies
+            on_cpu = self._sig[2].device_type == kDLCPU  # an upload copies; a GPU copy must
+            return NDArray(self._arr if on_cpu else self._arr.copy(), target)
         raise TypeError(f"copyto: expected an NDArray or a Device, got {type(target).__name__}")
 
     def __dlpack__(self, **kwargs: Any) -> Any:
@@ -133,22 +151,35 @@ class NDArray:
         return self._sig[2]._dlpack()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._arr if dtype is None else self._arr.astype(dtype)
+        arr = self._arr if self._sig[2].device_type == kDLCPU else self.numpy()
+        return arr if dtype is None else arr.astype(dtype)
 
     def __repr__(self) -> str:
-        body = np.array2string(self._arr, separator=", ", threshold=20)
+        body = np.array2string(self.__array__(), separator=", ", threshold=20)
         return f"<tvm.nd.NDArray shape={self.shape}, {self.device}>\n{body}"
 
     def __str__(self) -> str:
-        return str(self._arr)
+        return str(self.__array__())
 
 
 def array(data: Any, device: Device | None = None, dtype: Any = None) -> NDArray:
     """`tvm.nd.array(np_array, device=tvm.cpu())`: a new tensor holding a copy of the data."""
     if isinstance(data, NDArray):
-        data = data._arr
+        data = data._arr if data._sig[2].device_type == kDLCPU else data.numpy()
+    if hasattr(data, "__cuda_array_interface__"):  # a CuPy (or torch.cuda) array
+        from .cuda import cupy_module
+
+        arr = cupy_module().array(data, dtype=dtype, order="C", copy=True)
+        return NDArray(arr, device or device_of(arr))
     arr = np.array(data, dtype=dtype, order="C", copy=True)
     return NDArray(arr, device)
+
+
+def device_of(arr: Any) -> Device:
+    """tvm.cuda(i) for a CuPy array on GPU i."""
+    from .device import cuda
+
+    return cuda(int(arr.device.id))
 
 
 def empty(shape: Sequence[int] | int, dtype: Any = "float32", device: Device | None = None
@@ -159,7 +190,15 @@ def empty(shape: Sequence[int] | int, dtype: Any = "float32", device: Device | N
 
 
 def from_dlpack(obj: Any) -> NDArray:
-    """Wrap another framework's tensor without copying (cpu, contiguous)."""
+    """Wrap another framework's tensor without copying (cpu or cuda, contiguous)."""
+    dev_type, dev_id = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else (1, 0)
+    if dev_type != kDLCPU:
+        from .cuda import from_dlpack as cupy_from_dlpack
+
+        garr = cupy_from_dlpack(obj)
+        if not garr.flags.c_contiguous:
+            raise ValueError("from_dlpack: only C-contiguous tensors can be shared without a copy")
+        return NDArray(garr, device(dev_type, dev_id))
     arr = np.from_dlpack(obj)
     if not arr.flags.c_contiguous:
         raise ValueError("from_dlpack: only C-contiguous tensors can be shared without a copy")

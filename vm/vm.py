@@ -49,6 +49,10 @@ class VirtualMachine:
         self.mode = mode or os.environ.get("TVMLITE_VM_MODE", "auto")
         if self.mode not in MODES:
             raise ValueError(f"VirtualMachine mode must be one of {MODES}, got {self.mode!r}")
+        if self.device.device_type != 1 or getattr(ex.kernels, "device_type", 1) != 1:
+            from .cuda import prepare_vm  # issue 7 hook: constants to the GPU, no native path
+
+            ex, self.mode = prepare_vm(ex, self.device, self.mode)
         self.executable = ex
         self._callables: dict[str, Callable[..., Any]] = {}
         self._table = interpreter.resolve_func_table(ex, self.device, self._late_vm_call)

@@ -1,0 +1,82 @@
+"""`tvm.target.Target`: a compilation target object, as TVM users spell it.
+
+`Target("llvm -mcpu=native")`, `Target("cuda")`, `Target({"kind": "cuda", "arch": "sm_80"})`,
+`Target("nvidia/nvidia-a100")`; `with Target("cuda"):` makes it `Target.current()`. The build
+functions accept these objects anywhere they accept a target string.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .tir.build import parse_target
+
+
+class Target:
+    """A parsed target; `str(t)` is the TVM-style string the builders parse again."""
+
+    _stack: list["Target"] = []
+
+    def __init__(self, target: Any, host: Any = None) -> None:
+        spec = target._text if isinstance(target, Target) else target
+        self._parsed = parse_target(spec)  # raises ValueError for an unknown target
+        self._text = spec if isinstance(spec, str) else _to_text(self._parsed)
+        if isinstance(spec, str) and spec.startswith("nvidia/"):
+            self._text = _to_text(self._parsed)
+        self.host = Target(host) if host is not None else None
+
+    @property
+    def kind(self) -> "_Kind":
+        return _Kind(self._parsed.kind)
+
+    @property
+    def arch(self) -> str:
+        return self._parsed.arch
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        return {"arch": self.arch} if self._parsed.kind == "cuda" else {"mcpu": self._parsed.mcpu}
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Target({self._text!r})"
+
+    def __enter__(self) -> "Target":
+        Target._stack.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        Target._stack.pop()
+
+    @staticmethod
+    def current(allow_none: bool = True) -> "Target | None":
+        if not Target._stack and not allow_none:
+            raise ValueError("no target is active; use `with tvm.target.Target(...):`")
+        return Target._stack[-1] if Target._stack else None
+
+
+class _Kind:
+    """`target.kind.name`, as in TVM."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __eq__(self, other: object) -> bool:
+        return str(other) == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+def _to_text(t: Any) -> str:
+    return f"cuda -arch={t.arch}" if t.kind == "cuda" else "llvm"
+
+
+def cuda(arch: str = "sm_80", **_: Any) -> Target:
+    """`tvm.target.cuda()`."""
+    return Target(f"cuda -arch={arch}")
