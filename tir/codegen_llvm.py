@@ -22,7 +22,7 @@ from .expr import Select, StringImm, Var
 from .function import PrimFunc, shape_vars
 from .codegen_parallel import ParallelLoops
 from .codegen_vector import VectorLoops, vectorizable
-from .functor import Visitor, simplify
+from .functor import Visitor, post_order_visit, simplify
 from .stmt import (
     Allocate, AssertStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
     SeqStmt,
@@ -101,6 +101,7 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         self.builder: ir.IRBuilder = ir.IRBuilder()
         self.num_cores = num_cores  # tasks per parallel loop; 0: one per pool thread
         self.parallel_depth = 0
+        self.serial_loops: list[Var] = []  # enclosing scalar loops, innermost last
 
     # -- functions --------------------------------------------------------------------------
 
@@ -171,7 +172,11 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
     def visit_BufferStore(self, s: BufferStore) -> None:
         ptr = self._address(s.buffer, s.indices[0])
         if self._is_reduction_update(s):
-            self._flags = REDUCTION_FLAGS
+            # A strided sum is not reassociated (see _strided_reduction). A scalar one is a
+            # latency-bound chain, where a fused multiply-add (4 cycles on Zen 4) is slower
+            # than mul + add (3 on the chain); vector tiles are throughput-bound and want FMA.
+            strided = self._strided_reduction(s)
+            self._flags = REDUCTION_FLAGS if not strided else ("contract",) if self.lanes else ()
         try:
             value = self.visit(s.value)
         finally:
@@ -195,6 +200,22 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
             and v.a.indices == s.indices
         )
 
+    def _strided_reduction(self, s: BufferStore) -> bool:
+        """Is the innermost loop a reduction over `s` that walks some operand with a stride?
+
+        NOTE: reassociating such a sum makes LLVM vectorize it with gathers, which is slower
+        than the plain scalar chain (the naive matmul's walk down B's columns); contiguous
+        reductions (the MLP's dot products) are where reassoc pays.
+        """
+        if not self.serial_loops:
+            return False
+        k = self.serial_loops[-1]
+        if any(_stride(i, k) != 0 for i in s.indices):
+            return False  # k indexes the output: a spatial loop, not a reduction
+        loads: list[BufferLoad] = []
+        post_order_visit(s.value, lambda n: loads.append(n) if isinstance(n, BufferLoad) else None)
+        return any(_stride(i, k) not in (0, 1) for load in loads for i in load.indices)
+
     def visit_For(self, loop: For) -> None:
         if loop.kind is ForKind.THREAD_BINDING:
             raise NotImplementedError("thread-bound loops need the CUDA backend")
@@ -209,7 +230,11 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         dtype = loop.loop_var.dtype
         start = self.cast(self.visit(loop.min), loop.min.dtype, dtype)
         end = self.visit(simplify(_as(loop.min, dtype) + _as(loop.extent, dtype)))
-        self._emit_loop(loop, start, end)
+        self.serial_loops.append(loop.loop_var)
+        try:
+            self._emit_loop(loop, start, end)
+        finally:
+            self.serial_loops.pop()
 
     def _emit_loop(self, loop: For, start: ir.Value, end: ir.Value) -> None:
         """`for (var = start; var < end; ++var) body`, with loop metadata for its kind."""
@@ -560,3 +585,28 @@ _SPECIAL_CALLS: dict[str, Callable[[CodeGenLLVM, Call], ir.Value]] = {
     "likely": lambda g, e: g.visit(e.args[0]),
 }
 
+
+
+def _stride(e: PrimExpr, var: Var) -> int | None:
+    """How much index `e` moves when `var` grows by one (None when that is not a constant)."""
+    if e is var:
+        return 1
+    if isinstance(e, Cast):
+        return _stride(e.value, var)
+    if isinstance(e, BinOp) and e.op in (BinaryOp.ADD, BinaryOp.SUB):
+        a, b = _stride(e.a, var), _stride(e.b, var)
+        if a is None or b is None:
+            return None
+        return a + b if e.op is BinaryOp.ADD else a - b
+    if isinstance(e, BinOp) and e.op is BinaryOp.MUL:
+        a, b = _stride(e.a, var), _stride(e.b, var)
+        if a == 0 and b == 0:
+            return 0
+        if a is not None and isinstance(e.b, IntImm):
+            return a * e.b.value
+        if b is not None and isinstance(e.a, IntImm):
+            return b * e.a.value
+        return None
+    used: list[Var] = []
+    post_order_visit(e, lambda n: used.append(n) if n is var else None)
+    return None if used else 0
