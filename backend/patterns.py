@@ -15,15 +15,8 @@ def make_fused_bias_activation_pattern(op_name: str, with_bias: bool = False,
     """
     lhs, rhs = wildcard(), wildcard()
     out = is_op(op_name)(lhs, rhs)
-    annotations: dict[str, DFPattern] = {"lhs": lhs, "rhs": rhs, "root": out}
-    if with_bias:
-        bias = wildcard()
-        out = is_op("relax.add")(out, bias)
-        annotations["bias"] = bias
-    if activation:
-        out = is_op(activation)(out)
-        annotations["activation"] = out
-    return out, annotations
+    return _with_bias_activation(out, {"lhs": lhs, "rhs": rhs, "root": out}, with_bias,
+                                 activation)
 
 
 def make_matmul_pattern(with_bias: bool = False, activation: str | None = None,
@@ -32,11 +25,17 @@ def make_matmul_pattern(with_bias: bool = False, activation: str | None = None,
     lhs, rhs = wildcard(), wildcard()
     right = is_op("relax.permute_dims")(rhs) if transposed_rhs else rhs
     out = is_op("relax.matmul")(lhs, right)
-    annotations: dict[str, DFPattern] = {"lhs": lhs, "rhs": rhs, "root": out}
+    return _with_bias_activation(out, {"lhs": lhs, "rhs": rhs, "root": out}, with_bias,
+                                 activation)
+
+
+def _with_bias_activation(out: DFPattern, annotations: dict[str, DFPattern], with_bias: bool,
+                          activation: str | None) -> tuple[DFPattern, dict[str, DFPattern]]:
     if with_bias:
         bias = wildcard()
         out = is_op("relax.add")(out, bias)
         annotations["bias"] = bias
     if activation:
         out = is_op(activation)(out)
+        annotations["activation"] = out
     return out, annotations

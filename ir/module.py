@@ -16,6 +16,15 @@ class GlobalVar:
         return f"I.GlobalVar({self.name_hint!r})"
 
 
+def fresh_name(base: str, taken: Any) -> str:
+    """`base`, or `base1`, `base2`... : the first not in `taken` (TVM's naming of new funcs)."""
+    name, k = base, 0
+    while name in taken:
+        k += 1
+        name = f"{base}{k}"
+    return name
+
+
 @dataclass(eq=False)
 class IRModule:
     """An ordered map GlobalVar -> function (tir.PrimFunc or relax Function), plus attributes.

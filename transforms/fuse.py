@@ -19,7 +19,7 @@ from typing import Any
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.functor import ExprMutator, ExprVisitor
-from ..ir.module import GlobalVar, IRModule
+from ..ir.module import GlobalVar, IRModule, fresh_name
 from ..ir.op import CALL_TIR
 from ..ir.ops.base import BROADCAST, INJECTIVE, OPAQUE, OUT_EWISE_FUSABLE, REDUCE
 from ..tir import expr as tx
@@ -206,10 +206,7 @@ class _Fuser:
                              last.span)
 
     def fresh(self, base: str) -> str:
-        name, k = base, 0
-        while name in self.names:
-            k += 1
-            name = f"{base}{k}"
+        name = fresh_name(base, self.names)
         self.names.add(name)
         return name
 

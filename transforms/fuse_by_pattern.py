@@ -19,7 +19,7 @@ from ..ir.expr import (
     VarBinding,
 )
 from ..ir.functor import ExprVisitor, substitute_vars
-from ..ir.module import GlobalVar, IRModule
+from ..ir.module import GlobalVar, IRModule, fresh_name
 from .pass_infra import Pass, PassContext
 
 
@@ -148,11 +148,7 @@ class _Fuser:
                     struct_info=root.var.struct_info)
 
     def fresh_name(self, base: str) -> str:
-        name, i = base, 0
-        while name in self.mod:
-            i += 1
-            name = f"{base}{i}"
-        return name
+        return fresh_name(base, self.mod)
 
 
 @dataclass

@@ -18,7 +18,7 @@ from ..ir.expr import (
     Var, VarBinding,
 )
 from ..ir.functor import ExprMutator, ExprVisitor
-from ..ir.module import GlobalVar, IRModule
+from ..ir.module import GlobalVar, IRModule, fresh_name
 from ..ir.op import CALL_DPS_PACKED
 from ..vm import registry
 from .pass_infra import Pass, PassContext
@@ -120,11 +120,7 @@ class _Merger:
         return [replace(run[-1], value=call)]
 
     def fresh_name(self, base: str) -> str:
-        name, i = base, 0
-        while name in self.mod:
-            i += 1
-            name = f"{base}{i}"
-        return name
+        return fresh_name(base, self.mod)
 
 
 def _callee(b: VarBinding) -> str:

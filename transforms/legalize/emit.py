@@ -14,7 +14,7 @@ from typing import Any, Callable
 from ... import te
 from ...ir import expr as rx
 from ...ir import struct_info as si
-from ...ir.module import GlobalVar
+from ...ir.module import GlobalVar, fresh_name
 from ...ir.op import CALL_TIR
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
@@ -31,10 +31,7 @@ class TEEmitter:
         self.cache: dict[Any, GlobalVar] = {}
 
     def fresh_name(self, base: str) -> str:
-        name, k = base, 0
-        while name in self.names:
-            k += 1
-            name = f"{base}{k}"
+        name = fresh_name(base, self.names)
         self.names.add(name)
         return name
 
