@@ -20,7 +20,7 @@ register_global_func = register_func
 __all__ = [
     "Device", "IRModule", "build", "compile", "cpu", "cuda", "device", "get_global_func",
     "ir", "list_global_func_names", "nd", "register_func", "register_global_func", "relax",
-    "runtime", "s_tir", "script", "te", "tir", "topi", "transform",
+    "runtime", "s_tir", "script", "target", "te", "tir", "topi", "transform",
 ]
 
 

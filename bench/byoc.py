@@ -121,7 +121,7 @@ def main():
     tvm_s = tvm.get("s")
     print(f"VGG-11, batch 1, {size}x{size}; median of {reps} calls; lower is better. "
           f"TVM: {tvm.get('version', 'n/a (' + tvm.get('error', '') + ')')}")
-    print(f"| variant | seconds | vs TVM default | vs numpy | max abs err vs float64 |")
+    print("| variant | seconds | vs TVM default | vs numpy | max abs err vs float64 |")
     print("|---|---|---|---|---|")
     np_s = rows["numpy only (float32)"][0]
     for label, (s, err) in rows.items():

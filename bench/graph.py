@@ -140,7 +140,7 @@ def main():
         return
     lite, tvm = spawn("tvmlite", size, reps), spawn("tvm", size, reps)
     npy = numpy_times(size, reps)
-    print(f"| case | tvmlite µs | numpy µs | TVM µs | tvmlite/TVM | tvmlite/numpy |")
+    print("| case | tvmlite µs | numpy µs | TVM µs | tvmlite/TVM | tvmlite/numpy |")
     print("|---|---|---|---|---|---|")
     for key, r in lite.items() if isinstance(lite, dict) and "error" not in lite else []:
         name = key.split("/")[0]

@@ -159,7 +159,8 @@ def run_case(flavor, case):
     f = vm["main"]
     out = f(*args).numpy()
     if not np.allclose(out, reference(case, arrays), rtol=1e-4, atol=1e-3):
-        raise AssertionError(f"wrong result (max err {np.abs(out - reference(case, arrays)).max():.3g})")
+        err = np.abs(out - reference(case, arrays)).max()
+        raise AssertionError(f"wrong result (max err {err:.3g})")
     return median_us(lambda: f(*args))
 
 

@@ -1,5 +1,10 @@
-"""Regenerates docs/repomap.md from each module's docstring: python docs/make_repomap.py (from the root)."""
-import ast, pathlib
+"""Regenerates docs/repomap.md from each module's docstring.
+
+Run from the root: python docs/make_repomap.py
+"""
+import ast
+import pathlib
+
 root = pathlib.Path(".")
 lines = ["# Repository map", "", "One line per module (its docstring's first line). "
          "`tests/test_packaging.py` checks that every module is listed.", ""]

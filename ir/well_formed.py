@@ -9,6 +9,8 @@ every binding carries struct info. Prim_funcs of the module go through `tir.veri
 
 from __future__ import annotations
 
+import os
+
 import dataclasses
 from typing import Any
 
@@ -169,3 +171,13 @@ def assert_well_formed(obj: Any) -> None:
     errors = check(obj)
     if errors:
         raise WellFormedError("IR is not well formed:\n  " + "\n  ".join(errors))
+
+
+def verify_if_enabled(obj: Any, after: str) -> None:
+    """Check `obj` when TVMLITE_VERIFY is set (the test suite sets it): after parsing and
+    after every pass, so a pass that breaks the IR fails where it broke it."""
+    if os.environ.get("TVMLITE_VERIFY"):
+        errors = check(obj)
+        if errors:
+            raise WellFormedError(f"IR is not well formed after {after}:\n  "
+                                  + "\n  ".join(errors))

@@ -312,7 +312,7 @@ def _sinfo_args(sinfo_args: Any) -> tuple[si.StructInfo, ...]:
 
 
 def call_packed(func: str, *args: Any, sinfo_args: Any = None) -> rx.Call:
-    """Call a registered function and use its return value: `R.call_packed("f", x, sinfo_args=S)`."""
+    """Call a registered function; use its return value: `R.call_packed("f", x, sinfo_args=S)`."""
     sargs = _sinfo_args(sinfo_args)
     ret = sargs[0] if len(sargs) == 1 else (si.TupleStructInfo(sargs) if sargs else
                                              si.ObjectStructInfo())

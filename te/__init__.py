@@ -54,7 +54,8 @@ def min_value(dtype: str) -> _tx.PrimExpr:
 
 
 __all__ = [
-    "AxisVar", "ComputeOp", "LoopNest", "loop_nest", "PlaceholderOp", "Reduce", "Tensor", "compute", "create_prim_func",
+    "AxisVar", "ComputeOp", "LoopNest", "loop_nest", "PlaceholderOp", "Reduce", "Tensor", "compute",
+    "create_prim_func",
     "placeholder", "reduce_axis", "sum", "max", "min", "prod", "var", "size_var", "const", "exp",
     "log", "sqrt", "tanh", "sigmoid", "erf", "rsqrt", "abs", "floor", "ceil", "round",
     "if_then_else", "max_value", "min_value",

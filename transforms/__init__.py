@@ -1,1 +1,1 @@
-"""Passes over IRModules and the build: pass infrastructure, legalization, fusion, BYOC, VM lowering."""
+"""IRModule passes and the build: pass infrastructure, legalization, fusion, BYOC, VM lowering."""

@@ -10,6 +10,7 @@ import functools
 from typing import Any, Callable
 
 from ..ir.module import IRModule
+from ..ir.well_formed import verify_if_enabled
 
 
 class PassContext:
@@ -55,6 +56,7 @@ class Pass:
         result = self._fn(mod, ctx)
         if not isinstance(result, IRModule):
             raise TypeError(f"pass {self.name} returned {type(result).__name__}, not an IRModule")
+        verify_if_enabled(result, f"pass {self.name}")
         return result
 
     def __repr__(self) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ir.module import GlobalVar, IRModule
+from ...ir.well_formed import verify_if_enabled
 from ..diagnostics import DiagnosticError, SourceText, TVMScriptError
 from .core import _MISSING, Dialect, ModuleProxy, Parser
 from .source import class_node, function_node
@@ -140,7 +141,9 @@ def parse_module(node: ast.ClassDef, src: SourceText, env: dict[str, Any]) -> IR
             if kind == wanted:
                 ctx.function(name)
     funcs = {ctx.gvars[name]: ctx.funcs[name] for name in kinds}
-    return IRModule(funcs, ctx.attrs, ctx.global_infos)
+    mod = IRModule(funcs, ctx.attrs, ctx.global_infos)
+    verify_if_enabled(mod, f"parsing {node.name}")
+    return mod
 
 
 def _module_stmt(p: Parser, ctx: ModuleContext, stmt: ast.stmt, src: SourceText,

@@ -45,7 +45,7 @@ def test_dead_code_elimination():
         @R.function
         def main(x: R.Tensor((4,), "float32")):
             with R.dataflow():
-                unused = R.exp(x)
+                unused = R.exp(x)  # noqa: F841 - the dead binding under test
                 z = R.add(x, x)
                 R.output(z)
             return z

@@ -40,7 +40,8 @@ TIR_CASES = {
     "if_then_else": "for i in range(8):\n    B[i] = T.if_then_else(i < 4, A[i], A[7 - i])",
     "if_stmt": "for i in range(8):\n    if i < 4:\n        B[i] = A[i]\n    else:\n"
                "        B[i] = T.float32(1)",
-    "if_no_else": "for i in range(8):\n    if i % 2 == 0 and i > 2 or not i < 1:\n        B[i] = A[i]",
+    "if_no_else": "for i in range(8):\n    if i % 2 == 0 and i > 2 or not i < 1:\n"
+                  "        B[i] = A[i]",
     "min_max_value": "B[0] = T.max_value(\"float32\")\nB[1] = T.min_value(\"float32\")\n"
                      "B[2] = T.infinity(\"float32\")\nB[3] = T.float32(\"-inf\")",
     "int_div": "for i in range(8):\n    B[i] = A[T.truncdiv(i, 2) + T.floordiv(i, 3) + "
@@ -71,9 +72,11 @@ TIR_CASES = {
     "axis_offset": 'for i in range(4):\n    with T.block("b"):\n'
                    '        vi = T.axis.spatial((2, 6), i + 2)\n        B[vi] = A[vi]',
     "root_alloc": 'C = T.alloc_buffer((8,), "float16", scope="shared")\n'
-                  'for i in range(8):\n    with T.block("c"):\n        vi = T.axis.remap("S", [i])\n'
+                  'for i in range(8):\n    with T.block("c"):\n'
+                  '        vi = T.axis.remap("S", [i])\n'
                   '        C[vi] = T.Cast("float16", A[vi])\n'
-                  'for i in range(8):\n    with T.block("b"):\n        vi = T.axis.remap("S", [i])\n'
+                  'for i in range(8):\n    with T.block("b"):\n'
+                  '        vi = T.axis.remap("S", [i])\n'
                   '        B[vi] = T.Cast("float32", C[vi])',
 }
 

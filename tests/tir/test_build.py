@@ -18,7 +18,9 @@ def test_parse_target(target, mcpu: str, cores: int) -> None:
     assert (t.kind, t.mcpu, t.num_cores) == ("llvm", mcpu, cores)
 
 
-@pytest.mark.parametrize("bad", ["cuda -frobnicate=1", "", "llvm -frobnicate=1", {"kind": "opencl"}, 42])
+@pytest.mark.parametrize(
+    "bad", ["cuda -frobnicate=1", "", "llvm -frobnicate=1", {"kind": "opencl"}, 42]
+)
 def test_bad_targets_raise_clear_errors(bad) -> None:
     with pytest.raises(ValueError, match="target"):
         parse_target(bad)
