@@ -16,7 +16,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 import struct
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from .device import Device
 from .executable import Executable, VMFunction
 from .kernel_signature import KernelSignature
 from .ndarray import DATA_OFFSET, NDArray, data_ptr, intern_sig
-from .static_plan import ARENA_ALIGN, Buffer, StaticPlan, analyze
+from .static_plan import ARENA_ALIGN, Buffer, StaticPlan, Sym, analyze
 
 _LL_SCALAR = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "i8",
               "uint16": "i16", "uint32": "i32", "uint64": "i64", "bool": "i1",
@@ -55,8 +55,12 @@ def _scalar(ll_type: str, v: Any) -> str:
 
 
 def _operand(b: Any, ll_type: str, arena: int, out_regs: list[str]) -> str:
+    if isinstance(b, Sym):  # a symbolic shape var: the host's i64 parameter (compile_symbolic)
+        return f"i64 %s{b.slot}"
     if not isinstance(b, Buffer):
         return _scalar(ll_type, b)
+    if b.kind == "arena" and arena < 0:  # symbolic plan: the token's pointer, computed natively
+        return f"ptr %tok{b.index}"
     if b.kind == "param":
         return f"ptr %p{b.index}"
     if b.kind == "out":
@@ -65,12 +69,16 @@ def _operand(b: Any, ll_type: str, arena: int, out_regs: list[str]) -> str:
     return f"ptr inttoptr (i64 {addr} to ptr)"
 
 
-def emit_host(plan: StaticPlan, symbol: str, arena: int) -> str:
-    """LLVM IR of the host function for `plan` with its arena at address `arena`."""
+def emit_host(plan: StaticPlan, symbol: str, arena: int, prologue: Sequence[str] = ()) -> str:
+    """LLVM IR of the host function for `plan` with its arena at address `arena`.
+
+    A symbolic plan passes `arena` < 0, and a `prologue` computing the arena token pointers
+    (`%tokK`) from the shape-var parameters `i64 %sK` appended to the host's parameters."""
     decls = {_declare(s.sig) for s in plan.steps}
     params = [f"ptr %p{i}" for i in range(len(plan.params))]
     params += [f"ptr %o{i}" for i in range(len(plan.outputs))]
-    body, out_regs = [], []
+    params += [f"i64 %s{i}" for i in range(len(plan.slots))]
+    body, out_regs = list(prologue), []
     for i in range(len(plan.outputs)):
         if DATA_OFFSET is None:  # outputs came as data addresses already
             out_regs.append(f"%o{i}")
@@ -101,6 +109,8 @@ def compile_static(ex: Executable, fn: VMFunction, device: Device,
         plan = analyze(ex, fn)
     except NotStatic:
         return None
+    if plan.slots:
+        return compile_symbolic(ex, plan, device, slow, f"fast path of {fn.name!r}")
     arena = np.empty(plan.arena_bytes + ARENA_ALIGN, np.uint8)
     base = -(-data_ptr(arena) // ARENA_ALIGN) * ARENA_ALIGN
     symbol = f"__tvmlite_host_{next(_COUNTER)}"
@@ -112,6 +122,7 @@ def compile_static(ex: Executable, fn: VMFunction, device: Device,
     host = proto(ctypes.c_void_p, *([ctypes.c_void_p] * len(plan.params)),
                  *([out_t] * len(plan.outputs)))(lib.get_address(symbol))
     caller = _make_caller(plan, host, device, slow)
+    caller.fast_path = "static"  # type: ignore[attr-defined]  # which path runs (tests, bench)
     caller._keepalive = (arena, ex)  # type: ignore[attr-defined]  # the host bakes in addresses
     return caller
 
@@ -192,3 +203,171 @@ def _pick(value: Any, args: tuple[Any, ...], outs: list[NDArray]) -> Any:
     if value.kind == "out":
         return outs[value.index]
     raise AssertionError("static plans only return parameters and outputs")
+
+
+# -- symbolic dims ------------------------------------------------------------------------------
+# Host ABI: `ptr @host(ptr %p0.., ptr %o0.., i64 %s0..)`: as above, plus one i64 per shape-var
+# slot. The arena base is read from an 8-byte cell (its address baked in), so growing the arena
+# costs the hot path nothing; the host computes each token's offset from the slot values.
+# Per call, Python checks the arguments and looks the symbolic parameters' shapes up in a small
+# cache (by the id of their interned signature) that holds everything derived from a binding:
+# slot values, output shapes and signatures, and the host entry (GIL held or released).
+
+_CACHE_MAX = 256  # bindings remembered per function; a process of endless shapes starts over
+_SymEntry = tuple[Any, ...]  # (slot values, outputs [(shape, sig)], host, keep-alive sigs)
+
+
+def _token_prologue(plan: StaticPlan, cell: int) -> list[str]:
+    """IR computing `%tokK` = arena base + sum of the aligned sizes of tokens before K."""
+    body = [f"  %base = load ptr, ptr inttoptr (i64 {cell} to ptr)"]
+    offset = "0"
+    for k, (itemsize, dims) in enumerate(plan.tokens):
+        body.append(f"  %tok{k} = getelementptr i8, ptr %base, i64 {offset}")
+        size = str(itemsize * int(np.prod([d for d in dims if isinstance(d, int)], dtype=np.int64)))
+        for j, d in enumerate(d for d in dims if isinstance(d, Sym)):
+            body.append(f"  %t{k}m{j} = mul i64 {size}, %s{d.slot}")
+            size = f"%t{k}m{j}"
+        body.append(f"  %t{k}a = add i64 {size}, {ARENA_ALIGN - 1}")
+        body.append(f"  %t{k}z = and i64 %t{k}a, {-ARENA_ALIGN}")
+        body.append(f"  %off{k + 1} = add i64 {offset}, %t{k}z")
+        offset = f"%off{k + 1}"
+    return body
+
+
+def _value(d: Any, vals: Sequence[int]) -> int:
+    return vals[d.slot] if isinstance(d, Sym) else d
+
+
+def _bind_slots(plan: StaticPlan, args: tuple[Any, ...]) -> list[int]:
+    """The slot values for `args` (whose ranks are checked already), in definition order."""
+    from .builtins import compile_shape_program  # NOTE: postfix programs, never eval'ed
+
+    vals: list[int] = []
+    for slot in plan.slots:
+        if slot[0] == "dim":
+            vals.append(args[slot[1]]._sig[0][slot[2]])
+        else:
+            vals.append(compile_shape_program(slot[1])(*[_value(d, vals) for d in slot[2]]))
+    return vals
+
+
+class _SymbolicBinder:
+    """The slow half of a symbolic call: validate a new binding and derive its cache entry."""
+
+    def __init__(self, plan: StaticPlan, hosts: tuple[Any, Any], device: Device) -> None:
+        self.plan, self.hosts, self.device = plan, hosts, device
+        self.sym = [k for k, b in enumerate(plan.params) if not _is_static(b.shape)]
+        self.arena = np.empty(0, np.uint8)
+        self.cell = np.zeros(1, np.uint64)  # the arena base the host reads
+
+    def bind(self, args: tuple[Any, ...]) -> _SymEntry | None:
+        """The entry for `args`, or None when the reference path must run (it raises)."""
+        plan, dev = self.plan, self.device
+        for k in self.sym:
+            b, sig = plan.params[k], args[k]._sig
+            if len(sig[0]) != len(b.shape) or sig[1] != b.dtype or sig[2] != dev:
+                return None
+        try:
+            vals = _bind_slots(plan, args)
+        except ArithmeticError:  # eval_shape dividing by zero: the reference says so
+            return None
+        for k in self.sym:
+            if tuple(_value(d, vals) for d in plan.params[k].shape) != args[k]._sig[0]:
+                return None
+        if any(_value(d, vals) < 0 for b in plan.buffers for d in b.shape):
+            return None  # alloc_tensor raises on a negative dim
+        self._reserve(sum(-(-_nbytes(it, dims, vals) // ARENA_ALIGN) * ARENA_ALIGN
+                          for it, dims in plan.tokens))
+        touched = sum(_nbytes(np.dtype(b.dtype).itemsize, b.shape, vals)
+                      for b in plan.params + plan.buffers)
+        outs = []
+        for b in plan.outputs:
+            shape = tuple(_value(d, vals) for d in b.shape)
+            outs.append((shape, intern_sig((shape, b.dtype, dev))))
+        host = self.hosts[touched > GIL_RELEASE_BYTES]
+        return tuple(vals), outs, host, tuple(args[k]._sig for k in self.sym)
+
+    def _reserve(self, nbytes: int) -> None:
+        """Grow the arena (never shrink: the largest binding seen sets its size)."""
+        if nbytes + ARENA_ALIGN <= self.arena.size:
+            return
+        self.arena = np.empty(nbytes + ARENA_ALIGN, np.uint8)
+        self.cell[0] = -(-data_ptr(self.arena) // ARENA_ALIGN) * ARENA_ALIGN
+
+
+def _is_static(shape: tuple[Any, ...]) -> bool:
+    return not any(isinstance(d, Sym) for d in shape)
+
+
+def _nbytes(itemsize: int, dims: tuple[Any, ...], vals: Sequence[int]) -> int:
+    n = itemsize
+    for d in dims:
+        n *= _value(d, vals)
+    return n
+
+
+def compile_symbolic(ex: Executable, plan: StaticPlan, device: Device,
+                     slow: Callable[[tuple[Any, ...]], Any], what: str) -> Callable[..., Any]:
+    """The fast callable of a plan with symbolic dims (see the ABI note above)."""
+    symbol = f"__tvmlite_host_{next(_COUNTER)}"
+    lib = ex.kernels.load()
+    binder = _SymbolicBinder(plan, (None, None), device)
+    lib.add_ir(emit_host(plan, symbol, -1, _token_prologue(plan, data_ptr(binder.cell))), what)
+    out_t = ctypes.py_object if DATA_OFFSET is not None else ctypes.c_void_p
+    types = (ctypes.c_void_p, *([ctypes.c_void_p] * len(plan.params)),
+             *([out_t] * len(plan.outputs)), *([ctypes.c_int64] * len(plan.slots)))
+    addr = lib.get_address(symbol)
+    binder.hosts = (ctypes.PYFUNCTYPE(*types)(addr), ctypes.CFUNCTYPE(*types)(addr))
+    caller = _symbolic_caller(plan, binder, device, slow)
+    caller.fast_path = "symbolic"  # type: ignore[attr-defined]
+    caller.binder = binder  # type: ignore[attr-defined]  # arena and cache, for tests
+    caller._keepalive = ex  # type: ignore[attr-defined]  # the JIT code lives in its library
+    return caller
+
+
+def _symbolic_caller(plan: StaticPlan, binder: _SymbolicBinder, device: Device,
+                     slow: Callable[[tuple[Any, ...]], Any]) -> Callable[..., Any]:
+    n, empty, new = len(plan.params), np.empty, object.__new__
+    sigs = [intern_sig((b.shape, b.dtype, device)) if _is_static(b.shape) else None
+            for b in plan.params]
+    sym, cache = binder.sym, {}
+    first = sym[0]
+    single = len(sym) == 1
+    odtypes = [np.dtype(b.dtype) for b in plan.outputs]
+    lean = len(plan.outputs) == 1 and plan.ret is plan.outputs[0] and DATA_OFFSET is not None
+    odtype = odtypes[0] if lean else None
+
+    def entry(args: tuple[Any, ...]) -> _SymEntry | None:
+        key = id(args[first]._sig) if single else tuple(id(args[k]._sig) for k in sym)
+        e = cache.get(key)
+        if e is None:
+            e = binder.bind(args)
+            if e is not None:  # NOTE: e keeps the sigs alive, so their ids stay theirs
+                if len(cache) >= _CACHE_MAX:
+                    cache.clear()
+                cache[key] = e
+        return e
+
+    def call(*args: Any) -> Any:
+        if len(args) != n:
+            return slow(args)
+        for a, s in zip(args, sigs):
+            if type(a) is not NDArray or (s is not None and a._sig is not s and a._sig != s):
+                return slow(args)
+        e = entry(args)
+        if e is None:
+            return slow(args)
+        vals, outs, host = e[0], e[1], e[2]
+        if lean:
+            o = empty(outs[0][0], odtype)
+            r = new(NDArray)
+            r._ptr = host(*[a._ptr for a in args], o, *vals)
+            r._arr, r._sig = o, outs[0][1]
+            return r
+        arrs = [empty(shape, dt) for (shape, _), dt in zip(outs, odtypes)]
+        ptrs = [data_ptr(o) for o in arrs]
+        host(*[a._ptr for a in args], *(arrs if DATA_OFFSET is not None else ptrs), *vals)
+        res = [NDArray._wrap(o, s, p) for o, (_, s), p in zip(arrs, outs, ptrs)]
+        return _pick(plan.ret, args, res)
+
+    return call

@@ -5,6 +5,12 @@ every parameter to one static shape and dtype, `alloc_tensor` with constant shap
 whose arguments match the kernel signatures at those shapes, `make_tuple`, and `ret`. Then the
 whole function is known before any call: which memory each kernel touches, which allocations
 are returned (outputs: fresh per call) and which are intermediates (planned into an arena).
+
+A function whose only unknowns are *symbolic dims* is accepted too: `tensor_dim` binds a dim of
+a parameter to a shape-var slot (`Sym`), `eval_shape` computes a slot from earlier ones (its
+postfix program is kept, never eval'ed), `check_dim_equal` / `check_shape_value` pin a dim to a
+slot. Shapes then hold ints and `Sym`s; the arena is planned into *tokens* (one size expression
+each, reused only by buffers of the same size expression) whose offsets the host computes.
 """
 
 from __future__ import annotations
@@ -26,9 +32,19 @@ class NotStatic(Exception):
     """The function is outside what the native fast path compiles."""
 
 
+@dataclass(frozen=True)
+class Sym:
+    """A symbolic dim: the value of shape-var slot `slot` (see StaticPlan.slots)."""
+
+    slot: int
+
+
+Dim = int | Sym
+
+
 @dataclass
 class Buffer:
-    shape: tuple[int, ...]
+    shape: tuple[Dim, ...]
     dtype: str
     kind: str  # "param" | "out" | "arena" | "const"
     index: int = 0  # param index, output index, arena offset, or constant data address
@@ -44,7 +60,7 @@ class Buffer:
 class KernelStep:
     name: str
     sig: KernelSignature
-    operands: list[Any]  # Buffer | int | float, in ABI order (shape vars appended)
+    operands: list[Any]  # Buffer | int | float | Sym, in ABI order (shape vars appended)
 
 
 @dataclass
@@ -55,6 +71,11 @@ class StaticPlan:
     ret: Any  # Buffer or tuple of Buffers
     arena_bytes: int = 0
     buffers: list[Buffer] = field(default_factory=list)
+    # Symbolic plans only. A slot is ("dim", param, axis) or ("eval", program, operands): its
+    # value is a parameter's dim, or the postfix `program` applied to operands (Sym | int).
+    slots: list[tuple[Any, ...]] = field(default_factory=list)
+    # (itemsize, dims) per arena token; an arena buffer's `index` is then its token number
+    tokens: list[tuple[int, tuple[Dim, ...]]] = field(default_factory=list)
 
 
 def analyze(ex: Executable, fn: VMFunction) -> StaticPlan:
@@ -66,16 +87,17 @@ def analyze(ex: Executable, fn: VMFunction) -> StaticPlan:
     regs: dict[int, Any] = dict(enumerate(params))
     steps: list[KernelStep] = []
     allocs: list[Buffer] = []
+    slots: list[tuple[Any, ...]] = []
     for pc, ins in enumerate(fn.instructions):
         if isinstance(ins, Ret):
-            return _finish(params, info, regs, steps, allocs, ins.result)
+            return _finish(params, info, regs, steps, allocs, ins.result, slots)
         if not isinstance(ins, Call):
             raise NotStatic("control flow")
         entry = ex.func_table[ins.func]
         if entry.kind == "kernel":
             steps.append(_kernel_step(ex, entry.name, ins.args, regs, pc, info))
         elif entry.kind == "packed" and entry.name.startswith("vm.builtin."):
-            _builtin(ex, entry.name[11:], ins, info, regs, allocs, pc)
+            _builtin(ex, entry.name[11:], ins, (info, regs, allocs, slots), pc)
         else:
             raise NotStatic(f"calls {entry.kind} {entry.name!r}")
     raise NotStatic("no ret")
@@ -89,22 +111,55 @@ def _const(ex: Executable, a: Arg) -> Any:
     raise NotStatic(f"argument {a} is not a constant")
 
 
-def _builtin(ex: Executable, name: str, ins: Call, info: list[dict[str, Any]],
-             regs: dict[int, Any], allocs: list[Buffer], pc: int) -> None:
+def _dim(ex: Executable, a: Arg, regs: dict[int, Any]) -> Dim:
+    """A dim argument: a constant, or a register holding a symbolic dim."""
+    v = regs.get(a.value) if a.kind == ArgKind.REGISTER else _const(ex, a)
+    if isinstance(v, Sym) or (isinstance(v, int) and not isinstance(v, bool)):
+        return v
+    raise NotStatic(f"argument {a} is not a dim")
+
+
+def _param(a: Arg, regs: dict[int, Any]) -> int:
+    buf = regs.get(a.value) if a.kind == ArgKind.REGISTER else None
+    if not (isinstance(buf, Buffer) and buf.kind == "param" and buf.index == a.value):
+        raise NotStatic("check on a non-parameter")
+    return a.value
+
+
+def _pin(d: dict[str, Any], axis: Any, value: Dim) -> None:
+    # NOTE: one constraint per axis; a second, different one (a later match_cast) is not
+    # expressible in the plan's per-parameter shape, so we leave such functions alone
+    if d["dims"].setdefault(axis, value) != value:
+        raise NotStatic("a parameter dim is checked twice")
+
+
+State = tuple[list[dict[str, Any]], dict[int, Any], list[Buffer], list[tuple[Any, ...]]]
+
+
+def _builtin(ex: Executable, name: str, ins: Call, state: State, pc: int) -> None:
+    info, regs, allocs, slots = state
     args = ins.args
-    if name in ("check_tensor_info", "check_dim"):
-        p = args[0].value
-        buf = regs.get(p) if args[0].kind == ArgKind.REGISTER else None
-        if not (isinstance(buf, Buffer) and buf.kind == "param" and buf.index == p):
-            raise NotStatic("check on a non-parameter")
+    if name in ("check_tensor_info", "check_dim", "check_dim_equal", "check_shape_value"):
+        d = info[_param(args[0], regs)]
         if name == "check_tensor_info":
-            info[p]["ndim"], info[p]["dtype"] = _const(ex, args[1]), _const(ex, args[2])
+            d["ndim"], d["dtype"] = _const(ex, args[1]), _const(ex, args[2])
         else:
-            info[p]["dims"][_const(ex, args[1])] = _const(ex, args[2])
+            _pin(d, _const(ex, args[1]), _dim(ex, args[2], regs))
+    elif name == "tensor_dim" and ins.dst is not None:
+        p, axis = _param(args[0], regs), _const(ex, args[1])
+        regs[ins.dst] = Sym(len(slots))
+        slots.append(("dim", p, axis))
+        _pin(info[p], axis, regs[ins.dst])
+    elif name == "eval_shape" and ins.dst is not None:
+        program = _const(ex, args[0])
+        if not isinstance(program, str):
+            raise NotStatic("eval_shape without a program")
+        regs[ins.dst] = Sym(len(slots))
+        slots.append(("eval", program, tuple(_dim(ex, a, regs) for a in args[1:])))
     elif name == "alloc_tensor" and ins.dst is not None:
-        dims = tuple(_const(ex, a) for a in args[1:])
-        if not all(isinstance(d, int) and d >= 0 for d in dims):
-            raise NotStatic("alloc with non-constant shape")
+        dims = tuple(_dim(ex, a, regs) for a in args[1:])
+        if not all(isinstance(d, Sym) or d >= 0 for d in dims):
+            raise NotStatic("alloc with a negative dim")
         new = Buffer(dims, str(np.dtype(_const(ex, args[0])).name), "arena", first=pc, last=pc)
         allocs.append(new)
         regs[ins.dst] = new
@@ -151,7 +206,7 @@ def _kernel_step(ex: Executable, name: str, args: tuple[Arg, ...], regs: dict[in
         if (p.kind == "buffer") != isinstance(op, Buffer):
             raise NotStatic(f"kernel {name}: {p.name} kind mismatch")
         if p.kind == "scalar":
-            if not isinstance(op, (int, float)):
+            if isinstance(op, Sym) or not isinstance(op, (int, float)):
                 raise NotStatic(f"kernel {name}: scalar {p.name} is not a number")
             continue
         if op.dtype != p.dtype or len(op.shape) != len(p.shape):
@@ -166,7 +221,8 @@ def _kernel_step(ex: Executable, name: str, args: tuple[Arg, ...], regs: dict[in
 
 
 def _finish(params: list[Buffer], info: list[dict[str, Any]], regs: dict[int, Any],
-            steps: list[KernelStep], allocs: list[Buffer], ret: int) -> StaticPlan:
+            steps: list[KernelStep], allocs: list[Buffer], ret: int,
+            slots: list[tuple[Any, ...]]) -> StaticPlan:
     for b, d in zip(params, info):
         _complete(b, d)  # every parameter must be pinned, even one no kernel reads
     value = regs.get(ret)
@@ -179,9 +235,32 @@ def _finish(params: list[Buffer], info: list[dict[str, Any]], regs: dict[int, An
         if b.kind == "arena" and b not in outputs:
             b.kind, b.index = "out", len(outputs)
             outputs.append(b)
-    plan = StaticPlan(params, steps, outputs, value, buffers=allocs)
-    plan.arena_bytes = _plan_arena([b for b in allocs if b.kind == "arena"])
+    plan = StaticPlan(params, steps, outputs, value, buffers=allocs, slots=slots)
+    arena = [b for b in allocs if b.kind == "arena"]
+    if slots:
+        plan.tokens = _plan_tokens(arena)
+    else:
+        plan.arena_bytes = _plan_arena(arena)
     return plan
+
+
+def _plan_tokens(bufs: list[Buffer]) -> list[tuple[int, tuple[Dim, ...]]]:
+    """Symbolic sizes cannot be compared, so a buffer reuses a dead buffer's token only when
+    both have the same size expression (itemsize, dims); each token is its own arena range."""
+    tokens: list[tuple[int, tuple[Dim, ...]]] = []
+    free_after: list[int] = []  # last instruction using each token so far
+    for b in bufs:
+        key = (np.dtype(b.dtype).itemsize, b.shape)
+        if all(isinstance(d, int) for d in b.shape):  # static: any token of equal bytes
+            key = (int(np.prod(b.shape, dtype=np.int64)) * key[0], ())
+        k = next((i for i, t in enumerate(tokens) if t == key and free_after[i] < b.first),
+                 len(tokens))
+        if k == len(tokens):
+            tokens.append(key)
+            free_after.append(b.last)
+        free_after[k] = max(free_after[k], b.last)
+        b.index = k
+    return tokens
 
 
 def _plan_arena(bufs: list[Buffer]) -> int:

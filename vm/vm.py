@@ -1,9 +1,10 @@
 """VirtualMachine: `relax.VirtualMachine(ex, tvm.cpu())`, `vm["main"](*inputs)`.
 
 Per function it picks the fastest path that applies: the native fast path (fastpath.py) for
-static regions, else prebuilt closures (closures.py) for branch-free code, else the reference
-interpreter. `mode="interpreter"` (or env `TVMLITE_VM_MODE=interpreter`) forces the reference;
-`mode="closure"` skips the native path. Like TVM's VM, one VirtualMachine is not meant to be
+static regions and those whose only unknowns are symbolic dims, else prebuilt closures
+(closures.py) for branch-free code, else the reference interpreter. `mode="interpreter"`
+(or env `TVMLITE_VM_MODE=interpreter`) forces the reference; `mode="closure"` skips the
+native path. Like TVM's VM, one VirtualMachine is not meant to be
 called from several threads at once (the fast path's arena is per VM).
 """
 
@@ -89,6 +90,7 @@ class VirtualMachine:
             return run(prepare(args))
 
         checked.executable = self.executable  # type: ignore[attr-defined]  # keeps kernels alive
+        checked.fast_path = None  # type: ignore[attr-defined]  # native: "static" / "symbolic"
         if self.mode != "auto":
             return checked
         fast: Callable[..., Any] | None = None
