@@ -11,11 +11,13 @@ from typing import Any
 
 from llvmlite import ir
 
-from ..vm.kernel_signature import KernelParam, KernelSignature
+from ..vm.builtins import compile_shape_program
+from ..vm.kernel_signature import KernelParam, KernelSignature, format_computed_dim
 from .codegen_llvm import CodeGenLLVM
 from .expr import IntImm, PrimExpr, Var
 from .function import PrimFunc, shape_vars
 from .lower import lower
+from .shape_program import shape_program
 
 _TARGET_KEYS = ("mcpu", "mattr", "mtriple", "num-cores", "opt-level", "fast-math", "keys",
                 "host", "libs", "model", "tag")
@@ -142,8 +144,14 @@ def _dim(d: PrimExpr) -> int | str:
         return d.value
     if isinstance(d, Var):
         return d.name
-    # NOTE: a compound dim (n * 2) is described by its text; callers cannot bind it
-    return str(d)
+    # A compound dim (n * 2) travels as a postfix program over the shape vars, so callers
+    # can compute it and check the memory they pass (see vm/kernel_signature.computed_dim).
+    program, operands = shape_program(d, [])
+    if program is None:
+        raise ValueError(f"buffer dim {d} is not integer arithmetic over shape variables")
+    if not operands:  # constant arithmetic the simplifier left unfolded: fold it here
+        return compile_shape_program(program)()
+    return format_computed_dim(program, [v.name for v in operands])
 
 
 def build_kernel_library(funcs: dict[str, PrimFunc], target: Any = "llvm") -> Any:

@@ -21,10 +21,11 @@ from ..ir.op import CALL_DPS_PACKED, CALL_PURE_PACKED, CALL_TIR
 from ..ir.struct_info import ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from ..tir import expr as tir
 from ..tir.function import PrimFunc, free_vars, shape_vars
+from ..tir.shape_program import shape_program
 from ..vm import bytecode as bc
 from ..vm.bytecode import Arg
 from .exec_builder import ExecBuilder
-from .lower_shapes import _dim_text, lower_if, shape_program
+from .lower_shapes import _dim_text, lower_if
 
 
 class LoweringError(ValueError):

@@ -15,7 +15,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .device import device, kDLCPU
-from .kernel_signature import KernelParam, KernelSignature
+from .builtins import compile_shape_program
+from .kernel_signature import KernelParam, KernelSignature, computed_dim, dim_text
 from .kernels import KernelLibrary
 from .ndarray import NDArray, data_ptr
 
@@ -45,6 +46,8 @@ def _tensor_parts(where: str, p: KernelParam, x: Any, device_type: int = kDLCPU
 
 def _bind_dims(where: str, p: KernelParam, shape: tuple[int, ...], env: dict[str, int]) -> None:
     for axis, (want, got) in enumerate(zip(p.shape, shape)):
+        if computed_dim(want) is not None:
+            continue  # checked once every plain shape var is bound (_check_computed_dims)
         if isinstance(want, str):
             bound = env.setdefault(want, got)
             if bound != got:
@@ -56,7 +59,7 @@ def _bind_dims(where: str, p: KernelParam, shape: tuple[int, ...], env: dict[str
 
 
 def _fmt(shape: Sequence[int | str]) -> str:
-    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    return "(" + ", ".join(dim_text(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def check_kernel_args(sig: KernelSignature, args: Sequence[Any], where: str,
@@ -102,8 +105,25 @@ def check_kernel_args(sig: KernelSignature, args: Sequence[Any], where: str,
     missing = [v for v in sig.shape_vars if v not in env]
     if missing:
         raise ValueError(f"{where}: shape variables {missing} are not bound by any argument")
+    _check_computed_dims(where, sig, args, env)
     native += [env[v] for v in sig.shape_vars]
     return native
+
+
+def _check_computed_dims(where: str, sig: KernelSignature, args: Sequence[Any],
+                         env: dict[str, int]) -> None:
+    """A dim like `n * 2` must equal what the bound shape vars say: the kernel will use it."""
+    for p, x in zip(sig.params, args):
+        for axis, want in enumerate(p.shape):
+            computed = computed_dim(want)
+            if computed is None:
+                continue
+            program, names = computed
+            value = compile_shape_program(program)(*[env[n] for n in names])
+            got = _tensor_parts(where, p, x, sig.device_type)[0][axis]
+            if got != value:
+                raise ValueError(f"{where}: parameter {p.name!r} axis {axis} must have "
+                                 f"{value} elements (from its computed dim), got {got}")
 
 
 @dataclass

@@ -22,7 +22,8 @@ import numpy as np
 
 from .bytecode import Arg, ArgKind, Call, Ret
 from .executable import Executable, VMFunction
-from .kernel_signature import KernelSignature
+from .builtins import compile_shape_program
+from .kernel_signature import KernelSignature, computed_dim, dim_text
 from .ndarray import NDArray
 
 ARENA_ALIGN = 64
@@ -95,7 +96,7 @@ def analyze(ex: Executable, fn: VMFunction) -> StaticPlan:
             raise NotStatic("control flow")
         entry = ex.func_table[ins.func]
         if entry.kind == "kernel":
-            steps.append(_kernel_step(ex, entry.name, ins.args, regs, pc, info))
+            steps.append(_kernel_step(ex, entry.name, ins.args, regs, pc, info, slots))
         elif entry.kind == "packed" and entry.name.startswith("vm.builtin."):
             _builtin(ex, entry.name[11:], ins, (info, regs, allocs, slots), pc)
         else:
@@ -190,7 +191,8 @@ def _complete(buf: Buffer, d: dict[str, Any]) -> None:
 
 
 def _kernel_step(ex: Executable, name: str, args: tuple[Arg, ...], regs: dict[int, Any],
-                 pc: int, info: list[dict[str, Any]]) -> KernelStep:
+                 pc: int, info: list[dict[str, Any]], slots: list[tuple[Any, ...]]
+                 ) -> KernelStep:
     sig = ex.kernels.signatures[name]
     if len(args) != len(sig.params) + len(sig.shape_vars):
         raise NotStatic(f"kernel {name} called with {len(args)} arguments")
@@ -202,6 +204,7 @@ def _kernel_step(ex: Executable, name: str, args: tuple[Arg, ...], regs: dict[in
             c = _const(ex, a)
             ops.append(Buffer(c.shape, c.dtype, "const", c._ptr) if isinstance(c, NDArray) else c)
     env: dict[str, int] = {}
+    computed: list[tuple[str, Any]] = []
     for p, op in zip(sig.params, ops):
         if (p.kind == "buffer") != isinstance(op, Buffer):
             raise NotStatic(f"kernel {name}: {p.name} kind mismatch")
@@ -212,12 +215,31 @@ def _kernel_step(ex: Executable, name: str, args: tuple[Arg, ...], regs: dict[in
         if op.dtype != p.dtype or len(op.shape) != len(p.shape):
             raise NotStatic(f"kernel {name}: {p.name} does not fit")
         for want, got in zip(p.shape, op.shape):
-            if (env.setdefault(want, got) if isinstance(want, str) else want) != got:
+            if computed_dim(want) is not None:
+                computed.append((want, got))
+            elif (env.setdefault(want, got) if isinstance(want, str) else want) != got:
                 raise NotStatic(f"kernel {name}: {p.name} shape does not fit")
+    _check_computed(name, computed, env, slots)
     for v, op in zip(sig.shape_vars, ops[len(sig.params):]):
         if env.get(v, op) != op:
             raise NotStatic(f"kernel {name}: shape var {v} does not fit")
     return KernelStep(name, sig, ops)
+
+
+def _check_computed(name: str, computed: list[tuple[str, Any]], env: dict[str, Any],
+                    slots: list[tuple[Any, ...]]) -> None:
+    """A computed kernel dim (`n * 2`) must be provably right, or the function is not planned
+    here (the reference path checks it at run time instead). Symbolically, it is right when
+    the buffer's dim was computed by the same program from the same shape values."""
+    for want, got in computed:
+        program, names = computed_dim(want)  # type: ignore[misc]
+        values = tuple(env.get(n) for n in names)
+        if all(isinstance(v, int) for v in values) and isinstance(got, int):
+            if compile_shape_program(program)(*values) == got:
+                continue
+        elif isinstance(got, Sym) and slots[got.slot] == ("eval", program, values):
+            continue
+        raise NotStatic(f"kernel {name}: computed dim {dim_text(want)} is not provably right")
 
 
 def _finish(params: list[Buffer], info: list[dict[str, Any]], regs: dict[int, Any],
