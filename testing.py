@@ -15,7 +15,7 @@ VGG11_LAYERS = [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"]
 
 
 def vgg11_source(batch: int = 1, image_size: int = 224, num_classes: int = 1000,
-                 hidden: int = 4096) -> str:
+                 hidden: int = 4096, class_name: str = "VGG11") -> str:
     """TVMScript for VGG-11: conv3x3+bias+relu blocks, max pools, three dense layers, softmax."""
     params = [f"data: R.Tensor(({batch}, 3, {image_size}, {image_size}), \"float32\")"]
     lines, x, channels, size, conv = [], "data", 3, image_size, 0
@@ -48,8 +48,40 @@ def vgg11_source(batch: int = 1, image_size: int = 224, num_classes: int = 1000,
     lines += [f"prob = R.nn.softmax({x}, axis=-1)", "R.output(prob)"]
     body = "\n".join(" " * 12 + line for line in lines)
     signature = (",\n" + " " * 13).join(params)
-    return (f"@I.ir_module\nclass VGG11:\n    @R.function\n    def main({signature}):\n"
+    return (f"@I.ir_module\nclass {class_name}:\n    @R.function\n    def main({signature}):\n"
             f"        with R.dataflow():\n{body}\n        return prob\n")
+
+
+def vgg11_param_shapes(image_size: int = 224, num_classes: int = 1000, hidden: int = 4096
+                       ) -> dict[str, tuple[int, ...]]:
+    """The weights' names and shapes, in `main`'s parameter order (after `data`)."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    channels, size, conv = 3, image_size, 0
+    for layer in VGG11_LAYERS:
+        if layer == "M":
+            size //= 2
+            continue
+        conv += 1
+        shapes[f"conv{conv}_weight"] = (int(layer), channels, 3, 3)
+        shapes[f"conv{conv}_bias"] = (1, int(layer), 1, 1)
+        channels = int(layer)
+    width = channels * size * size
+    for i, units in enumerate([hidden, hidden, num_classes], start=1):
+        shapes[f"fc{i}_weight"], shapes[f"fc{i}_bias"] = (units, width), (units,)
+        width = units
+    return shapes
+
+
+def vgg11_params(image_size: int = 224, num_classes: int = 1000, hidden: int = 4096,
+                 seed: int = 0) -> dict[str, np.ndarray]:
+    """Random float32 weights, He-scaled so activations stay O(1) through the network."""
+    rng = np.random.default_rng(seed)
+    params = {}
+    for name, shape in vgg11_param_shapes(image_size, num_classes, hidden).items():
+        fan_in = int(np.prod(shape[1:])) if "weight" in name else 1
+        scale = np.sqrt(2.0 / fan_in) if "weight" in name else 0.01
+        params[name] = (rng.standard_normal(shape) * scale).astype("float32")
+    return params
 
 
 def vgg11(batch: int = 1, image_size: int = 224, num_classes: int = 1000, hidden: int = 4096,
@@ -58,14 +90,7 @@ def vgg11(batch: int = 1, image_size: int = 224, num_classes: int = 1000, hidden
     from .script import from_source
 
     mod = from_source(vgg11_source(batch, image_size, num_classes, hidden))
-    rng = np.random.default_rng(seed)
-    params = {}
-    for p in mod["main"].params[1:]:
-        shape = tuple(int(d.value) for d in p.struct_info.shape)
-        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 and shape[0] != 1 else 1
-        scale = np.sqrt(2.0 / fan_in) if "weight" in p.name_hint else 0.01
-        params[p.name_hint] = (rng.standard_normal(shape) * scale).astype("float32")
-    return mod, params
+    return mod, vgg11_params(image_size, num_classes, hidden, seed)
 
 
 def numpy_vgg11(data: np.ndarray, params: dict[str, np.ndarray], dtype: str = "float64"
