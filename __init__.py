@@ -6,12 +6,29 @@ the function registry, `tvm.build` (prim_funcs) and `tvm.compile` (whole modules
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from . import ir, nd, relax, runtime, s_tir, script, target, te, tir, topi, transform
-from .ir.module import IRModule
+from . import nd, runtime
 from .vm.device import Device, cpu, cuda, device
 from .vm.registry import get_global_func, list_global_func_names, register_func
+
+# NOTE: the compiler (parser, IR, passes, codegen) is imported on first use, so a process that
+# only loads and runs an exported executable imports the runtime (vm/) alone.
+_LAZY_MODULES = ("ir", "relax", "s_tir", "script", "target", "te", "testing", "tir", "topi",
+                 "transform")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_MODULES:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    if name == "IRModule":
+        from .ir.module import IRModule
+
+        return IRModule
+    raise AttributeError(f"module 'tvmlite' has no attribute {name!r}")
 
 __version__ = "0.1.0"
 
@@ -33,7 +50,9 @@ def build(func_or_mod: Any, target: Any = "llvm", **_: Any) -> Any:
 
 def compile(mod: Any, target: Any = "llvm", **kwargs: Any) -> Any:  # noqa: A001 (TVM's name)
     """TVM 0.27's entry point: a module with graph functions -> Executable, else kernels."""
+    from . import relax
     from .ir.expr import Function
+    from .ir.module import IRModule
 
     if isinstance(mod, IRModule) and any(isinstance(f, Function) for f in mod.functions.values()):
         return relax.build(mod, target, **kwargs)
