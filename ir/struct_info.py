@@ -33,8 +33,10 @@ class ShapeStructInfo(StructInfo):
     ndim: int = -1
 
     def __post_init__(self) -> None:
-        if self.values is not None and self.ndim == -1:
-            object.__setattr__(self, "ndim", len(self.values))
+        if self.values is not None:
+            object.__setattr__(self, "values", _dims(self.values))
+            if self.ndim == -1:
+                object.__setattr__(self, "ndim", len(self.values))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +47,11 @@ class TensorStructInfo(StructInfo):
     vdevice: str | None = None
 
     def __post_init__(self) -> None:
-        if self.shape is not None and self.ndim == -1:
-            object.__setattr__(self, "ndim", len(self.shape))
+        if self.shape is not None:
+            # users write relax.TensorStructInfo((128, 128), "float32"): ints become IntImms
+            object.__setattr__(self, "shape", _dims(self.shape))
+            if self.ndim == -1:
+                object.__setattr__(self, "ndim", len(self.shape))
 
     @property
     def static_shape(self) -> tuple[int, ...] | None:
@@ -66,6 +71,12 @@ class FuncStructInfo(StructInfo):
     params: tuple[StructInfo, ...] | None
     ret: StructInfo
     purity: bool = True
+
+
+def _dims(shape: Any) -> tuple[PrimExpr, ...]:
+    if all(isinstance(d, PrimExpr) for d in shape) and isinstance(shape, tuple):
+        return shape
+    return tuple(IntImm("int64", int(d)) if not isinstance(d, PrimExpr) else d for d in shape)
 
 
 def tensor_sinfo(shape: Any, dtype: str = "float32") -> TensorStructInfo:

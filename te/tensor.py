@@ -138,6 +138,10 @@ class Tensor:
                              f"{len(idx)}")
         return tx.BufferLoad(self.buffer, tuple(tx.const(i, "int64") for i in idx))
 
+    def __call__(self, *indices: Any) -> tx.BufferLoad:
+        """`A(i, j)`, TVM's other spelling of `A[i, j]` (the MLC course writes `A(*i)`)."""
+        return self[indices]
+
     def __repr__(self) -> str:
         return f"Tensor({self.name}, {list(self.shape)}, {self.dtype})"
 

@@ -38,7 +38,10 @@ class BlockBuilder:
             raise ValueError("BlockBuilder.function cannot be nested")
         ps = [] if params is None else (list(params) if isinstance(params, (list, tuple))
                                         else [params])
-        self._func = {"name": name, "params": ps, "attrs": dict(attrs or {}), "done": False}
+        fattrs = dict(attrs or {})
+        if not private:  # as in TVM, a function the builder names is public
+            fattrs.setdefault("global_symbol", name)
+        self._func = {"name": name, "params": ps, "attrs": fattrs, "done": False}
         self._blocks, self._bindings = [], []
         try:
             yield

@@ -118,7 +118,7 @@ class TIRPrinter:
                                                     or root.match_buffers or root.annotations)
                     and _is_true(body.predicate))  # type: ignore[union-attr]
         if not implicit:
-            if _has_blocks(body):
+            if _has_blocks(body) and root is None:  # an explicit root block prints itself
                 self.emit('# with T.sblock("root"):')
             self.stmt(body)
             return
