@@ -32,6 +32,7 @@ class RelaxPrinter:
         self.depth = 0
         self.metadata = metadata if metadata is not None else []
         self.uses_cls = False
+        self.in_signature = False  # symbolic dims print as "n" there, as n in bodies
 
     def name_of(self, obj: Any) -> str:
         hint = getattr(obj, "name_hint", None) or getattr(obj, "name", "v")
@@ -54,9 +55,13 @@ class RelaxPrinter:
         sym = _sym_vars(f)
         for v in sym:
             self.namer.define(v, v.name)
+        # NOTE: TVM takes symbolic dims as strings ("n") only in the signature; the body
+        # names them after its `n = T.int64()` line.
+        self.in_signature = True
         params = [f"{self.namer.define(p, p.name_hint)}: {self.sinfo(p.struct_info)}"
                   for p in f.params]
         ret = f" -> {self.sinfo(f.ret_struct_info)}" if f.ret_struct_info is not None else ""
+        self.in_signature = False
         self.emit("@R.function" + (f"({', '.join(opts)})" if opts else ""))
         self.emit(f"def {name}({', '.join(params)}){ret}:")
         self.depth += 1
@@ -219,7 +224,8 @@ class RelaxPrinter:
 
     def dim(self, d: tx.PrimExpr) -> str:
         if isinstance(d, tx.Var):
-            return f'"{self.name_of(d)}"'
+            name = self.name_of(d)
+            return f'"{name}"' if self.in_signature else name
         return self.expr(d, "int64")
 
     def dims(self, values: tuple[tx.PrimExpr, ...], brackets: str = "()") -> str:

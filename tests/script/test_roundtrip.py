@@ -35,3 +35,12 @@ def roundtrip(mod: IRModule) -> IRModule:
 @pytest.mark.parametrize("name", sorted(suite_modules()))
 def test_suite_module_roundtrip(name):
     roundtrip(suite_modules()[name])
+
+
+def test_symbolic_dims_print_as_tvm_parses_them():
+    """Strings ("n") only in the signature; the body uses the `n = T.int64()` it declares."""
+    text = new_syntax_modules.DynamicMLP.script()
+    assert 'x: R.Tensor(("n", 784), dtype="float32")' in text
+    assert '-> R.Tensor(("n", 10), dtype="float32")' in text
+    assert 'out_ty=R.Tensor((n, 128), dtype="float32")' in text
+    assert 'R.Tensor(("n", 128)' not in text
