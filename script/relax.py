@@ -9,6 +9,7 @@ it calls when that function is in the module being parsed.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable as _Fn  # NOTE: `R.Callable` is struct info
 from typing import Any
 
@@ -67,11 +68,34 @@ class _SInfoType:
 
 def _dim(d: Any) -> tx.PrimExpr:
     if isinstance(d, str):
-        return sym_var(d)
+        return sym_var(d) if d.isidentifier() else _dim_expr(d)
     if isinstance(d, bool) or not isinstance(d, (int, tx.PrimExpr)):
         raise ValueError(f"a tensor dimension is an int, a name string like \"n\" or a TIR "
                          f"expression, not {d!r}")
     return tx.const(d, "int64") if isinstance(d, int) else d
+
+
+_DIM_OPS = {ast.Add: tx.BinaryOp.ADD, ast.Sub: tx.BinaryOp.SUB, ast.Mult: tx.BinaryOp.MUL,
+            ast.FloorDiv: tx.BinaryOp.FLOORDIV, ast.Mod: tx.BinaryOp.FLOORMOD}
+
+
+def _dim_expr(text: str) -> tx.PrimExpr:
+    """A computed dim written as a string, `R.Tensor(("n * 2",))`, as TVM prints signatures."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        raise ValueError(f"{text!r} is not a dimension expression") from None
+
+    def walk(node: ast.expr) -> tx.PrimExpr:
+        if isinstance(node, ast.Name):
+            return sym_var(node.id)
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return tx.const(node.value, "int64")
+        if isinstance(node, ast.BinOp) and type(node.op) in _DIM_OPS:
+            return tx.binop(_DIM_OPS[type(node.op)], walk(node.left), walk(node.right))
+        raise ValueError(f"dimension {text!r}: only names, ints and + - * // % are allowed")
+
+    return walk(tree)
 
 
 def _shape(shape: Any) -> tuple[tx.PrimExpr, ...]:

@@ -9,7 +9,7 @@ takes the value's otherwise).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -226,6 +226,10 @@ class RelaxPrinter:
         if isinstance(d, tx.Var):
             name = self.name_of(d)
             return f'"{name}"' if self.in_signature else name
+        if self.in_signature and _has_var(d):
+            text = _dim_source(d, self.name_of)
+            if text is not None:  # "n * 2": a signature names its dims in strings, as TVM
+                return f'"{text}"'
         return self.expr(d, "int64")
 
     def dims(self, values: tuple[tx.PrimExpr, ...], brackets: str = "()") -> str:
@@ -264,6 +268,31 @@ class RelaxPrinter:
             pure = "" if s.purity else ", purity=False"
             return f"R.Callable({ps}, {self.sinfo(s.ret)}{pure})"
         return "R.Object"
+
+
+_DIM_SYMBOLS = {tx.BinaryOp.ADD: "+", tx.BinaryOp.SUB: "-", tx.BinaryOp.MUL: "*",
+                tx.BinaryOp.FLOORDIV: "//", tx.BinaryOp.FLOORMOD: "%"}
+
+
+def _has_var(d: tx.PrimExpr) -> bool:
+    return isinstance(d, tx.Var) or (isinstance(d, tx.BinOp)
+                                     and (_has_var(d.a) or _has_var(d.b)))
+
+
+def _dim_source(d: tx.PrimExpr, name_of: Callable[[tx.Var], str]) -> str | None:
+    """`n * 2 + 1` for a dim made of symbolic vars, ints and + - * // % (else None)."""
+    if isinstance(d, tx.Var):
+        return name_of(d)
+    if isinstance(d, tx.IntImm):
+        return str(d.value)
+    if isinstance(d, tx.BinOp) and d.op in _DIM_SYMBOLS:
+        a, b = _dim_source(d.a, name_of), _dim_source(d.b, name_of)
+        if a is None or b is None:
+            return None
+        a = f"({a})" if isinstance(d.a, tx.BinOp) else a
+        b = f"({b})" if isinstance(d.b, tx.BinOp) else b
+        return f"{a} {_DIM_SYMBOLS[d.op]} {b}"
+    return None
 
 
 def to_numpy(data: Any) -> np.ndarray:

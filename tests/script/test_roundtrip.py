@@ -44,3 +44,32 @@ def test_symbolic_dims_print_as_tvm_parses_them():
     assert '-> R.Tensor(("n", 10), dtype="float32")' in text
     assert 'out_ty=R.Tensor((n, 128), dtype="float32")' in text
     assert 'R.Tensor(("n", 128)' not in text
+
+
+COMPUTED_SIGNATURE = '''
+@I.ir_module
+class M:
+    @R.function
+    def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n * 2",), "float32"):
+        n = T.int64()
+        y = R.concat((x, x))
+        return y
+'''
+
+
+def test_computed_dims_in_signatures_are_strings_as_tvm_prints_them():
+    from tvmlite.tir.expr import BinaryOp, BinOp, IntImm
+
+    mod = from_source(COMPUTED_SIGNATURE)
+    func = mod["main"]
+    (n,) = func.params[0].struct_info.shape
+    (ret,) = func.ret_struct_info.shape
+    assert ret == BinOp(BinaryOp.MUL, n, IntImm("int64", 2)) and ret.a is n
+    text = mod.script()
+    assert '-> R.Tensor(("n * 2",), dtype="float32")' in text
+    assert_structural_equal(from_source(text), mod)
+
+
+def test_a_bad_string_dim_is_refused():
+    with pytest.raises(Exception, match=r"only names, ints and \+ - \* // %"):
+        from_source(COMPUTED_SIGNATURE.replace("n * 2", "n ** 2"))
