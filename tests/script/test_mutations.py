@@ -6,6 +6,7 @@ import sys
 import tokenize
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tvmlite.script import from_source
@@ -57,6 +58,7 @@ def mutated(draw: st.DrawFn) -> str:
     return src
 
 
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # Python's own, on mutated literals
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(mutated())
 def test_mutations_raise_only_diagnostics(src):
