@@ -36,3 +36,14 @@ def test_attrs_stay_a_tuple_of_pairs():
     assert a == (("a", 1), ("b", 2)) and dict(a) == {"a": 1, "b": 2}
     assert a[0] == ("a", 1) and list(a.keys()) == ["a", "b"] and a.get("c", 3) == 3
     assert hash(a) == hash((("a", 1), ("b", 2)))
+
+
+def test_tvm_testing_assert_allclose_takes_ndarrays():
+    import numpy as np
+
+    import tvmlite as tvm
+
+    a = tvm.nd.array(np.ones(3, "float32"))
+    tvm.testing.assert_allclose(a, np.ones(3), rtol=1e-6)
+    with pytest.raises(AssertionError):
+        tvm.testing.assert_allclose(a, np.zeros(3))
