@@ -289,3 +289,34 @@ def test_tiled_schedule_matches_tvms_output() -> None:
     sch.decompose_reduction(b, k)
     assert_structural_equal(sch.mod["main"], TiledExpected["main"])
     check(sch, _mm_args)
+
+
+@I.ir_module
+class FusedChainExpected:
+    """What TVM 0.27 prints for test_fuse_parallel_vectorize_unroll's schedule (reads/writes
+    aside, which tvmlite does not infer)."""
+
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((8, 12), "float32"), C: T.Buffer((8, 12), "float32")):
+        B = T.alloc_buffer((8, 12))
+        for i_j_fused_0 in T.parallel(12):
+            for i_j_fused_1 in T.vectorized(8):
+                with T.sblock("B"):
+                    vi = T.axis.spatial(8, (i_j_fused_0 * 8 + i_j_fused_1) // 12)
+                    vj = T.axis.spatial(12, (i_j_fused_0 * 8 + i_j_fused_1) % 12)
+                    B[vi, vj] = A[vi, vj] * T.float32(2.0)
+        for i in range(8):
+            for j in T.unroll(12):
+                with T.sblock("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    C[vi, vj] = B[vi, vj] + T.float32(1.0)
+
+
+def test_fuse_split_parallel_vectorize_unroll_match_tvms_output() -> None:
+    sch = Schedule(Chain)
+    b = sch.get_block("B")
+    o, v = sch.split(sch.fuse(*sch.get_loops(b)), [None, 8])
+    sch.parallel(o)
+    sch.vectorize(v)
+    sch.unroll(sch.get_loops(sch.get_block("C"))[1])
+    assert_structural_equal(sch.mod["main"], FusedChainExpected["main"])
