@@ -114,3 +114,18 @@ def substitute_vars(expr: Expr, mapping: dict[Var, Expr]) -> Expr:
         visit_DataflowVar = visit_Var
 
     return _Subst().visit(expr)
+
+
+def var_use_counts(*exprs: Expr) -> dict[Var, int]:
+    """How many times each variable is used in `exprs` (uses only; bindings do not count)."""
+    counts: dict[Var, int] = {}
+
+    class _Count(ExprVisitor):
+        def visit_Var(self, v: Var) -> None:  # noqa: N802
+            counts[v] = counts.get(v, 0) + 1
+
+        visit_DataflowVar = visit_Var
+
+    for e in exprs:
+        _Count().visit(e)
+    return counts

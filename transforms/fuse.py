@@ -18,7 +18,7 @@ from typing import Any
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
-from ..ir.functor import ExprMutator, ExprVisitor
+from ..ir.functor import ExprMutator, var_use_counts
 from ..ir.module import GlobalVar, IRModule, fresh_name
 from ..ir.op import CALL_TIR
 from ..ir.ops.base import BROADCAST, INJECTIVE, OPAQUE, OUT_EWISE_FUSABLE, REDUCE
@@ -102,18 +102,6 @@ def AnnotateTIROpPattern() -> Pass:  # noqa: N802
 # -- FuseOps --------------------------------------------------------------------------------------
 
 
-def _use_counts(func: rx.Function) -> dict[rx.Var, int]:
-    counts: dict[rx.Var, int] = {}
-
-    class _V(ExprVisitor):
-        def visit_Var(self, v: rx.Var) -> None:
-            counts[v] = counts.get(v, 0) + 1
-        visit_DataflowVar = visit_Var
-
-    _V().visit(func)
-    return counts
-
-
 def _admits(group: int, consumer: int) -> bool:
     if consumer <= INJECTIVE and group <= INJECTIVE:
         return True
@@ -133,7 +121,7 @@ class _Fuser:
         return f.attr_dict.get("op_pattern", func_pattern(f))
 
     def fuse_function(self, func: rx.Function) -> rx.Function:
-        counts = _use_counts(func)
+        counts = var_use_counts(func)
         blocks = tuple(self.fuse_block(b, counts) if isinstance(b, rx.DataflowBlock) else b
                        for b in func.body.blocks)
         return replace(func, body=replace(func.body, blocks=blocks))

@@ -18,7 +18,7 @@ from ..ir.expr import (
     Call, Constant, DataflowBlock, DataflowVar, Expr, Function, GlobalVarRef, Op, SeqExpr, Var,
     VarBinding,
 )
-from ..ir.functor import ExprVisitor, substitute_vars
+from ..ir.functor import substitute_vars, var_use_counts
 from ..ir.module import GlobalVar, IRModule, fresh_name
 from .pass_infra import Pass, PassContext
 
@@ -71,7 +71,7 @@ class _Fuser:
 
     def fuse_function(self, func: Function) -> Function:
         var2val = bindings_of(func)
-        uses = _use_counts(func)
+        uses = var_use_counts(func.body)
         blocks = []
         for block in func.body.blocks:
             if isinstance(block, DataflowBlock):
@@ -112,7 +112,7 @@ class _Fuser:
         group = [v for v, b in in_block.items() if id(b.value) in matched_calls]
         if root.var not in group or any(v in taken for v in group):
             return None
-        inner_uses = _uses_within([in_block[v].value for v in group])
+        inner_uses = var_use_counts(*[in_block[v].value for v in group])
         for v in group:  # values computed inside may not escape, except the root's
             if v is not root.var and uses.get(v, 0) != inner_uses.get(v, 0):
                 return None
@@ -201,26 +201,3 @@ def _op_names(group: list[VarBinding]) -> list[str]:
         if isinstance(op, Op):
             names.append(op.name.replace(".", "_"))
     return names or ["group"]
-
-
-class _UseCounter(ExprVisitor):
-    def __init__(self) -> None:
-        self.counts: dict[Var, int] = {}
-
-    def visit_Var(self, v: Var) -> None:  # noqa: N802
-        self.counts[v] = self.counts.get(v, 0) + 1
-
-    visit_DataflowVar = visit_Var
-
-
-def _use_counts(func: Function) -> dict[Var, int]:
-    counter = _UseCounter()
-    counter.visit(func.body)
-    return counter.counts
-
-
-def _uses_within(values: list[Expr]) -> dict[Var, int]:
-    counter = _UseCounter()
-    for v in values:
-        counter.visit(v)
-    return counter.counts

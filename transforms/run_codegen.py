@@ -17,7 +17,7 @@ from ..ir.expr import (
     Call, DataflowBlock, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, SeqExpr, Tuple,
     Var, VarBinding,
 )
-from ..ir.functor import ExprMutator, ExprVisitor
+from ..ir.functor import ExprMutator, ExprVisitor, var_use_counts
 from ..ir.module import GlobalVar, IRModule, fresh_name
 from ..ir.op import CALL_DPS_PACKED
 from ..vm import registry
@@ -63,7 +63,7 @@ class _Merger:
         self.mod = mod
 
     def merge_function(self, func: Function) -> Function:
-        uses = _uses(func.body)
+        uses = var_use_counts(func.body)
         blocks = []
         for block in func.body.blocks:
             if isinstance(block, DataflowBlock):
@@ -88,7 +88,7 @@ class _Merger:
 
     def can_extend(self, run: list[VarBinding], b: VarBinding, uses: dict[Var, int]) -> bool:
         """Every value of the run so far must be used only by the run (one output escapes)."""
-        inner = _uses([x.value for x in (*run, b)])
+        inner = var_use_counts(*[x.value for x in (*run, b)])
         return all(uses.get(x.var, 0) == inner.get(x.var, 0) for x in run)
 
     def flush(self, run: list[VarBinding], backend: str | None) -> list[VarBinding]:
@@ -209,17 +209,3 @@ def _drop_unreachable(mod: IRModule) -> IRModule:
     keep = {gv: f for gv, f in mod.items()
             if not (isinstance(f, Function) and _is_offload_unit(f)) or gv in used}
     return IRModule(keep, dict(mod.attrs), dict(mod.global_infos))
-
-
-def _uses(e: Any) -> dict[Var, int]:
-    counts: dict[Var, int] = {}
-
-    class _Count(ExprVisitor):
-        def visit_Var(self, v: Var) -> None:  # noqa: N802
-            counts[v] = counts.get(v, 0) + 1
-
-        visit_DataflowVar = visit_Var
-
-    for x in e if isinstance(e, list) else [e]:
-        _Count().visit(x)
-    return counts

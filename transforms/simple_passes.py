@@ -11,7 +11,7 @@ from typing import Any
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
-from ..ir.functor import ExprMutator, ExprVisitor, substitute_vars
+from ..ir.functor import ExprMutator, ExprVisitor, substitute_vars, var_use_counts
 from ..ir.module import GlobalVar, IRModule
 from ..ir.op import CALL_DPS_PACKED, CALL_TIR, op_attr
 from .pass_infra import Pass, PassContext
@@ -24,21 +24,7 @@ def _function_pass(name: str, fn: Any) -> Pass:
 
 
 def _uses(node: Any) -> set[rx.Var]:
-    used: set[rx.Var] = set()
-
-    class _V(ExprVisitor):
-        def visit_Var(self, v: rx.Var) -> None:
-            used.add(v)
-        visit_DataflowVar = visit_Var
-
-        def visit_SeqExpr(self, s: rx.SeqExpr) -> None:
-            for blk in s.blocks:
-                for b in blk.bindings:
-                    self.visit(b.value)
-            self.visit(s.body)
-
-    _V().visit(node)
-    return used
+    return set(var_use_counts(node))
 
 
 def _is_pure(value: rx.Expr) -> bool:
