@@ -190,6 +190,18 @@ def _call_dtype_ok(e: tx.Call, name: str) -> bool:
     return bool(e.args) and e.dtype == e.args[0].dtype
 
 
+def decorator_options(attrs: Any, name: str) -> tuple[dict[str, Any], list[str]]:
+    """(attrs left to print, decorator options): no `global_symbol` means `private=True`, and
+    a `global_symbol` equal to the function's name goes without saying."""
+    attrs = dict(attrs)
+    opts = []
+    if "global_symbol" not in attrs:
+        opts.append("private=True")
+    elif attrs["global_symbol"] == name:
+        del attrs["global_symbol"]
+    return attrs, opts
+
+
 def q(s: str) -> str:
     """A string literal in double quotes, as TVM prints them."""
     return json.dumps(s)

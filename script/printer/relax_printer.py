@@ -17,7 +17,7 @@ from ...ir import expr as rx
 from ...ir import op as ops
 from ...ir import struct_info as si
 from ...tir import expr as tx
-from .common import ExprPrinter, Namer, q, value_text
+from .common import ExprPrinter, Namer, decorator_options, q, value_text
 
 IND = "    "
 INLINE_CONST_LIMIT = 256  # NOTE: bigger constants go to `metadata[...]`, as TVM prints them
@@ -44,12 +44,7 @@ class RelaxPrinter:
     # -- the function -----------------------------------------------------------------------
 
     def function(self, f: rx.Function, name: str) -> list[str]:
-        attrs = dict(f.attrs)
-        opts = []
-        if "global_symbol" not in attrs:
-            opts.append("private=True")
-        elif attrs["global_symbol"] == name:
-            del attrs["global_symbol"]
+        attrs, opts = decorator_options(f.attrs, name)
         if not f.is_pure:
             opts.append("pure=False")
         sym = _sym_vars(f)

@@ -13,7 +13,7 @@ from typing import Any
 from ...tir import expr as tx
 from ...tir import stmt as ts
 from ...tir.function import PrimFunc
-from .common import ExprPrinter, Namer, q, value_text
+from .common import ExprPrinter, Namer, decorator_options, q, value_text
 
 IND = "    "
 
@@ -55,12 +55,7 @@ class TIRPrinter:
     # -- the function -----------------------------------------------------------------------
 
     def function(self, f: PrimFunc, name: str, in_module: bool) -> list[str]:
-        attrs = dict(f.attrs)
-        opts = []
-        if "global_symbol" not in attrs:
-            opts.append("private=True")
-        elif attrs["global_symbol"] == name:
-            del attrs["global_symbol"]
+        attrs, opts = decorator_options(f.attrs, name)
         if _has_blocks(f.body):
             opts.append("s_tir=True")
         deco = "@T.prim_func" + (f"({', '.join(opts)})" if opts else "")
