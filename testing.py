@@ -106,7 +106,7 @@ def vgg11(batch: int = 1, image_size: int = 224, num_classes: int = 1000, hidden
 def numpy_vgg11(data: np.ndarray, params: dict[str, np.ndarray], dtype: str = "float64"
                 ) -> np.ndarray:
     """The same network in plain numpy (float64 by default), the reference for tests."""
-    from .backend.numpy_eval import _conv2d
+    from .backend.numpy_eval import conv2d_im2col
 
     x, conv = data.astype(dtype), 0
     for layer in VGG11_LAYERS:
@@ -116,7 +116,7 @@ def numpy_vgg11(data: np.ndarray, params: dict[str, np.ndarray], dtype: str = "f
             continue
         conv += 1
         w = params[f"conv{conv}_weight"].astype(dtype)
-        x = np.maximum(_conv2d(x, w, (1, 1), (1, 1, 1, 1)) + params[f"conv{conv}_bias"], 0)
+        x = np.maximum(conv2d_im2col(x, w, (1, 1), (1, 1, 1, 1)) + params[f"conv{conv}_bias"], 0)
     x = x.reshape(x.shape[0], -1)
     for i in (1, 2, 3):
         x = x @ params[f"fc{i}_weight"].T.astype(dtype) + params[f"fc{i}_bias"]

@@ -15,7 +15,7 @@ from ..ir.dpl import bindings_of
 from ..ir.expr import Call, Constant, Function, Op
 from ..ir.module import IRModule
 from ..vm.registry import register_func
-from .numpy_eval import Impl, _conv2d, compile_function
+from .numpy_eval import Impl, compile_function, conv2d_im2col
 from .pattern_registry import register_patterns
 from .patterns import make_fused_bias_activation_pattern, make_matmul_pattern
 
@@ -68,7 +68,7 @@ def _fused_conv(func: Function) -> Impl | None:
     data = _operand(func, conv.args[0])
 
     def run(*inputs: np.ndarray) -> np.ndarray:
-        y = _conv2d(data(inputs), w, **attrs)
+        y = conv2d_im2col(data(inputs), w, **attrs)
         if bias is not None:
             y += bias(inputs)
         return np.maximum(y, 0, out=y) if relu else y

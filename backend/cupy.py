@@ -16,6 +16,7 @@ from ..ir.expr import Constant, Function
 from ..ir.module import IRModule
 from ..vm.registry import register_func
 from .blas import _conv2d_supported
+from .numpy_eval import conv2d_im2col
 from .pattern_registry import register_patterns
 from .patterns import make_fused_bias_activation_pattern, make_matmul_pattern
 
@@ -48,21 +49,9 @@ def _patterns() -> list[tuple[Any, ...]]:
     ]
 
 
-def _conv2d(cp: Any, x: Any, w: Any, strides: Any, padding: Any) -> Any:
-    top, left, bottom, right = padding
-    xp = cp.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
-    o, c, kh, kw = w.shape
-    win = cp.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))
-    win = win[:, :, ::strides[0], ::strides[1]]
-    n, _, oh, ow = win.shape[:4]
-    cols = win.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw)
-    return (cols @ w.reshape(o, -1).T).reshape(n, oh, ow, o).transpose(0, 3, 1, 2)
-
-
 def _ops(cp: Any) -> dict[str, Callable[..., Any]]:
     return {
-        "relax.nn.conv2d": lambda x, w, strides=(1, 1), padding=(0, 0, 0, 0), **_: _conv2d(
-            cp, x, w, strides, padding),
+        "relax.nn.conv2d": lambda x, w, **attrs: conv2d_im2col(x, w, xp=cp, **attrs),
         "relax.add": lambda a, b, **_: a + b,
         "relax.nn.relu": lambda a, **_: cp.maximum(a, 0),
         "relax.matmul": lambda a, b, **_: a @ b,

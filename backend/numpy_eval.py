@@ -18,15 +18,18 @@ from ..ir.module import IRModule
 Impl = Callable[..., np.ndarray]
 
 
-def _conv2d(x: np.ndarray, w: np.ndarray, strides: Any = (1, 1), padding: Any = (0, 0, 0, 0),
-            dilation: Any = (1, 1), groups: int = 1, **_: Any) -> np.ndarray:
-    """NCHW x OIHW convolution as one GEMM over an im2col view (no copy until the reshape)."""
+def conv2d_im2col(x: Any, w: Any, strides: Any = (1, 1), padding: Any = (0, 0, 0, 0),
+                  dilation: Any = (1, 1), groups: int = 1, xp: Any = np, **_: Any) -> Any:
+    """NCHW x OIHW convolution as one GEMM over an im2col view (no copy until the reshape).
+
+    `xp` is the array module: numpy here, CuPy for the `cupy` backend (the same code runs on
+    both, since CuPy mirrors numpy's pad and sliding_window_view)."""
     if groups != 1 or tuple(dilation) != (1, 1):
-        raise NotImplementedError("the numpy conv2d handles groups=1, dilation=1")
+        raise NotImplementedError("the im2col conv2d handles groups=1, dilation=1")
     top, left, bottom, right = padding
-    xp = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+    padded = xp.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
     o, c, kh, kw = w.shape
-    win = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))
+    win = xp.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(2, 3))
     win = win[:, :, ::strides[0], ::strides[1]]  # (N, C, OH, OW, KH, KW)
     n, _, oh, ow = win.shape[:4]
     cols = win.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw)
@@ -62,7 +65,7 @@ NUMPY_OPS: dict[str, Impl] = {
     "relax.matmul": lambda a, b, **_: np.matmul(a, b),
     "relax.permute_dims": lambda a, axes=None, **_: np.transpose(a, axes),
     "relax.reshape": lambda a, shape=None, **_: a.reshape(shape),
-    "relax.nn.conv2d": _conv2d,
+    "relax.nn.conv2d": conv2d_im2col,
     "relax.nn.softmax": _softmax,
     "relax.nn.max_pool2d": lambda x, pool_size, strides, padding, **_: _pool(
         x, pool_size, strides, padding, np.max, -np.inf),
