@@ -24,6 +24,7 @@ from ..tir.function import PrimFunc, free_vars, shape_vars
 from ..tir.shape_program import shape_program
 from ..vm import bytecode as bc
 from ..vm.bytecode import Arg
+from ..vm.kernel_signature import shape_text
 from .exec_builder import ExecBuilder
 from .lower_shapes import _dim_text, lower_if
 
@@ -273,13 +274,13 @@ class FunctionLowering:
             self.check_tensor(arg, sinfo, where)  # unknown statically: check at run time
         if sinfo.dtype != param.dtype or len(sinfo.shape or ()) != len(param.shape):
             raise LoweringError(f"{self.name}: {where} expects a {param.dtype} tensor of shape "
-                                f"{_shape_text(param.shape)}, got {_sinfo_text(sinfo)}")
+                                f"{shape_text(param.shape)}, got {_sinfo_text(sinfo)}")
         for axis, (want, have) in enumerate(zip(param.shape, sinfo.shape or ())):
             if isinstance(want, int):
                 if isinstance(have, tir.IntImm):
                     if have.value != want:
                         raise LoweringError(
-                            f"{self.name}: {where} expects shape {_shape_text(param.shape)}, "
+                            f"{self.name}: {where} expects shape {shape_text(param.shape)}, "
                             f"got {_sinfo_text(sinfo)}")
                 else:
                     self.emit("vm.builtin.check_dim",
@@ -334,14 +335,10 @@ def _flatten_outputs(sinfo: StructInfo) -> list[TensorStructInfo]:
     return [sinfo]
 
 
-def _shape_text(shape: tuple[Any, ...]) -> str:
-    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
 def _sinfo_text(s: TensorStructInfo) -> str:
     dims = tuple(d.value if isinstance(d, tir.IntImm) else getattr(d, "name", str(d))
                  for d in s.shape or ())
-    return f"a {s.dtype or 'unknown-dtype'} tensor of shape {_shape_text(dims)}"
+    return f"a {s.dtype or 'unknown-dtype'} tensor of shape {shape_text(dims)}"
 
 
 def lower_function(builder: ExecBuilder, mod: IRModule, name: str, func: Function) -> None:

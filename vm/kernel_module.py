@@ -16,7 +16,7 @@ import numpy as np
 
 from .device import device, kDLCPU
 from .builtins import compile_shape_program
-from .kernel_signature import KernelParam, KernelSignature, computed_dim, dim_text
+from .kernel_signature import KernelParam, KernelSignature, computed_dim, shape_text
 from .kernels import KernelLibrary
 from .ndarray import NDArray, data_ptr
 
@@ -54,12 +54,8 @@ def _bind_dims(where: str, p: KernelParam, shape: tuple[int, ...], env: dict[str
                 raise ValueError(f"{where}: parameter {p.name!r} has {want}={got} on axis "
                                  f"{axis}, but {want}={bound} from an earlier argument")
         elif want != got:
-            raise ValueError(f"{where}: parameter {p.name!r} expects shape {_fmt(p.shape)}, "
+            raise ValueError(f"{where}: parameter {p.name!r} expects shape {shape_text(p.shape)}, "
                              f"got {shape} (axis {axis}: {got} != {want})")
-
-
-def _fmt(shape: Sequence[int | str]) -> str:
-    return "(" + ", ".join(dim_text(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def check_kernel_args(sig: KernelSignature, args: Sequence[Any], where: str,
@@ -91,7 +87,7 @@ def check_kernel_args(sig: KernelSignature, args: Sequence[Any], where: str,
         shape, dtype, ptr = _tensor_parts(where, p, x, sig.device_type)
         if len(shape) != len(p.shape):
             raise ValueError(f"{where}: parameter {p.name!r} expects rank {len(p.shape)} "
-                             f"shape {_fmt(p.shape)}, got rank {len(shape)} shape {shape}")
+                             f"shape {shape_text(p.shape)}, got rank {len(shape)} shape {shape}")
         if dtype != p.dtype:
             raise ValueError(f"{where}: parameter {p.name!r} expects dtype {p.dtype}, "
                              f"got {dtype}")

@@ -51,3 +51,8 @@ def dim_text(dim: int | str) -> str:
             b, a = stack.pop(), stack.pop()
             stack.append(f"{tok}({a}, {b})" if tok in ("min", "max") else f"{a} {tok} {b}")
     return stack[-1] if stack else program
+
+
+def shape_text(shape: tuple[int | str, ...] | list[int | str]) -> str:
+    """`(1, n * 2)`, `(128,)`: a shape as Python writes a tuple, dims as people write them."""
+    return "(" + ", ".join(dim_text(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"

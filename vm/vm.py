@@ -21,6 +21,7 @@ from .device import Device, cpu, intern
 from .executable import Executable, VMFunction
 from .fastpath import compile_static
 from .kernel_module import ArgumentCountError, ProfileResult, time_evaluator
+from .kernel_signature import shape_text
 from .ndarray import NDArray
 
 MODES = ("auto", "closure", "interpreter")
@@ -32,9 +33,7 @@ class VMFunctionError(ArgumentCountError):
 
 def _describe(name: str, sinfo: tuple[Any, ...]) -> str:
     if sinfo and sinfo[0] == "tensor":
-        dims = sinfo[1]
-        shape = "?" if dims is None else "(" + ", ".join(map(str, dims)) + (
-            ",)" if len(dims) == 1 else ")")
+        shape = "?" if sinfo[1] is None else shape_text(sinfo[1])
         return f"{name}: R.Tensor({shape}, {sinfo[2] or '?'!r})"
     return name
 
