@@ -16,12 +16,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import load_module_source, short_error  # noqa: E402
+from common import load_module_source, median_s, short_error  # noqa: E402
 
 TVM_HEADER = ("import tvm\nfrom tvm import relax\n"
               "from tvm.script import ir as I, tirx as T, relax as R\n")
@@ -29,16 +28,6 @@ TVM_HEADER = ("import tvm\nfrom tvm import relax\n"
 
 def arg(name, default):
     return type(default)(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
-
-
-def median_s(fn, reps):
-    fn()  # warm-up (first-call costs, page faults)
-    samples = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t)
-    return sorted(samples)[len(samples) // 2]
 
 
 def inputs(size):

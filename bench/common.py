@@ -8,6 +8,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import time
 import timeit
 
 
@@ -31,6 +32,18 @@ def median_us(fn, min_sample_s=0.002, repeat=21, globals=None):
         number = max(number * 2, int(number * grow))
     samples = sorted(timer.repeat(repeat=repeat, number=number))
     return samples[len(samples) // 2] / number * 1e6
+
+
+def median_s(fn, reps):
+    """Median of `reps` single calls of fn(), in seconds, after one warm-up call: for calls
+    long enough (~seconds) that timing each one alone is accurate."""
+    fn()
+    samples = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t)
+    return sorted(samples)[len(samples) // 2]
 
 
 _tmpdir = None

@@ -24,7 +24,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import load_module_source, median_us, short_error  # noqa: E402
+from common import load_module_source, median_s, median_us, short_error  # noqa: E402
 import graph_models as gm  # noqa: E402
 
 HEADERS = {
@@ -44,15 +44,7 @@ def cases(size):
 
 
 def _time(fn, heavy, reps):
-    if not heavy:
-        return median_us(fn)
-    fn()
-    samples = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t)
-    return sorted(samples)[len(samples) // 2] * 1e6
+    return median_s(fn, reps) * 1e6 if heavy else median_us(fn)
 
 
 def run_case(flavor, name, src, arrays, pipeline, reps):
