@@ -14,40 +14,35 @@ from .block_builder import BlockBuilder
 from .pass_infra import Pass, PassContext
 
 
-class PyExprVisitor(ExprVisitor):
-    """Override `visit_call_(call)`, `visit_var_(var)`... (TVM's names) or `visit_Call`."""
+class _TVMNames:
+    """TVM's method names over our dispatch: `visit_expr(e)`, and `visit_call_(call)`, whose
+    default (reachable from overrides through `super()`) is the base class's generic visit:
+    visiting the parts for a visitor, rebuilding the call from them for a mutator."""
 
     def visit_expr(self, expr: Any) -> Any:
-        return self.visit(expr)
+        return self.visit(expr)  # type: ignore[attr-defined]
 
-    def visit_Call(self, call: rx.Call) -> Any:
+    def visit_Call(self, call: rx.Call) -> Any:  # noqa: N802
         return self.visit_call_(call)
 
     def visit_call_(self, call: rx.Call) -> Any:
-        """Visits the callee and the arguments; overrides call `super().visit_call_(call)`."""
-        return self.generic_visit(call)
+        return self.generic_visit(call)  # type: ignore[attr-defined]
+
+
+class PyExprVisitor(_TVMNames, ExprVisitor):
+    """Override `visit_call_(call)`, `visit_var_(var)`... (TVM's names) or `visit_Call`."""
 
     def visit_binding(self, binding: Any) -> None:
         self.visit(binding.value)
 
 
-class PyExprMutator(ExprMutator):
+class PyExprMutator(_TVMNames, ExprMutator):
     """TVM's mutator base: `visit_call_(call)` returns the replacement; `self.builder_` is a
     BlockBuilder (for `emit_te` in rewrites); `visit_expr(e)` visits an expression."""
 
     def __init__(self, mod: IRModule | None = None) -> None:
         self.mod = mod
         self.builder_ = BlockBuilder(mod)
-
-    def visit_expr(self, expr: Any) -> Any:
-        return self.visit(expr)
-
-    def visit_Call(self, call: rx.Call) -> Any:
-        return self.visit_call_(call)
-
-    def visit_call_(self, call: rx.Call) -> Any:
-        """Rebuilds the call from visited parts; overrides may call it through `super()`."""
-        return self.generic_visit(call)
 
     def visit_Var(self, var: rx.Var) -> Any:
         hook = getattr(type(self), "visit_var_", None)
