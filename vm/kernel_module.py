@@ -7,6 +7,7 @@ a bad call raises ValueError/TypeError naming the parameter, never reaches the k
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from dataclasses import dataclass
@@ -109,17 +110,27 @@ def check_kernel_args(sig: KernelSignature, args: Sequence[Any], where: str,
 def _check_computed_dims(where: str, sig: KernelSignature, args: Sequence[Any],
                          env: dict[str, int]) -> None:
     """A dim like `n * 2` must equal what the bound shape vars say: the kernel will use it."""
-    for p, x in zip(sig.params, args):
+    for index, axis, program, names in _computed_dims(sig):
+        p = sig.params[index]
+        value = program(*[env[n] for n in names])
+        got = _tensor_parts(where, p, args[index], sig.device_type)[0][axis]
+        if got != value:
+            raise ValueError(f"{where}: parameter {p.name!r} axis {axis} must have "
+                             f"{value} elements (from its computed dim), got {got}")
+
+
+@functools.lru_cache(maxsize=None)
+def _computed_dims(sig: KernelSignature) -> tuple[tuple[int, int, Callable[..., int],
+                                                        tuple[str, ...]], ...]:
+    """(param index, axis, compiled program, shape vars) per computed dim, found once per
+    signature: most kernels have none, and then a call checks nothing more."""
+    found = []
+    for index, p in enumerate(sig.params):
         for axis, want in enumerate(p.shape):
             computed = computed_dim(want)
-            if computed is None:
-                continue
-            program, names = computed
-            value = compile_shape_program(program)(*[env[n] for n in names])
-            got = _tensor_parts(where, p, x, sig.device_type)[0][axis]
-            if got != value:
-                raise ValueError(f"{where}: parameter {p.name!r} axis {axis} must have "
-                                 f"{value} elements (from its computed dim), got {got}")
+            if computed is not None:
+                found.append((index, axis, compile_shape_program(computed[0]), computed[1]))
+    return tuple(found)
 
 
 @dataclass
