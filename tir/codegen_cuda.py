@@ -12,7 +12,8 @@ scalars in param order, one int64 per shape var, then one pointer per workspace 
   scalar params (`vm.cuda.Dim`), evaluated at every call.
 - `alloc_buffer(scope="shared")` -> `__shared__`, `scope="local"` -> a per-thread array; a
   function-level "global" buffer used across kernels is workspace the runtime allocates.
-- `T.tvm_storage_sync("shared")` -> `__syncthreads()`.
+- `T.tvm_storage_sync("shared")` -> `__syncthreads()`; the barriers shared-memory staging
+  needs are inserted first (tir.thread_sync, TVM's ThreadSync), so schedules need not write them.
 - A prim_func that binds no loop gets `tir.gpu_default_schedule` first (dlight's fallback).
 """
 
@@ -31,6 +32,7 @@ from .functor import Visitor, simplify
 from .gpu_default_schedule import default_gpu_schedule, has_thread_binding
 from .lower import flat_size, lower
 from .stmt import Allocate, DeclBuffer, For, ForKind, SeqStmt, Stmt
+from .thread_sync import insert_barriers
 
 THREAD_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
                "threadIdx.z")
@@ -264,6 +266,7 @@ class _Abi:
 def _emit_kernel(symbol: str, item: Stmt, abi: _Abi, local_allocs: list[Any], where: str
                  ) -> tuple[str, LaunchSpec, set[str]]:
     launch, used = _launch_extents(where, item)
+    item = insert_barriers(item, launch)
     em = CUDAEmitter(launch)
     params, prologue = abi.signature(em)
     for line in prologue:

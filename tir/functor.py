@@ -155,7 +155,8 @@ def _wrap(value: int, dtype: str) -> int:
 
 
 class Simplifier(Mutator):
-    """Folds integer constants and the identities x+0, x-0, x*1, x*0, x//1, x%1."""
+    """Folds integer constants and the identities x+0, x-0, x*1, x*0, x//1, x%1, and
+    multiplies integer sums out by constants."""
 
     def visit_BinOp(self, e: BinOp) -> PrimExpr:
         a, b = self.visit(e.a), self.visit(e.b)
@@ -180,9 +181,27 @@ class Simplifier(Mutator):
                 return b
             if ia == 0 and e.op is BinaryOp.MUL:
                 return IntImm(e.dtype, 0)
+        if e.op is BinaryOp.MUL and e.dtype.startswith("int"):
+            scaled = self._scale(a, ib) if ib is not None else None
+            if scaled is None and ia is not None:
+                scaled = self._scale(b, ia)
+            if scaled is not None:
+                return scaled
         if a is e.a and b is e.b:
             return e
         return BinOp(e.op, a, b, e.span)
+
+    def _scale(self, x: PrimExpr, k: int) -> PrimExpr | None:
+        """`x * k` in TVM's canonical form: constants distributed over sums and folded into
+        products (`(i * 8 + j) * 4` -> `i * 32 + j * 4`), as TVM prints split loops."""
+        if not isinstance(x, BinOp):
+            return None
+        if x.op in (BinaryOp.ADD, BinaryOp.SUB):
+            return BinOp(x.op, self.visit(BinOp(BinaryOp.MUL, x.a, IntImm(x.dtype, k))),
+                         self.visit(BinOp(BinaryOp.MUL, x.b, IntImm(x.dtype, k))), x.span)
+        if x.op is BinaryOp.MUL and _int(x.b) is not None:
+            return self.visit(BinOp(BinaryOp.MUL, x.a, IntImm(x.dtype, _int(x.b) * k)))
+        return None
 
     def visit_Cast(self, e: Cast) -> PrimExpr:
         v = self.visit(e.value)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .arith import bound
+from .arith import Window, bound, subtract, union_windows
 from .expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var, binop, const
 from .function import PrimFunc
 from .functor import Mutator, Visitor, simplify, substitute
@@ -319,43 +319,41 @@ def _uses_buffer(s: Stmt, buf: Buffer) -> bool:
     return bool(acc.found)
 
 
-def _sink(buf: Buffer, s: Stmt) -> Stmt:
-    """`Allocate(buf, s)` with the allocation moved to the innermost stmt holding every use."""
+def _sink(buf: Buffer, s: Stmt, threads: tuple[For, ...] = ()) -> Stmt:
+    """`Allocate(buf, s)` with the allocation moved to the innermost stmt holding every use;
+    `threads` are the threadIdx loops it moved past (shared memory spans all of them)."""
     if isinstance(s, For):
-        return dataclasses.replace(s, body=_sink(buf, s.body))
+        if (s.thread_tag or "").startswith("threadIdx"):
+            threads += (s,)
+        return dataclasses.replace(s, body=_sink(buf, s.body, threads))
     if isinstance(s, SeqStmt):
         users = [k for k, c in enumerate(s.seq) if _uses_buffer(c, buf)]
         if len(users) == 1:
             k = users[0]
-            return SeqStmt(s.seq[:k] + (_sink(buf, s.seq[k]),) + s.seq[k + 1:], s.span)
-    return _compact(buf, s)
+            return SeqStmt(s.seq[:k] + (_sink(buf, s.seq[k], threads),) + s.seq[k + 1:], s.span)
+    return _compact(buf, s, threads if buf.scope.startswith("shared") else ())
 
 
-def _same_expr(a: PrimExpr, b: PrimExpr) -> bool:
-    if a == b:
-        return True
-    diff = simplify(a - b) if a.dtype == b.dtype else None
-    return isinstance(diff, IntImm) and diff.value == 0
-
-
-def _compact(buf: Buffer, s: Stmt) -> Stmt:
-    """`Allocate` of `buf` over `s`, shrunk to the window `s` touches when that is constant."""
+def _compact(buf: Buffer, s: Stmt, relaxed: tuple[For, ...] = ()) -> Stmt:
+    """`Allocate` of `buf` over `s`, shrunk to the window `s` touches when that is constant
+    (over every value of the `relaxed` outer loops too)."""
     acc = _Accesses(buf)
     acc.visit(s)
-    windows: list[list[tuple[PrimExpr, int] | None]] = [[] for _ in buf.shape]
+    windows: list[list[Window | None]] = [[] for _ in buf.shape]
     for idx, loops in acc.found:
-        ranges = {lp.loop_var: (lp.min, lp.extent.value) for lp in loops
+        ranges = {lp.loop_var: (lp.min, lp.extent.value) for lp in (*relaxed, *loops)
                   if isinstance(lp.extent, IntImm)}
         for d, i in enumerate(idx):
             windows[d].append(bound(i, ranges))
     mins: list[PrimExpr] = []
     shape: list[PrimExpr] = []
     for ws, dim in zip(windows, buf.shape):
-        if not ws or any(w is None or not _same_expr(w[0], ws[0][0]) for w in ws):  # type: ignore
+        joined = union_windows(ws)
+        if joined is None:
             return Allocate(buf, s)
-        mins.append(ws[0][0])  # type: ignore[index]
-        shape.append(IntImm(dim.dtype, max(w[1] for w in ws)))  # type: ignore[index]
-    if all(isinstance(d, IntImm) and d.value == n.value for d, n in zip(buf.shape, shape)):
+        mins.append(joined[0])
+        shape.append(IntImm(dim.dtype, joined[1]))
+    if all(isinstance(d, IntImm) and d.value <= n.value for d, n in zip(buf.shape, shape)):
         return Allocate(buf, s)
     new = dataclasses.replace(buf, shape=tuple(shape), data=Var(buf.name, "handle"))
     return Allocate(new, _Rebase(buf, new, mins).visit(s))
@@ -366,7 +364,7 @@ class _Rebase(Mutator):
         self.old, self.new, self.mins = old, new, mins
 
     def _idx(self, idx: tuple[PrimExpr, ...]) -> tuple[PrimExpr, ...]:
-        return tuple(simplify(i - (m if m.dtype == i.dtype else _cast(m, i.dtype)))
+        return tuple(subtract(i, m if m.dtype == i.dtype else _cast(m, i.dtype))
                      for i, m in zip(idx, self.mins))
 
     def visit_BufferLoad(self, e: BufferLoad) -> PrimExpr:

@@ -173,11 +173,27 @@ def test_tiled_matmul_with_cache_write_and_decompose() -> None:
     assert "sch.decompose_reduction(" in text and text.startswith("# from tvm import s_tir")
 
 
-def test_cache_read() -> None:
+def test_cache_read_counts_and_places_like_tvm() -> None:
+    """TVM's reads of a reduction block leave out its own output (index 0 is A, 1 is B), and
+    the stage of an input buffer goes first in the scope, outside the consumer's loops."""
     sch = Schedule(Matmul)
-    blk = sch.cache_read(sch.get_block("C"), 1, "shared")  # reads: C (the update), A, B
-    assert sch.get(blk).name == "A_shared"
+    i, _, _ = sch.get_loops(sch.get_block("C"))
+    blk = sch.cache_read(sch.get_block("C"), 1, "shared")
+    assert sch.get(blk).name == "B_shared"
+    root = sch.mod["main"].body.block.body
+    first, second = root.seq
+    assert first.body.body.block.name == "B_shared" and second is not None
+    assert second.loop_var is sch.get(i).loop_var  # the consumer's nest follows, untouched
+    assert sch.get(sch.cache_read(sch.get_block("C"), 0, "local")).name == "A_local"
     check(sch, _mm_args)
+
+
+def test_cache_read_of_an_intermediate_goes_after_its_producer() -> None:
+    sch = Schedule(Chain)
+    sch.cache_read(sch.get_block("C"), 0, "local")
+    names = [s.body.body.block.name for s in sch.mod["main"].body.block.body.seq]
+    assert names == ["B", "B_local", "C"]
+    check(sch, _chain_args)
 
 
 def test_trace_replays_on_a_fresh_schedule() -> None:

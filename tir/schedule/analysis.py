@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..arith import bound
+from ..arith import bound, union_windows
 from ..expr import BufferLoad, IntImm, PrimExpr, Var
 from ..function import PrimFunc
 from ..functor import Visitor, simplify, substitute
@@ -41,6 +41,33 @@ def accesses(block: Block) -> tuple[list[Access], list[Access]]:
     if block.init is not None:
         acc.visit(block.init)
     return acc.reads, acc.writes
+
+
+def read_buffers(block: Block) -> list[Buffer]:
+    """What `read_buffer_index` counts, as in TVM: the declared `T.reads`, else the loaded
+    buffers in order of first load -- without the buffer a reduction block (one with an init)
+    accumulates into, which TVM leaves out of its reads."""
+    if block.reads:
+        return _unique([r.buffer for r in block.reads])
+    reads, writes = accesses(block)
+    found = _unique([b for b, _ in reads])
+    if block.init is not None:
+        found = [b for b in found if not any(b is w for w, _ in writes)]
+    return found
+
+
+def written_buffers(block: Block) -> list[Buffer]:
+    if block.writes:
+        return _unique([r.buffer for r in block.writes])
+    return _unique([b for b, _ in accesses(block)[1]])
+
+
+def _unique(bufs: list[Buffer]) -> list[Buffer]:
+    out: list[Buffer] = []
+    for b in bufs:
+        if not any(b is u for u in out):
+            out.append(b)
+    return out
 
 
 def written_buffer(br: BlockRealize, what: str) -> tuple[Buffer, tuple[PrimExpr, ...]]:
@@ -78,14 +105,16 @@ def inner_ranges(path: tree.Path, loop: For) -> dict[Var, tuple[PrimExpr, int]]:
     return out
 
 
-def region_under(paths: list[tree.Path], loop: For, buf: Buffer, reads: bool
+def region_under(paths: list[tree.Path], loop: For, buf: Buffer, reads: bool,
+                 relaxed: dict[Var, tuple[PrimExpr, int]] | None = None
                  ) -> list[tuple[PrimExpr, PrimExpr]]:
     """The region of `buf` the blocks at `paths` read (or write) during one iteration of
-    `loop`, per dim as (min, extent); dims that cannot be bounded span the whole buffer."""
+    `loop` (and over all values of the `relaxed` outer loops), per dim as (min, extent); dims
+    that cannot be bounded span the whole buffer."""
     per_dim: list[list[tuple[PrimExpr, int] | None]] = [[] for _ in buf.shape]
     for path in paths:
         br: BlockRealize = path[-1]  # type: ignore[assignment]
-        ranges = inner_ranges(path, loop)
+        ranges = {**(relaxed or {}), **inner_ranges(path, loop)}
         binds = bindings(br)
         acc = accesses(br.block)[0 if reads else 1]
         for b, idx in acc:
@@ -96,27 +125,24 @@ def region_under(paths: list[tree.Path], loop: For, buf: Buffer, reads: bool
     return [_union(windows, dim) for windows, dim in zip(per_dim, buf.shape)]
 
 
+def thread_ranges(path: tree.Path, buf: Buffer) -> dict[Var, tuple[PrimExpr, int]]:
+    """The threadIdx-bound loops on `path` when `buf` is shared memory: every thread of a
+    block sees the whole buffer, so a stage placed under such a loop must cover all of them
+    (TVM relaxes these loops for shared buffers the same way)."""
+    if not buf.scope.startswith("shared"):
+        return {}
+    return {s.loop_var: (s.min, s.extent.value) for s in path
+            if isinstance(s, For) and (s.thread_tag or "").startswith("threadIdx")
+            and isinstance(s.extent, IntImm)}
+
+
 def _union(windows: list[tuple[PrimExpr, int] | None], dim: PrimExpr
            ) -> tuple[PrimExpr, PrimExpr]:
-    whole = (IntImm(dim.dtype, 0), dim)
-    if not windows or any(w is None for w in windows):
-        return whole
-    first = windows[0]
-    assert first is not None
-    lo, ext = first
-    for w in windows[1:]:
-        assert w is not None
-        if not _same(w[0], lo):
-            return whole
-        ext = max(ext, w[1])
+    joined = union_windows(windows)
+    if joined is None:
+        return IntImm(dim.dtype, 0), dim
+    lo, ext = joined
     return lo, IntImm(lo.dtype if lo.dtype.startswith("int") else "int32", ext)
-
-
-def _same(a: PrimExpr, b: PrimExpr) -> bool:
-    if a == b:  # value equality: the same expression over the same Vars
-        return True
-    diff = simplify(a - b) if a.dtype == b.dtype else None
-    return isinstance(diff, IntImm) and diff.value == 0
 
 
 def check_not_output(func: PrimFunc, buf: Buffer, what: str, block: str) -> None:

@@ -14,10 +14,11 @@ from ..expr import BufferLoad, IntImm, PrimExpr, Var
 from ..function import free_vars
 from ..functor import Mutator, substitute
 from ..stmt import (
-    Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, IterVar, Range, Stmt, seq,
+    Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, IterVar, Range, SeqStmt,
+    Stmt, seq,
 )
 from . import tree
-from .analysis import accesses
+from .analysis import read_buffers, writers, written_buffers
 from .state import Ctx, ScheduleError
 from .trace import BlockRV, LoopRV
 
@@ -44,15 +45,12 @@ class _Rename(Mutator):
         return s  # only the block being cached changes, not blocks nested in it
 
 
-def _nth(items: list[Buffer], n: int, what: str, block: str, kind: str) -> Buffer:
-    uniq: list[Buffer] = []
-    for b in items:
-        if not any(b is u for u in uniq):
-            uniq.append(b)
-    if not 0 <= n < len(uniq):
-        raise ScheduleError(f"{what}: block {block!r} has {len(uniq)} {kind} buffers; index {n} "
-                            f"is out of range")
-    return uniq[n]
+def _nth(found: list[Buffer], n: int, what: str, block: str, kind: str) -> Buffer:
+    if not 0 <= n < len(found):
+        names = ", ".join(b.name for b in found)
+        raise ScheduleError(f"{what}: block {block!r} has {len(found)} {kind} buffers "
+                            f"({names}); index {n} is out of range")
+    return found[n]
 
 
 def _cache_buffer(buf: Buffer, scope: str) -> Buffer:
@@ -81,24 +79,46 @@ def _stage(ctx: Ctx, rv: BlockRV, index: int, scope: str, write: bool) -> tuple[
     what = "cache_write" if write else "cache_read"
     path = ctx.block_path(rv)
     br: BlockRealize = path[-1]  # type: ignore[assignment]
-    reads, writes = accesses(br.block)
-    declared = br.block.writes if write else br.block.reads  # T.reads/T.writes order wins
-    found = [r.buffer for r in declared] or [b for b, _ in (writes if write else reads)]
-    buf = _nth(found, index, what, br.block.name,
-               "written" if write else "read")
+    found = written_buffers(br.block) if write else read_buffers(br.block)
+    buf = _nth(found, index, what, br.block.name, "written" if write else "read")
     cache = _cache_buffer(buf, scope)
     block = _Rename(buf, cache, loads=True, stores=write).generic_visit(br.block)
-    top = tree.exclusive_top(path)
-    nest_path = path[:top + 1]
-    new_nest = tree.replace(path[top:], dataclasses.replace(br, block=block))
-    copy = copy_nest(cache.name, buf, cache) if write else copy_nest(cache.name, cache, buf)
-    pair = [new_nest, copy] if write else [copy, new_nest]
-    if len(nest_path) == 1:
-        body = seq(pair)
+    body = tree.replace(path, dataclasses.replace(br, block=block))
+    if write:
+        top = tree.exclusive_top(path)
+        nest = tree.replace(path[top:], dataclasses.replace(br, block=block))
+        copy = copy_nest(cache.name, buf, cache)
+        body = tree.replace(path[:top + 1], seq([nest, copy]))
     else:
-        body = tree.replace(nest_path, seq(pair))
+        body = _insert_read_stage(body, br.block.name, buf, copy_nest(cache.name, cache, buf))
     func = tree.add_root_alloc(ctx.func.with_body(body), cache)
     return func, BlockRV(cache.name, ctx.func_name)
+
+
+def _insert_read_stage(body: Stmt, consumer: str, buf: Buffer, stage: Stmt) -> Stmt:
+    """Where TVM puts a cache_read stage: right after the last block that writes `buf`, in the
+    innermost statement list holding it and the consumer; for an input buffer, first in the
+    consumer's scope (its enclosing block). compute_at then moves it into a tile."""
+    cpath = tree.block_path(body, consumer)
+    assert cpath is not None
+    scope = max((i for i, s in enumerate(cpath[:-1]) if isinstance(s, Block)), default=-1)
+    order = {id(p[-1]): k for k, p in enumerate(tree.walk(body))}
+    in_scope = [p for p in writers(body, buf) if scope < 0 or any(s is cpath[scope] for s in p)]
+    before = [p for p in in_scope if order[id(p[-1])] < order[id(cpath[-1])]]
+    if before:
+        wpath = before[-1]
+        common = 0
+        while common < min(len(wpath), len(cpath)) and wpath[common] is cpath[common]:
+            common += 1
+        lca = cpath[common - 1]
+        if isinstance(lca, SeqStmt):
+            items = list(lca.seq)
+            at = next(k for k, c in enumerate(items) if c is wpath[common]) + 1
+            return tree.replace(cpath[:common], seq(items[:at] + [stage] + items[at:]))
+    if scope < 0:
+        return seq([stage, body])
+    blk: Block = cpath[scope]  # type: ignore[assignment]
+    return tree.replace(cpath[:scope + 1], dataclasses.replace(blk, body=seq([stage, blk.body])))
 
 
 def cache_read(ctx: Ctx, rv: BlockRV, index: int, scope: str) -> tuple[Any, BlockRV]:

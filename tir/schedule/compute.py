@@ -13,7 +13,7 @@ from ..functor import Mutator, simplify, substitute
 from ..stmt import Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, Stmt, seq
 from . import tree
 from .analysis import (
-    accesses, check_not_output, readers, region_under, written_buffer, writers,
+    accesses, check_not_output, readers, region_under, thread_ranges, written_buffer, writers,
 )
 from .state import Ctx, ScheduleError
 from .trace import BlockRV, LoopRV
@@ -144,7 +144,7 @@ def compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV, preserve_unit_loops
     if _position(ctx.func.body, producer) > _position(ctx.func.body, inside[0][-1]):
         raise ScheduleError(f"{what}: block {producer.block.name!r} runs after its consumer "
                             f"{inside[0][-1].block.name!r}")
-    region = region_under(inside, loop, buf, reads=True)
+    region = region_under(inside, loop, buf, reads=True, relaxed=thread_ranges(lpath, buf))
     new_dims = {v: region[d] for v, d in dims.items()}
     nest = _regenerate(producer, new_dims, preserve_unit_loops, _outer_ranges(lpath),
                        _nest_vars(bpath))
@@ -187,7 +187,7 @@ def reverse_compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV,
         if isinstance(i, Var) and i in own:
             dims[i] = d
     inside = [p for p in writers(ctx.func.body, buf)]
-    region = region_under(inside, loop, buf, reads=False)
+    region = region_under(inside, loop, buf, reads=False, relaxed=thread_ranges(lpath, buf))
     nest = _regenerate(consumer, {v: region[d] for v, d in dims.items()}, preserve_unit_loops,
                        _outer_ranges(lpath), _nest_vars(bpath))
     body = _remove_nest(ctx.func.body, consumer.block.name)

@@ -1,0 +1,254 @@
+# ruff: noqa: F821, E501  (the chapter's old-syntax `T.Buffer[(n,), "float32"]` strings, and
+# the expected modules as TVM prints them, one long line per binding)
+"""The MLC course's GPU chapter (part 1) as written: window sum with a shared-memory cache, and
+the matmul with local register tiles plus shared-memory tiles fetched cooperatively.
+
+The schedules must give the modules Apache TVM 0.27 prints for the same steps (the expected
+modules below are its output, reads/writes aside), build for CUDA with shared buffers shrunk
+to the tile, and get the `__syncthreads()` barriers TVM inserts (the course never writes them).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite.ir.structural import assert_structural_equal
+from tvmlite.script import ir as I
+from tvmlite.script import tir as T
+from tvmlite.tir.functor import Mutator
+from tvmlite.tir.stmt import For, ForKind
+
+
+def window_sum_module(n: int = 1024) -> Any:
+    @I.ir_module
+    class MyModuleWindowSum:
+        @T.prim_func
+        def main(A: T.Buffer[(n + 3,), "float32"], B: T.Buffer[(n,), "float32"]) -> None:
+            T.func_attr({"global_symbol": "main", "tir.noalias": True})
+            for i in T.grid(n):
+                with T.block("C"):
+                    vi = T.axis.remap("S", [i])
+                    B[vi] = A[vi] + A[vi + 1] + A[vi + 2]
+
+    return MyModuleWindowSum
+
+
+def matmul_module(n: int = 1024) -> Any:
+    @I.ir_module
+    class MyModuleMatmul:
+        @T.prim_func
+        def main(A: T.Buffer[(n, n), "float32"], B: T.Buffer[(n, n), "float32"],
+                 C: T.Buffer[(n, n), "float32"]) -> None:
+            T.func_attr({"global_symbol": "main", "tir.noalias": True})
+            for i, j, k in T.grid(n, n, n):
+                with T.block("C"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                    with T.init():
+                        C[vi, vj] = 0.0
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+    return MyModuleMatmul
+
+
+# -- the chapter's schedules, verbatim --------------------------------------------------------
+
+
+def window_sum_schedule(mod: Any, cooperative: bool = True) -> Any:
+    sch = tvm.tir.Schedule(mod)
+    nthread = 128
+    block_C = sch.get_block("C")
+    i, = sch.get_loops(block=block_C)
+    i0, i1 = sch.split(i, [None, nthread])
+    sch.bind(i0, "blockIdx.x")
+    sch.bind(i1, "threadIdx.x")
+    A_shared = sch.cache_read(block_C, read_buffer_index=0, storage_scope="shared")
+    sch.compute_at(A_shared, i1)
+    if cooperative:
+        ax = sch.get_loops(A_shared)[-1]
+        ax0, ax1 = sch.split(ax, [None, nthread])
+        sch.bind(ax1, "threadIdx.x")
+    return sch
+
+
+def cache_read_and_coop_fetch(sch, block, nthread, read_idx, read_loc):
+    read_cache = sch.cache_read(block=block, read_buffer_index=read_idx, storage_scope="shared")
+    sch.compute_at(block=read_cache, loop=read_loc)
+    # vectorized cooperative fetch
+    inner0, inner1 = sch.get_loops(block=read_cache)[-2:]
+    inner = sch.fuse(inner0, inner1)
+    _, tx, vec = sch.split(loop=inner, factors=[None, nthread, 4])
+    sch.vectorize(vec)
+    sch.bind(tx, "threadIdx.x")
+
+
+def blocking_with_shared(sch, tile_local_y, tile_local_x, tile_block_y, tile_block_x, tile_k):
+    block_C = sch.get_block("C")
+    C_local = sch.cache_write(block_C, 0, "local")
+    i, j, k = sch.get_loops(block=block_C)
+    i0, i1, i2 = sch.split(loop=i, factors=[None, tile_block_y, tile_local_y])
+    j0, j1, j2 = sch.split(loop=j, factors=[None, tile_block_x, tile_local_x])
+    k0, k1 = sch.split(loop=k, factors=[None, tile_k])
+    sch.reorder(i0, j0, i1, j1, k0, k1, i2, j2)
+    sch.reverse_compute_at(C_local, j1)
+    sch.bind(i0, "blockIdx.y")
+    sch.bind(j0, "blockIdx.x")
+    tx = sch.fuse(i1, j1)
+    sch.bind(tx, "threadIdx.x")
+    nthread = tile_block_y * tile_block_x
+    cache_read_and_coop_fetch(sch, block_C, nthread, 0, k0)
+    cache_read_and_coop_fetch(sch, block_C, nthread, 1, k0)
+    sch.decompose_reduction(block_C, k0)
+    return sch
+
+
+# -- what TVM 0.27 prints for them -----------------------------------------------------------
+
+
+@I.ir_module
+class WindowSumComputeAtTVM:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((1027,), "float32"), B: T.Buffer((1024,), "float32")):
+        T.func_attr({"tir.noalias": True})
+        A_shared = T.sblock_alloc_buffer((1027,), scope="shared")
+        for i_0 in T.thread_binding(8, thread="blockIdx.x"):
+            for i_1 in T.thread_binding(128, thread="threadIdx.x"):
+                for ax0 in range(130):
+                    with T.sblock("A_shared"):
+                        v0 = T.axis.spatial(1027, i_0 * 128 + ax0)
+                        A_shared[v0] = A[v0]
+                with T.sblock("C"):
+                    vi = T.axis.spatial(1024, i_0 * 128 + i_1)
+                    B[vi] = A_shared[vi] + A_shared[vi + 1] + A_shared[vi + 2]
+
+
+@I.ir_module
+class MatmulSharedTVM:
+    @T.prim_func(s_tir=True)
+    def main(A: T.Buffer((1024, 1024), "float32"), B: T.Buffer((1024, 1024), "float32"),
+             C: T.Buffer((1024, 1024), "float32")):
+        T.func_attr({"tir.noalias": True})
+        C_local = T.sblock_alloc_buffer((1024, 1024), scope="local")
+        A_shared = T.sblock_alloc_buffer((1024, 1024), scope="shared")
+        B_shared = T.sblock_alloc_buffer((1024, 1024), scope="shared")
+        for i_0 in T.thread_binding(16, thread="blockIdx.y"):
+            for j_0 in T.thread_binding(16, thread="blockIdx.x"):
+                for i_1_j_1_fused in T.thread_binding(64, thread="threadIdx.x"):
+                    for i_2_init, j_2_init in T.grid(8, 8):
+                        with T.sblock("C_init"):
+                            vi = T.axis.spatial(1024, i_0 * 64 + i_1_j_1_fused // 8 * 8 + i_2_init)
+                            vj = T.axis.spatial(1024, j_0 * 64 + i_1_j_1_fused % 8 * 8 + j_2_init)
+                            C_local[vi, vj] = T.float32(0.0)
+                    for k_0 in range(128):
+                        for ax0_ax1_fused_0 in range(2):
+                            for ax0_ax1_fused_1 in T.thread_binding(64, thread="threadIdx.x"):
+                                for ax0_ax1_fused_2 in T.vectorized(4):
+                                    with T.sblock("A_shared"):
+                                        v0 = T.axis.spatial(1024, i_0 * 64 + (ax0_ax1_fused_0 * 256 + ax0_ax1_fused_1 * 4 + ax0_ax1_fused_2) // 8)
+                                        v1 = T.axis.spatial(1024, k_0 * 8 + (ax0_ax1_fused_0 * 256 + ax0_ax1_fused_1 * 4 + ax0_ax1_fused_2) % 8)
+                                        A_shared[v0, v1] = A[v0, v1]
+                        for ax0_ax1_fused_0 in range(2):
+                            for ax0_ax1_fused_1 in T.thread_binding(64, thread="threadIdx.x"):
+                                for ax0_ax1_fused_2 in T.vectorized(4):
+                                    with T.sblock("B_shared"):
+                                        v0 = T.axis.spatial(1024, k_0 * 8 + (ax0_ax1_fused_0 * 256 + ax0_ax1_fused_1 * 4 + ax0_ax1_fused_2) // 64)
+                                        v1 = T.axis.spatial(1024, j_0 * 64 + (ax0_ax1_fused_0 * 256 + ax0_ax1_fused_1 * 4 + ax0_ax1_fused_2) % 64)
+                                        B_shared[v0, v1] = B[v0, v1]
+                        for k_1, i_2, j_2 in T.grid(8, 8, 8):
+                            with T.sblock("C_update"):
+                                vi = T.axis.spatial(1024, i_0 * 64 + i_1_j_1_fused // 8 * 8 + i_2)
+                                vj = T.axis.spatial(1024, j_0 * 64 + i_1_j_1_fused % 8 * 8 + j_2)
+                                vk = T.axis.reduce(1024, k_0 * 8 + k_1)
+                                C_local[vi, vj] = C_local[vi, vj] + A_shared[vi, vk] * B_shared[vk, vj]
+                    for ax0, ax1 in T.grid(8, 8):
+                        with T.sblock("C_local"):
+                            v0 = T.axis.spatial(1024, i_0 * 64 + i_1_j_1_fused // 8 * 8 + ax0)
+                            v1 = T.axis.spatial(1024, j_0 * 64 + i_1_j_1_fused % 8 * 8 + ax1)
+                            C[v0, v1] = C_local[v0, v1]
+
+
+def test_window_sum_compute_at_relaxes_the_thread_loop_like_tvm() -> None:
+    sch = window_sum_schedule(window_sum_module(), cooperative=False)
+    assert_structural_equal(sch.mod["main"], WindowSumComputeAtTVM["main"])
+
+
+def test_matmul_with_shared_tiles_matches_tvm() -> None:
+    sch = blocking_with_shared(tvm.tir.Schedule(matmul_module()), 8, 8, 8, 8, 8)
+    assert_structural_equal(sch.mod["main"], MatmulSharedTVM["main"])
+
+
+# -- CUDA source -------------------------------------------------------------------------------
+
+
+def kernel_source(sch: Any) -> str:
+    src = tvm.build(sch.mod, target="cuda").get_source()
+    return src[src.index('extern "C"'):]
+
+
+def test_window_sum_kernel_shrinks_the_cache_and_waits_for_it() -> None:
+    src = kernel_source(window_sum_schedule(window_sum_module()))
+    shared = re.findall(r"__shared__ float A_shared\[(\d+)\];", src)
+    assert shared and int(shared[0]) <= 256  # the block's 130 elements, not all 1027
+    fetch, compute = src.index("A_shared[(int64_t)(((ax0_0"), src.index("B[")
+    assert src.count("__syncthreads();") == 1
+    assert fetch < src.index("__syncthreads();") < compute  # read after the block's writes
+
+
+def test_matmul_kernel_has_tvms_barriers_around_the_tile_fetch() -> None:
+    src = kernel_source(blocking_with_shared(tvm.tir.Schedule(matmul_module()), 8, 8, 8, 8, 8))
+    assert "__shared__ float A_shared[512];" in src and "__shared__ float B_shared[512];" in src
+    assert "float C_local[64];" in src
+    k_loop = src[src.index("for (int k_0 = 0; k_0 < 128; ++k_0) {"):]
+    first_sync, fetch_a = k_loop.index("__syncthreads();"), k_loop.index("A_shared[")
+    second_sync, compute = k_loop.index("__syncthreads();", first_sync + 1), k_loop.index(
+        "for (int k_1")
+    # as TVM: wait before overwriting the previous tile (WAR), fetch, wait (RAW), compute
+    assert first_sync < fetch_a < second_sync < compute
+    assert src.count("__syncthreads();") == 2
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH")
+def test_chapter_kernels_compile_with_nvcc(tmp_path: Path) -> None:
+    for sch in (window_sum_schedule(window_sum_module()),
+                blocking_with_shared(tvm.tir.Schedule(matmul_module()), 8, 8, 8, 8, 8)):
+        cu = tmp_path / "k.cu"
+        cu.write_text(tvm.build(sch.mod, target="cuda").get_source())
+        res = subprocess.run(["nvcc", "-ptx", "-arch=sm_80", str(cu), "-o", str(tmp_path / "k")],
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+
+
+# -- the schedules keep the program's meaning (thread loops run serially on the CPU) -----------
+
+
+class _Serial(Mutator):
+    def visit_For(self, loop: For) -> Any:
+        loop = Mutator.generic_visit(self, loop)
+        if loop.kind is ForKind.THREAD_BINDING:
+            return For(loop.loop_var, loop.min, loop.extent, ForKind.SERIAL, loop.body)
+        return loop
+
+
+def run_serially(sch: Any, *arrays: np.ndarray) -> None:
+    func = sch.mod["main"]
+    tvm.build(func.with_body(_Serial().visit(func.body)), target="llvm")(*arrays)
+
+
+def test_scheduled_window_sum_and_matmul_compute_the_same_on_the_cpu() -> None:
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(1027).astype("float32")
+    b = np.zeros(1024, "float32")
+    run_serially(window_sum_schedule(window_sum_module()), a, b)
+    np.testing.assert_allclose(b, a[:1024] + a[1:1025] + a[2:1026], rtol=1e-6)
+    x, y = rng.standard_normal((2, 128, 128)).astype("float32")
+    z = np.zeros((128, 128), "float32")
+    run_serially(blocking_with_shared(tvm.tir.Schedule(matmul_module(128)), 4, 4, 8, 8, 8),
+                 x, y, z)
+    np.testing.assert_allclose(z, x @ y, rtol=1e-4, atol=1e-4)
