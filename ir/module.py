@@ -41,6 +41,12 @@ class IRModule:
     def from_dict(funcs: dict[str, Any]) -> IRModule:
         return IRModule({GlobalVar(name): f for name, f in funcs.items()})
 
+    @staticmethod
+    def from_expr(func: Any) -> IRModule:
+        """A module of one function, named by its `global_symbol` (else `main`), as in TVM."""
+        name = getattr(func, "attr_dict", {}).get("global_symbol", "main")
+        return IRModule.from_dict({str(name): func})
+
     def get_global_var(self, name: str) -> GlobalVar:
         for gv in self.functions:
             if gv.name_hint == name:
@@ -86,6 +92,10 @@ class IRModule:
         gv = key if isinstance(key, GlobalVar) else (
             self.get_global_var(key) if key in self else GlobalVar(key))
         self.functions[gv] = func
+
+    def update_func(self, gv: GlobalVar | str, func: Any) -> None:
+        """TVM's in-place replacement of one function (`mod[gv] = func`)."""
+        self[gv] = func
 
     def script(self, **kwargs: Any) -> str:
         from ..script.printer import print_module  # the printer lives above ir/

@@ -79,3 +79,143 @@ def test_chapter_5_block_builder_with_emit_te():
     a, b = np.random.default_rng(1).random((2, 32, 32), dtype=np.float32)
     np.testing.assert_allclose(vm["main"](tvm.nd.array(a), tvm.nd.array(b)).numpy(),
                                np.maximum(a @ b, 0), rtol=1e-5)
+
+
+# -- chapter 4: automatic program optimization ----------------------------------------------
+
+
+@tvm.script.ir_module
+class MatmulModule:
+    @T.prim_func
+    def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"),
+             C: T.Buffer((128, 128), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i, j, k in T.grid(128, 128, 128):
+            with T.block("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj] = 0.0
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+def stochastic_schedule_mm(sch: tvm.tir.Schedule):
+    block_C = sch.get_block("C", "main")
+    i, j, k = sch.get_loops(block=block_C)
+    j_factors = sch.sample_perfect_tile(loop=j, n=2)
+    j_0, j_1 = sch.split(loop=j, factors=j_factors)
+    sch.reorder(i, j_0, k, j_1)
+    sch.decompose_reduction(block_C, k)
+    return sch
+
+
+def _mm_arrays():
+    a, b = np.random.default_rng(2).random((2, 128, 128), dtype=np.float32)
+    return a, b, [tvm.nd.array(a), tvm.nd.array(b), tvm.nd.empty((128, 128), "float32")]
+
+
+def test_chapter_4_stochastic_schedule_and_random_search():
+    a, b, nds = _mm_arrays()
+    sch = stochastic_schedule_mm(tvm.tir.Schedule(MatmulModule, seed=7))
+    text = str(sch.trace)
+    # TVM's trace form: the sampled factors are variables with the decision recorded
+    assert "v4, v5 = sch.sample_perfect_tile(loop=l2, n=2, max_innermost_factor=16, decision=[" \
+        in text and "sch.split(loop=l2, factors=[v4, v5]" in text
+    j0, j1 = (sch.get(rv) for rv in sch.get_loops(sch.get_block("C_update"))[1::2])
+    decision = [int(sch.get(v)) for v in sch.trace.insts[2].outputs]
+    assert j0.extent.value * j1.extent.value == 128 and [j0.extent.value, j1.extent.value] == \
+        decision and decision[1] <= 16
+    # the same seed samples the same program; the trace replays it exactly
+    again = stochastic_schedule_mm(tvm.tir.Schedule(MatmulModule, seed=7))
+    assert str(again.trace) == text
+    replay = tvm.tir.Schedule(MatmulModule)
+    sch.trace.apply_to_schedule(replay, remove_postproc=False)
+    tvm.ir.assert_structural_equal(replay.mod, sch.mod)
+
+    def random_search(mod: tvm.IRModule, num_trials=5):
+        best_result = None
+        best_sch = None
+        for i in range(num_trials):
+            sch = stochastic_schedule_mm(tvm.tir.Schedule(mod))
+            lib = tvm.build(sch.mod, target="llvm")
+            f_timer_after = lib.time_evaluator("main", tvm.cpu())
+            result = f_timer_after(*nds).mean
+            if best_result is None or result < best_result:
+                best_result = result
+                best_sch = sch
+        return best_sch
+
+    best = random_search(MatmulModule, num_trials=3)
+    tvm.build(best.mod, target="llvm")["main"](*nds)
+    np.testing.assert_allclose(nds[2].numpy(), a @ b, rtol=1e-4)
+
+
+def test_chapter_4_meta_schedule_tune_tir(tmp_path):
+    from tvmlite import meta_schedule as ms
+
+    a, b, nds = _mm_arrays()
+    database = ms.tune_tir(
+        mod=MatmulModule,
+        target="llvm --num-cores=1",
+        max_trials_global=6,
+        num_trials_per_iter=6,
+        space=ms.space_generator.ScheduleFn(stochastic_schedule_mm),
+        work_dir=str(tmp_path / "tune_tmp"),
+        task_name="main",
+    )
+    sch = ms.tir_integration.compile_tir(database, MatmulModule, "llvm --num-cores=1")
+    assert "sch.sample_perfect_tile(" in str(sch.trace)
+    sch.trace.show()
+    lib = tvm.build(sch.mod, target="llvm")
+    lib["main"](*nds)
+    np.testing.assert_allclose(nds[2].numpy(), a @ b, rtol=1e-4)
+    records = database.get_all_tuning_records()
+    assert 1 <= len(records) <= 6 and all(r.run_secs and r.run_secs[0] > 0 for r in records)
+    best = min(records, key=lambda r: r.run_secs[0])
+    assert str(best.trace) == str(sch.trace)
+    assert (tmp_path / "tune_tmp" / "database_tuning_record.json").exists()
+
+    # the default space: no schedule function given
+    database = ms.tune_tir(mod=MatmulModule, target="llvm --num-cores=1", max_trials_global=4,
+                           num_trials_per_iter=4, work_dir=str(tmp_path / "tune_tmp"))
+    sch = ms.tir_integration.compile_tir(database, MatmulModule, "llvm --num-cores=1")
+    assert "sch.split(" in str(sch.trace)
+    tvm.build(sch.mod, target="llvm")["main"](*nds)
+    np.testing.assert_allclose(nds[2].numpy(), a @ b, rtol=1e-4)
+
+
+def test_chapter_4_tuned_kernel_back_into_the_model():
+    @tvm.script.ir_module
+    class MyModuleMixture:
+        @T.prim_func
+        def linear0(X: T.Buffer((1, 784), "float32"), W: T.Buffer((128, 784), "float32"),
+                    B: T.Buffer((128,), "float32"), Z: T.Buffer((1, 128), "float32")):
+            T.func_attr({"global_symbol": "linear0", "tir.noalias": True})
+            Y = T.alloc_buffer((1, 128), "float32")
+            for i, j, k in T.grid(1, 128, 784):
+                with T.block("Y"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                    with T.init():
+                        Y[vi, vj] = T.float32(0)
+                    Y[vi, vj] = Y[vi, vj] + X[vi, vk] * W[vj, vk]
+            for i, j in T.grid(1, 128):
+                with T.block("Z"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    Z[vi, vj] = Y[vi, vj] + B[vj]
+
+    from tvmlite import meta_schedule as ms
+
+    mod_linear = tvm.IRModule.from_expr(MyModuleMixture["linear0"].with_attr("global_symbol",
+                                                                               "main"))
+    database = ms.tune_tir(mod=mod_linear, target="llvm --num-cores=1", max_trials_global=3,
+                           num_trials_per_iter=3, work_dir=None)
+    sch = ms.tir_integration.compile_tir(database, mod_linear, "llvm --num-cores=1")
+    new_func = sch.mod["main"].with_attr("global_symbol", "linear0")
+    mixture = MyModuleMixture
+    gv = mixture.get_global_var("linear0")
+    mixture.update_func(gv, new_func)
+    x, w, bias = (np.random.default_rng(3).random(s, dtype=np.float32)
+                  for s in [(1, 784), (128, 784), (128,)])
+    z = tvm.nd.empty((1, 128), "float32")
+    tvm.build(mixture, target="llvm")["linear0"](tvm.nd.array(x), tvm.nd.array(w),
+                                                 tvm.nd.array(bias), z)
+    np.testing.assert_allclose(z.numpy(), x @ w.T + bias, rtol=1e-4)

@@ -129,6 +129,9 @@ class IntImm(PrimExpr):
     value: int
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __int__(self) -> int:  # TVM users write int(sch.get(v)), int(loop.extent)
+        return int(self.value)
+
 
 @dataclass(frozen=True, slots=True)
 class FloatImm(PrimExpr):

@@ -14,16 +14,47 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..expr import IntImm
 from ..stmt import ForKind
-from . import cache, compute, loops
+from . import cache, compute, loops, sampling
 from .state import ScheduleBase, ScheduleError
-from .trace import BlockRV, Instruction, LoopRV, Trace
+from .trace import BlockRV, ExprRV, Instruction, LoopRV, Trace
 
-__all__ = ["BlockRV", "Instruction", "LoopRV", "Schedule", "ScheduleError", "Trace"]
+__all__ = ["BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule", "ScheduleError", "Trace"]
 
 
 class Schedule(ScheduleBase):
     """A schedule over an IRModule (or one PrimFunc, which becomes `main`)."""
+
+    def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16,
+                            decision: list[int] | None = None) -> list[ExprRV]:
+        """`n` tile sizes whose product is the loop's extent (innermost at most
+        `max_innermost_factor`), drawn at random unless `decision` gives them."""
+        extent = self._ctx().loop(loop).extent
+        if not isinstance(extent, IntImm):
+            raise ScheduleError(f"sample_perfect_tile: loop {loop.var.name!r} has no constant "
+                                f"extent to tile")
+        factors = (sampling.check_tile_decision(decision, extent.value, n) if decision
+                   else sampling.perfect_tile(self.rng, extent.value, n, max_innermost_factor))
+        out = [ExprRV(f) for f in factors]
+        self.trace.append("sample_perfect_tile", {
+            "loop": loop, "n": n, "max_innermost_factor": max_innermost_factor,
+            "decision": factors}, out)
+        return out
+
+    def sample_categorical(self, candidates: list[int], probs: list[float],
+                           decision: int | None = None) -> ExprRV:
+        """One of `candidates`, drawn with probabilities `probs` unless `decision` (an index)."""
+        if len(candidates) != len(probs):
+            raise ScheduleError(f"sample_categorical: {len(candidates)} candidates but "
+                                f"{len(probs)} probabilities")
+        index = sampling.categorical(self.rng, list(probs)) if decision is None else decision
+        if not 0 <= int(index) < len(candidates):
+            raise ScheduleError(f"sample_categorical: decision {index} is out of range")
+        out = ExprRV(int(candidates[int(index)]))
+        self.trace.append("sample_categorical", {
+            "candidates": list(candidates), "probs": list(probs), "decision": int(index)}, out)
+        return out
 
     def split(self, loop: LoopRV, factors: list[Any], preserve_unit_iters: bool = True,
               disable_predication: bool = False) -> list[LoopRV]:

@@ -10,13 +10,15 @@ a loop handle goes stale when its loop is split or fused away, as in TVM.
 
 from __future__ import annotations
 
+import random
 from typing import Any, Callable
 
 from ...ir.module import IRModule
 from ..function import PrimFunc
-from ..stmt import Block, BlockRealize, For
+from ..expr import IntImm
+from ..stmt import BlockRealize, For
 from . import tree
-from .trace import BlockRV, LoopRV, Trace
+from .trace import BlockRV, ExprRV, LoopRV, Trace
 
 
 class ScheduleError(ValueError):
@@ -77,6 +79,8 @@ class ScheduleBase:
         prims = [gv.name_hint for gv, f in self._mod.items() if isinstance(f, PrimFunc)]
         self._func_name = "main" if "main" in prims else (prims[0] if len(prims) == 1 else None)
         self.trace = Trace()
+        # NOTE: TVM's seed -1 (or none) means "seed from the system"
+        self.rng = random.Random(None if seed in (None, -1) else seed)
 
     @property
     def mod(self) -> IRModule:
@@ -112,7 +116,11 @@ class ScheduleBase:
         other.__dict__.update(self.__dict__)
         other.trace = Trace()
         other.trace.insts = list(self.trace.insts)
+        other.rng = random.Random(self.rng.random())  # the copy samples on its own
         return other
+
+    def seed(self, seed: int) -> None:
+        self.rng.seed(seed)
 
     def show(self, *args: Any, **kwargs: Any) -> None:
         """Prints the module as TVMScript (plain text if the printer is unavailable)."""
@@ -151,8 +159,10 @@ class ScheduleBase:
         self.trace.append("get_child_blocks", {"block_or_loop": block_or_loop}, out)
         return out
 
-    def get(self, rv: BlockRV | LoopRV) -> Block | For:
-        """The IR node a handle points to now (a Block or a For)."""
+    def get(self, rv: BlockRV | LoopRV | ExprRV) -> Any:
+        """The IR node a handle points to now (a Block or a For), or a sample's IntImm."""
+        if isinstance(rv, ExprRV):
+            return IntImm("int32", rv.value)
         ctx = self._ctx()
         return ctx.block(rv).block if isinstance(rv, BlockRV) else ctx.loop(rv)
 

@@ -8,7 +8,8 @@
       l1, l2, l3 = sch.get_loops(block=b0)
 
 and `trace.apply_to_schedule(sch)` replays the calls on another schedule (of the same
-program), mapping each recorded block/loop handle to the one the replay produces.
+program), mapping each recorded block/loop handle to the one the replay produces. Sampling
+instructions carry their `decision`, so a replay makes the same choices.
 """
 
 from __future__ import annotations
@@ -38,6 +39,25 @@ class LoopRV:
         return f"LoopRV({self.var.name})"
 
 
+class ExprRV:
+    """A sampled integer (`sample_perfect_tile`, `sample_categorical`): usable wherever a
+    factor or an int is, printed in the trace by its name (`v4`) with the decision beside."""
+
+    def __init__(self, value: int) -> None:
+        self.value = int(value)
+
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+    def __repr__(self) -> str:
+        return f"ExprRV({self.value})"
+
+
+_PREFIX = {BlockRV: "b", LoopRV: "l", ExprRV: "v"}
+
+
 @dataclass
 class Instruction:
     name: str
@@ -64,12 +84,11 @@ class Trace:
         names: dict[int, str] = {}
         for inst in self.insts:
             for rv in _flat(inst.outputs):
-                prefix = "b" if isinstance(rv, BlockRV) else "l"
-                names.setdefault(id(rv), f"{prefix}{len(names)}")
+                names.setdefault(id(rv), f"{_PREFIX[type(rv)]}{len(names)}")
         return names
 
     def _arg(self, value: Any, names: dict[int, str]) -> str:
-        if isinstance(value, (BlockRV, LoopRV)):
+        if isinstance(value, (BlockRV, LoopRV, ExprRV)):
             return names.get(id(value), repr(value))
         if isinstance(value, str):
             return json.dumps(value)  # TVM prints double quotes
@@ -93,6 +112,9 @@ class Trace:
             lines.append(call)
         return lines
 
+    def show(self) -> None:
+        print(self)
+
     def __str__(self) -> str:
         body = self.as_python() or ["pass"]
         return "\n".join(["# from tvm import s_tir",
@@ -106,8 +128,8 @@ class Trace:
         rvs: dict[int, Any] = {}
 
         def arg(v: Any) -> Any:
-            if isinstance(v, (BlockRV, LoopRV)):
-                return rvs[id(v)]
+            if isinstance(v, (BlockRV, LoopRV, ExprRV)):
+                return rvs.get(id(v), v)
             if isinstance(v, (list, tuple)):
                 return type(v)(arg(x) for x in v)
             return v

@@ -1,0 +1,186 @@
+"""`tvm.meta_schedule`: tuning a prim_func by searching a space of schedules (MLC chapter 4).
+
+    database = ms.tune_tir(mod=MyModule, target="llvm --num-cores=1", max_trials_global=64,
+                           num_trials_per_iter=64,
+                           space=ms.space_generator.ScheduleFn(stochastic_schedule_mm),
+                           work_dir="./tune_tmp", task_name="main")
+    sch = ms.tir_integration.compile_tir(database, MyModule, "llvm --num-cores=1")
+
+The space is a stochastic schedule function (one using `sch.sample_perfect_tile` ...) or, by
+default, `tir.schedule.auto.default_space`. The search is random: each trial samples a
+schedule with a fresh seed, distinct traces are built and timed on random inputs, and the
+database keeps every (trace, time). `compile_tir` replays the fastest trace on a new schedule.
+TVM's cost model and evolutionary search are not reproduced; the trials are few enough that
+measuring them all is the search.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, Callable
+
+import numpy as np
+
+from .ir.module import IRModule
+from .tir.build import parse_target
+from .tir.function import PrimFunc
+from .tir.schedule import Schedule, ScheduleError, Trace
+from .tir.schedule.auto import default_space
+
+
+@dataclass
+class TuningRecord:
+    trace: Trace
+    run_secs: list[float]
+    workload: IRModule
+    target: str = "llvm"
+
+
+@dataclass
+class Database:
+    """What tuning measured, per workload (the tuned module)."""
+
+    records: list[TuningRecord] = field(default_factory=list)
+
+    def commit_tuning_record(self, record: TuningRecord) -> None:
+        self.records.append(record)
+
+    def get_all_tuning_records(self) -> list[TuningRecord]:
+        return list(self.records)
+
+    def query_tuning_record(self, mod: Any, target: Any = None, workload_name: str = "main"
+                            ) -> TuningRecord | None:
+        from .ir.structural import structural_equal
+
+        mod = _as_module(mod)  # NOTE: workloads match by structure, as TVM's hash does
+        mine = [r for r in self.records if r.workload is mod or structural_equal(r.workload, mod)]
+        return min(mine, key=lambda r: r.run_secs[0], default=None)
+
+    def query_schedule(self, mod: Any, target: Any = None, workload_name: str = "main"
+                       ) -> Schedule | None:
+        record = self.query_tuning_record(mod, target, workload_name)
+        if record is None:
+            return None
+        sch = Schedule(_as_module(mod))
+        record.trace.apply_to_schedule(sch, remove_postproc=False)
+        return sch
+
+    def query_ir_module(self, mod: Any, target: Any = None, workload_name: str = "main"
+                        ) -> IRModule | None:
+        sch = self.query_schedule(mod, target, workload_name)
+        return None if sch is None else sch.mod
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+
+class ScheduleFn:
+    """A design space given as a function `sch -> sch` (or None) that samples decisions."""
+
+    def __init__(self, sch_fn: Callable[[Schedule], Any]) -> None:
+        self.sch_fn = sch_fn
+
+    def sample(self, sch: Schedule) -> Schedule:
+        out = self.sch_fn(sch)
+        return sch if out is None else out
+
+
+def tune_tir(mod: Any, target: Any, work_dir: str | None = None, max_trials_global: int = 64,
+             num_trials_per_iter: int = 64, space: Any = "post-order-apply",
+             task_name: str = "main", seed: int | None = None, **_: Any) -> Database:
+    """Samples up to `max_trials_global` distinct schedules of `mod` from `space`, times each
+    and returns the database of measurements."""
+    mod = _as_module(mod)
+    tgt = parse_target(target)
+    num_cores = tgt.num_cores or os.cpu_count() or 1
+    sample = _sampler(space, num_cores)
+    rng = random.Random(seed)
+    database = Database()
+    seen: set[str] = set()
+    args = _random_inputs(mod["main"] if "main" in mod else next(iter(_prim_funcs(mod))))
+    for _ in range(4 * max_trials_global):  # NOTE: small spaces run out of distinct traces
+        if len(database) >= max_trials_global:
+            break
+        try:
+            sch = sample(Schedule(mod, seed=rng.randrange(1 << 30)))
+        except ScheduleError:
+            continue  # a sampled decision the program refuses: draw again
+        key = str(sch.trace)
+        if key in seen:
+            continue
+        seen.add(key)
+        database.commit_tuning_record(TuningRecord(sch.trace, [_measure(sch.mod, target, args)],
+                                                   mod, str(target)))
+    if work_dir is not None:
+        _write_log(database, work_dir)
+    return database
+
+
+def compile_tir(database: Database, mod: Any, target: Any) -> Schedule:
+    """The best schedule the database has for `mod` (TVM returns it the same way)."""
+    sch = database.query_schedule(mod, target, "main")
+    if sch is None:
+        raise ValueError("the database has no tuning record for this module; run tune_tir "
+                         "on it first")
+    return sch
+
+
+def _sampler(space: Any, num_cores: int) -> Callable[[Schedule], Schedule]:
+    if isinstance(space, ScheduleFn):
+        return space.sample
+    if callable(space):
+        return ScheduleFn(space).sample
+    return lambda sch: default_space(sch, num_cores)
+
+
+def _as_module(mod: Any) -> IRModule:
+    return IRModule.from_dict({"main": mod}) if isinstance(mod, PrimFunc) else mod
+
+
+def _prim_funcs(mod: IRModule) -> list[PrimFunc]:
+    return [f for _, f in mod.items() if isinstance(f, PrimFunc)]
+
+
+def _random_inputs(func: PrimFunc) -> list[np.ndarray]:
+    rng = np.random.default_rng(0)
+    out = []
+    for p in func.params:
+        buf = func.buffer_of(p)
+        if buf is None:
+            raise ValueError(f"tune_tir: parameter {p.name!r} is a scalar; tvmlite tunes "
+                             f"functions whose parameters are all buffers")
+        shape = tuple(int(d) for d in buf.shape)
+        data = rng.random(shape) if buf.dtype.startswith("float") else np.zeros(shape)
+        out.append(data.astype(buf.dtype))
+    return out
+
+
+def _measure(mod: IRModule, target: Any, args: list[np.ndarray]) -> float:
+    from . import build, nd
+    from .vm.device import cpu
+
+    lib = build(mod, target=target)
+    arrays = [nd.array(a) for a in args]
+    timer = lib.time_evaluator("main", cpu(), number=3, repeat=3)
+    return float(min(timer(*arrays).results))
+
+
+def _write_log(database: Database, work_dir: str) -> None:
+    """The measurements as JSON lines (trace text, seconds): for reading, not for reloading."""
+    os.makedirs(work_dir, exist_ok=True)
+    with open(os.path.join(work_dir, "database_tuning_record.json"), "w") as f:
+        for r in database.records:
+            f.write(json.dumps({"trace": str(r.trace), "run_secs": r.run_secs,
+                                "target": r.target}) + "\n")
+
+
+space_generator = SimpleNamespace(ScheduleFn=ScheduleFn, PostOrderApply=lambda *a, **k: None)
+tir_integration = SimpleNamespace(compile_tir=compile_tir, tune_tir=tune_tir)
+database = SimpleNamespace(MemoryDatabase=Database, Database=Database, TuningRecord=TuningRecord)
+
+__all__ = ["Database", "ScheduleFn", "TuningRecord", "compile_tir", "database",
+           "space_generator", "tir_integration", "tune_tir"]
