@@ -12,6 +12,7 @@ from .ir.expr import (  # noqa: F401 (relax.Var, relax.Call ... as TVM exports t
 from .ir.struct_info import (  # noqa: F401
     ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo,
 )
+from .ir.ops.base import const  # noqa: F401 (relax.const)
 from .transforms import simple_passes as _sp
 from .transforms.bind_params import BindParams
 from .transforms.block_builder import BlockBuilder
@@ -31,6 +32,7 @@ _SIMPLE_PASSES = ("DeadCodeElimination", "CanonicalizeBindings", "ToNonDataflow"
                   "KillAfterLastUse")
 
 __all__ = ["build", "vm", "VirtualMachine", "transform", "BindParams", "BlockBuilder", "op",
+           "const",
            "get_pipeline", "PyExprMutator", "PyExprVisitor", "expr_functor", "Var",
            "TensorStructInfo"]
 
@@ -82,8 +84,9 @@ op = _op_namespace()
 
 def _analysis() -> types.ModuleType:
     from .ir.well_formed import well_formed
+    from .transforms.simple_passes import remove_unused
 
-    return _namespace("analysis", well_formed=well_formed)
+    return _namespace("analysis", well_formed=well_formed, remove_all_unused=remove_unused)
 
 
 analysis = _analysis()

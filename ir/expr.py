@@ -54,6 +54,13 @@ class Op(Expr):
     def struct_info(self) -> StructInfo:  # type: ignore[override]
         return ObjectStructInfo()
 
+    @staticmethod
+    def get(name: str) -> Op:
+        """TVM's `tvm.ir.Op.get("relax.add")`: the registered operator, or a KeyError."""
+        from .op import get_op
+
+        return get_op(name)
+
 
 @dataclass(frozen=True, slots=True)
 class ExternFunc(Expr):
@@ -84,7 +91,14 @@ class Call(Expr):
 
     def __post_init__(self) -> None:
         if type(self.attrs) is not Attrs:  # readable as attrs["k"] and attrs.k, as in TVM
-            object.__setattr__(self, "attrs", Attrs(self.attrs))
+            object.__setattr__(self, "attrs", Attrs(self.attrs or ()))
+        # TVM users write relax.Call(op_or_global_var, [args], None, None)
+        if type(self.args) is not tuple:
+            object.__setattr__(self, "args", tuple(self.args))
+        if self.sinfo_args is None:
+            object.__setattr__(self, "sinfo_args", ())
+        if isinstance(self.op, GlobalVar):
+            object.__setattr__(self, "op", GlobalVarRef(self.op))
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)

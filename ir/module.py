@@ -71,6 +71,8 @@ class IRModule:
     def items(self) -> list[tuple[GlobalVar, Any]]:
         return list(self.functions.items())
 
+    functions_items = items  # TVM's name
+
     def with_function(self, gv: GlobalVar | str, func: Any) -> IRModule:
         """A copy with `gv` bound to `func` (added at the end, or replaced in place)."""
         if isinstance(gv, str):

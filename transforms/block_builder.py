@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, Callable, Iterator
 
 from ..ir import expr as rx
@@ -29,7 +30,7 @@ class BlockBuilder:
         self._bindings: list[rx.Binding] = []
         self._blocks: list[rx.BindingBlock] = []
         self._in_dataflow = False
-        self._count = 0
+        self._counts: dict[str, int] = {}
 
     @contextmanager
     def function(self, name: str, params: Any = None, attrs: dict[str, Any] | None = None,
@@ -69,14 +70,32 @@ class BlockBuilder:
         self._bindings = []
 
     def _new_var(self, name: str | None, sinfo: si.StructInfo | None, dataflow: bool) -> rx.Var:
-        if name is None:
-            name = f"lv{self._count}" if dataflow else f"gv{self._count}"
-            self._count += 1
+        if name is None:  # TVM's names: lv, lv1, lv2, ... and gv, gv1, ...
+            base = "lv" if dataflow else "gv"
+            n = self._counts.get(base, 0)
+            self._counts[base] = n + 1
+            name = base if n == 0 else f"{base}{n}"
         return (rx.DataflowVar if dataflow else rx.Var)(name, sinfo or si.ObjectStructInfo())
+
+    def _flatten_args(self, e: rx.Expr) -> rx.Expr:
+        """A call whose arguments are calls becomes bindings of those first (A-normal form,
+        as TVM's builder normalizes `bb.emit(matmul(x, permute_dims(w)))`)."""
+        if not isinstance(e, rx.Call):
+            return e
+
+        def leaf(a: rx.Expr) -> rx.Expr:
+            if isinstance(a, rx.Call):
+                return self.emit(a)
+            if isinstance(a, rx.Tuple) and any(isinstance(f, rx.Call) for f in a.fields):
+                return replace(a, fields=tuple(leaf(f) for f in a.fields))
+            return a
+
+        args = tuple(leaf(a) for a in e.args)
+        return e if all(x is y for x, y in zip(args, e.args)) else replace(e, args=args)
 
     def emit(self, expr: Any, name_hint: str | None = None) -> rx.Var:
         """Bind `expr` to a new variable (a dataflow var inside `bb.dataflow()`)."""
-        e = as_expr(expr)
+        e = self._flatten_args(as_expr(expr))
         var = self._new_var(name_hint or None, e.struct_info, self._in_dataflow)
         self._bindings.append(rx.VarBinding(var, e))
         return var
@@ -100,7 +119,7 @@ class BlockBuilder:
     def emit_output(self, output: Any, name_hint: str | None = None) -> rx.Var:
         if not self._in_dataflow:
             raise ValueError("emit_output is for the end of a dataflow block")
-        e = as_expr(output)
+        e = self._flatten_args(as_expr(output))
         var = self._new_var(name_hint, e.struct_info, dataflow=False)
         self._bindings.append(rx.VarBinding(var, e))
         return var

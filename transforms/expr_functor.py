@@ -9,6 +9,7 @@ from typing import Any
 
 from ..ir import expr as rx
 from ..ir.functor import ExprMutator, ExprVisitor
+from ..ir.op import op_attr
 from ..ir.module import IRModule
 from .block_builder import BlockBuilder
 from .pass_infra import Pass, PassContext
@@ -28,6 +29,11 @@ class _TVMNames:
     def visit_call_(self, call: rx.Call) -> Any:
         return self.generic_visit(call)  # type: ignore[attr-defined]
 
+    def visit_expr_post_order(self, expr: Any) -> Any:
+        """The node with its children visited (rebuilt, for a mutator), itself not rewritten:
+        what an override calls first to rewrite bottom-up."""
+        return self.generic_visit(expr)  # type: ignore[attr-defined]
+
 
 class PyExprVisitor(_TVMNames, ExprVisitor):
     """Override `visit_call_(call)`, `visit_var_(var)`... (TVM's names) or `visit_Call`."""
@@ -44,18 +50,43 @@ class PyExprMutator(_TVMNames, ExprMutator):
         self.mod = mod
         self.builder_ = BlockBuilder(mod)
 
-    def visit_Var(self, var: rx.Var) -> Any:
-        hook = getattr(type(self), "visit_var_", None)
-        return hook(self, var) if hook is not None else var
-
-    visit_DataflowVar = visit_Var
-
     def lookup_binding(self, var: rx.Var) -> Any:
         return getattr(self, "_bindings", {}).get(var)
 
     def visit_binding(self, binding: Any) -> Any:
         self.__dict__.setdefault("_bindings", {})[binding.var] = binding.value
-        return super().visit_binding(binding)
+        new = super().visit_binding(binding)
+        value = getattr(new, "value", None)
+        if isinstance(value, rx.Call) and value.struct_info is None:
+            # NOTE: a rewrite built `relax.Call(op, args, None, None)`; TVM's builder
+            # normalizes it, so later passes see its struct info
+            value = self.normalize_call(value)
+            var = new.var
+            if value.struct_info is not None:
+                var = type(var)(var.name_hint, value.struct_info, var.span)
+                self.__dict__.setdefault("_renamed", {})[new.var] = var
+            new = replace(new, var=var, value=value)
+        return new
+
+    def visit_Var(self, var: rx.Var) -> Any:
+        var = getattr(self, "_renamed", {}).get(var, var)
+        hook = getattr(type(self), "visit_var_", None)
+        return hook(self, var) if hook is not None else var
+
+    visit_DataflowVar = visit_Var
+
+    def normalize_call(self, call: rx.Call) -> rx.Call:
+        """`call` with its struct info inferred: from the op's rule, or the callee's return."""
+        if isinstance(call.op, rx.Op):
+            infer = op_attr(call.op.name, "infer_struct_info")
+            return call if infer is None else replace(call, struct_info=infer(call))
+        if isinstance(call.op, rx.GlobalVarRef):
+            funcs = {**(self.mod.functions if self.mod else {}), **self.builder_.get().functions}
+            callee = funcs.get(call.op.gvar)
+            if isinstance(callee, rx.Function):
+                op = replace(call.op, struct_info=callee.struct_info)
+                return replace(call, op=op, struct_info=callee.ret_struct_info)
+        return call
 
     def get_module(self) -> IRModule:
         """The module with functions the builder gained (emit_te in rewrites) merged in."""

@@ -78,6 +78,23 @@ def scalar_const(value: float | int, dtype: str) -> rx.Constant:
     return rx.Constant(array(np.array(value, dtype=dtype)), si.TensorStructInfo((), dtype))
 
 
+def const(value: Any, dtype: str | None = None) -> rx.Constant:
+    """`relax.const(value, dtype)`: a tensor constant from numpy data, an NDArray or a number."""
+    import numpy as np
+
+    from ...vm.ndarray import NDArray, array
+
+    data = value.numpy() if isinstance(value, NDArray) else np.asarray(value)
+    if dtype is not None:
+        data = data.astype(str(dtype), copy=False)
+    elif data.dtype == np.float64 and not isinstance(value, np.ndarray):
+        data = data.astype("float32")  # NOTE: Python floats become float32, as in TVM
+    elif data.dtype == np.int64 and not isinstance(value, np.ndarray):
+        data = data.astype("int32")
+    nd = array(np.ascontiguousarray(data))
+    return rx.Constant(nd, si.TensorStructInfo(tuple(data.shape), data.dtype.name))
+
+
 def tensor_arg(name: str, call_: rx.Call, i: int, what: str = "") -> si.TensorStructInfo:
     sinfo = call_.args[i].struct_info
     if not isinstance(sinfo, si.TensorStructInfo):

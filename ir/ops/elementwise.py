@@ -86,6 +86,25 @@ def _infer_where(c: rx.Call) -> si.StructInfo:
     return out_tensor(shape, a.dtype or b.dtype, max(cond.ndim, a.ndim, b.ndim))
 
 
+def _infer_ewise_fma(c: rx.Call) -> si.StructInfo:
+    x1, x2, x3 = (tensor_arg("relax.ewise_fma", c, i, f"x{i + 1}") for i in range(3))
+    dtypes = {t.dtype for t in (x1, x2, x3) if t.dtype}
+    if len(dtypes) > 1:
+        raise op_error("relax.ewise_fma", f"x1, x2 and x3 must have one dtype, got "
+                                          f"{x1.dtype}, {x2.dtype} and {x3.dtype}")
+    shapes = [t.shape for t in (x1, x2, x3)]
+    if any(sh is None for sh in shapes):
+        return si.TensorStructInfo(None, x1.dtype, x1.ndim)
+    shape = broadcast("relax.ewise_fma", shapes[0], shapes[1])
+    shape = broadcast("relax.ewise_fma", shape, shapes[2]) if shape is not None else None
+    return out_tensor(shape, x1.dtype, max(x1.ndim, x2.ndim, x3.ndim))
+
+
+def ewise_fma(x1: Any, x2: Any, x3: Any) -> rx.Call:
+    """`x1 * x2 + x3`, elementwise (TVM's fused multiply-add op)."""
+    return call("relax.ewise_fma", (x1, x2, x3))
+
+
 def _binary_maker(name: str) -> Any:
     def make(x1: Any, x2: Any) -> rx.Call:
         return call(name, _operands(name, x1, x2))
@@ -119,3 +138,4 @@ for _n in NN_UNARY:
     register(f"relax.nn.{_n}", _infer_unary, _unary_maker(f"relax.nn.{_n}"), ELEMWISE)
 register("relax.astype", _infer_astype, astype, ELEMWISE)
 register("relax.where", _infer_where, where, BROADCAST)
+register("relax.ewise_fma", _infer_ewise_fma, ewise_fma, BROADCAST)

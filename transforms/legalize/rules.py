@@ -43,6 +43,7 @@ for _n in NN_UNARY:
     register_legalize(f"relax.nn.{_n}", _simple(getattr(topi.nn, _n)))
 register_legalize("relax.astype", lambda c, x: topi.cast(x, c.attr("dtype")))
 register_legalize("relax.where", _simple(topi.where))
+register_legalize("relax.ewise_fma", lambda c, a, b, d: topi.add(topi.multiply(a, b), d))
 register_legalize("relax.matmul",
                   lambda c, a, b: topi.matmul(a, b, out_dtype=c.attr("out_dtype")))
 register_legalize("relax.permute_dims", lambda c, x: topi.transpose(x, c.attr("axes")))
