@@ -74,6 +74,10 @@ def _op_namespace() -> types.ModuleType:
             continue
         parts = name.split(".")
         (nn if parts[1] == "nn" else top)[parts[-1]] = make
+    # NOTE: names of the MLC course's era, before TVM moved them: relax.op.relu is
+    # relax.op.nn.relu; relax.op.dense(x, w) is x @ w.T
+    top.setdefault("relu", nn["relu"])
+    top["dense"] = lambda x, w: top["matmul"](x, top["permute_dims"](w))
     op = _namespace("op", **top)
     op.nn = _namespace("op.nn", **nn)  # type: ignore[attr-defined]
     return op
