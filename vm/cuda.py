@@ -171,7 +171,9 @@ def init_device_array(nd: Any, data: Any, dev: Device) -> None:
         raise ValueError(f"device {dev} is not supported (tvmlite runs on cpu and cuda)")
     cupy = cupy_module()
     with cupy.cuda.Device(dev.device_id):
-        arr = cupy.ascontiguousarray(cupy.asarray(data))
+        src = cupy.asarray(data)
+        # NOTE: CuPy's ascontiguousarray turns a 0-d array into shape (1,); keep the rank
+        arr = cupy.ascontiguousarray(src).reshape(src.shape)
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     from .ndarray import intern_sig

@@ -252,3 +252,48 @@ def test_scheduled_window_sum_and_matmul_compute_the_same_on_the_cpu() -> None:
     run_serially(blocking_with_shared(tvm.tir.Schedule(matmul_module(128)), 4, 4, 8, 8, 8),
                  x, y, z)
     np.testing.assert_allclose(z, x @ y, rtol=1e-4, atol=1e-4)
+
+
+# -- run on the GPU (or the CPU emulator of CuPy, see conftest.py) -----------------------------
+
+
+def run_on_gpu(sch: Any, *arrays: np.ndarray) -> list[np.ndarray]:
+    mod = tvm.build(sch.mod, target="cuda")
+    args = [tvm.nd.array(a, tvm.cuda()) for a in arrays]
+    mod(*args)
+    return [a.numpy() for a in args]
+
+
+@pytest.mark.usefixtures("cuda_backend")
+def test_chapter_kernels_compute_what_numpy_does_on_the_gpu() -> None:
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(1027).astype("float32")
+    _, b = run_on_gpu(window_sum_schedule(window_sum_module()), a, np.zeros(1024, "float32"))
+    np.testing.assert_allclose(b, a[:1024] + a[1:1025] + a[2:1026], rtol=1e-6)
+    x, y = rng.standard_normal((2, 256, 256)).astype("float32")
+    sch = blocking_with_shared(tvm.tir.Schedule(matmul_module(256)), 8, 8, 8, 8, 8)
+    *_, z = run_on_gpu(sch, x, y, np.zeros((256, 256), "float32"))
+    np.testing.assert_allclose(z, x @ y, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.usefixtures("cuda_backend")
+def test_without_the_inserted_barriers_the_tiles_race(cuda_backend: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The barriers matter: with insertion switched off, the emulator's phase-by-phase threads
+    read tiles before they are written (or after they are overwritten) and the answer is
+    wrong, or its second, reversed run disagrees with the first."""
+    if cuda_backend != "emulator":
+        pytest.skip("a real GPU races nondeterministically; the emulator shows it every time")
+    import tvmlite.tir.codegen_cuda as codegen_cuda
+
+    monkeypatch.setattr(codegen_cuda, "insert_barriers", lambda kernel, launch: kernel)
+    rng = np.random.default_rng(2)
+    x, y = rng.standard_normal((2, 128, 128)).astype("float32")
+    sch = blocking_with_shared(tvm.tir.Schedule(matmul_module(128)), 8, 8, 8, 8, 8)
+    assert "__syncthreads" not in tvm.build(sch.mod, target="cuda").get_source()
+    try:
+        *_, z = run_on_gpu(sch, x, y, np.zeros((128, 128), "float32"))
+    except Exception as err:  # the emulator's DataRaceError
+        assert "race" in str(err).lower()
+    else:
+        assert not np.allclose(z, x @ y, rtol=1e-4, atol=1e-4)

@@ -4,6 +4,8 @@ where they go, where they must not go, and that barriers a kernel already has ar
 from __future__ import annotations
 
 import gpu_kernels as gk
+import numpy as np
+import pytest
 
 import tvmlite as tvm
 from tvmlite.script import tir as T
@@ -85,3 +87,24 @@ def test_no_barrier_without_shared_memory() -> None:
 def test_barriers_a_kernel_already_has_are_enough() -> None:
     src = kernel_body(gk.tiled_matmul(256))
     assert src.count("__syncthreads();") == 2  # the kernel's own two, nothing added
+
+
+@pytest.mark.usefixtures("cuda_backend")
+def test_kernels_with_inserted_barriers_compute_what_numpy_does() -> None:
+    rng = np.random.default_rng(0)
+    dev = tvm.cuda()
+
+    def run(func, *arrays):
+        args = [tvm.nd.array(a, dev) for a in arrays]
+        tvm.build(func, target="cuda")(*args)
+        return args[-1].numpy()
+
+    a = rng.standard_normal(512).astype("float32")
+    np.testing.assert_array_equal(run(reverse_in_block, a, np.zeros(512, "float32")),
+                                  a.reshape(4, 128)[:, ::-1].reshape(-1))
+    tiles = rng.standard_normal((4, 128)).astype("float32")
+    np.testing.assert_allclose(run(rolling_tiles, tiles, np.zeros(128, "float32")),
+                               tiles[:, ::-1].sum(0), rtol=1e-5)
+    half = rng.standard_normal(64).astype("float32")
+    np.testing.assert_array_equal(run(half_block_writes, half, np.zeros(128, "float32")),
+                                  np.tile(half, 2))
