@@ -5,6 +5,8 @@ MergeCompositeFunctions puts runs of consecutive calls to composite functions of
 RunCodegen hands every function with a `Codegen` attribute to the Python function registered
 as `relax.ext.<codegen>`, registers what it returns as external functions, and replaces the
 calls with destination-passing calls of them. Nothing is rebuilt: a backend is a registration.
+It also records which backend made each symbol (vm/external.py), so `export_library` can save
+the functions that are `ExternalFunction`s and name the backend of one that is not.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ..ir.expr import (
 from ..ir.functor import ExprMutator, ExprVisitor, var_use_counts
 from ..ir.module import GlobalVar, IRModule, fresh_name
 from ..ir.op import CALL_DPS_PACKED
-from ..vm import registry
+from ..vm import external, registry
 from .pass_infra import Pass, PassContext
 
 
@@ -165,6 +167,7 @@ def _run_backend(backend: str, funcs: list[tuple[GlobalVar, Function]], mod: IRM
         # `fused_..._relu1`, so each RunCodegen gets its own suffix.
         symbol = f"{backend}.{gv.name_hint}.r{run_id}"
         registry.register_func(symbol, impl, override=True)
+        external.record_codegen(symbol, backend, impl)
         out[gv] = symbol
     return out
 

@@ -1,9 +1,11 @@
 """Executable: bytecode functions, a function table, constants and a kernel library.
 
 `export_library(path)` writes ONE zip file: the assembly text (`as_text()`), the kernels' LLVM
-IR, their signatures as JSON and each tensor constant as a `.npy` (allow_pickle=False).
-`load_executable(path)` reads it back with the lark grammar of `asm.py`: nothing is unpickled
-or eval'd, and a malformed or tampered file gives an `ExecutableFormatError`.
+IR, their signatures as JSON, each tensor constant as a `.npy` (allow_pickle=False), and the
+functions BYOC codegens compiled (`external.py`: a JSON payload per function plus its .npy
+constants). `load_executable(path)` reads it back with the lark grammar of `asm.py` and the
+loaders of our backends: nothing is unpickled or eval'd, and a malformed or tampered file gives
+an `ExecutableFormatError`.
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ class Executable:
         self.functions = dict(functions)
         self.constants = [NDArray(c) if isinstance(c, np.ndarray) else c for c in constants]
         self.kernels = kernels if kernels is not None else KernelLibrary("", {})
+        # symbol -> ExternalFunction: a loaded file's BYOC functions, which the VM resolves
+        # before the global registry (in the building process they are registered there)
+        self.externals: dict[str, Any] = {}
         self.validate()
 
     def validate(self) -> None:
@@ -88,9 +93,15 @@ class Executable:
         return self.as_text()
 
     def export_library(self, path: str) -> None:
-        """Write the executable to one file (a zip); load it with `load_executable(path)`."""
-        from .asm import print_executable
+        """Write the executable to one file (a zip); load it with `load_executable(path)`.
 
+        Raises `UnexportableFunctionError` (and writes nothing) if the executable calls a
+        function a BYOC codegen returned as a plain callable, which could not run after loading.
+        """
+        from .asm import print_executable
+        from .external import serialize
+
+        externals = serialize(self)  # first: a function that cannot be saved stops the export
         with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
             zf.writestr("FORMAT", FORMAT)
             zf.writestr("executable.asm", print_executable(self))
@@ -101,6 +112,8 @@ class Executable:
                     buf = io.BytesIO()
                     np.save(buf, c._arr, allow_pickle=False)
                     zf.writestr(f"constants/c{i}.npy", buf.getvalue())
+            for name, data in externals.items():
+                zf.writestr(name, data)
 
     save = export_library
 
@@ -164,8 +177,10 @@ def _signatures_from_json(text: str) -> dict[str, KernelSignature]:
 
 
 def load_executable(path: str) -> Executable:
-    """Load a file written by `export_library`; needs only `vm/` (no parser, no compiler)."""
+    """Load a file written by `export_library`; needs only `vm/` (no parser, no compiler) and,
+    for BYOC functions, the loaders of our backends (`backend/*_runtime.py`)."""
     from .asm import parse_executable
+    from .external import build_externals, read_manifest
 
     try:
         with zipfile.ZipFile(path) as zf:
@@ -175,12 +190,15 @@ def load_executable(path: str) -> Executable:
             llvm_ir = zf.read("kernels.ll").decode()
             sigs = _signatures_from_json(zf.read("kernels.json").decode())
             arrays = {n: _load_npy(zf, n) for n in zf.namelist() if n.startswith("constants/")}
+            manifest, external_arrays = read_manifest(zf)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, UnicodeDecodeError, OSError,
             zlib.error, EOFError, NotImplementedError, struct.error) as err:
         if isinstance(err, FileNotFoundError):
             raise
         raise ExecutableFormatError(f"{path}: not a readable tvmlite executable ({err})") from None
-    return parse_executable(text, arrays, KernelLibrary(llvm_ir, sigs))
+    ex = parse_executable(text, arrays, KernelLibrary(llvm_ir, sigs))
+    ex.externals = build_externals(ex, manifest, external_arrays)
+    return ex
 
 
 def _load_npy(zf: zipfile.ZipFile, name: str) -> np.ndarray:

@@ -2,7 +2,8 @@
 
 It is slow (~µs per instruction) and simple on purpose: the fast paths are tested against it.
 `resolve_func_table` turns the executable's function table into Python callables that every
-execution path shares: builtins, registered functions, checked kernel calls, VM functions.
+execution path shares: builtins, a loaded file's BYOC functions (`ex.externals`), registered
+functions, checked kernel calls, VM functions. It runs once per VM, so calls pay no lookup.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from .builtins import make_builtins
 from .bytecode import ArgKind, Call, Goto, If, Ret
 from .device import Device
 from .executable import Executable, VMFunction
+from .external import unwrap
 from .kernel_module import check_kernel_args
 from .kernels import KernelLibrary
 from .registry import get_global_func
@@ -37,7 +39,7 @@ def packed_caller(name: str, builtins: dict[str, Func]) -> Func:
         return builtins[name]
     found = get_global_func(name, allow_missing=True)
     if found is not None:
-        return found
+        return unwrap(found)
 
     def late_bound(*args: Any) -> Any:
         return get_global_func(name)(*args)  # raises a clear error if still missing
@@ -53,6 +55,8 @@ def resolve_func_table(ex: Executable, device: Device, vm_call: Callable[[str], 
     for e in ex.func_table:
         if e.kind == "kernel":
             table.append(kernel_caller(ex.kernels.load(), e.name))
+        elif e.kind == "packed" and e.name in ex.externals:
+            table.append(unwrap(ex.externals[e.name]))  # local to the executable
         elif e.kind == "packed":
             table.append(packed_caller(e.name, builtins))
         else:
