@@ -24,6 +24,10 @@ def __getattr__(name: str) -> Any:
         module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module
         return module
+    if name == "dlight":  # TVM before 0.27: `from tvm import dlight as dl`
+        from .transforms import dlight
+
+        return dlight
     if name == "IRModule":
         from .ir.module import IRModule
 

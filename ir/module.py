@@ -53,6 +53,9 @@ class IRModule:
                 return gv
         raise ValueError(f"no function named {name!r} in the module; it has {self.names()}")
 
+    def get_global_vars(self) -> list[GlobalVar]:
+        return list(self.functions)
+
     def names(self) -> list[str]:
         return [gv.name_hint for gv in self.functions]
 

@@ -52,6 +52,7 @@ def _infer_matmul(c: rx.Call) -> si.StructInfo:
 
 
 def matmul(x1: Any, x2: Any, out_dtype: str | None = None) -> rx.Call:
+    out_dtype = None if str(out_dtype) == "void" else out_dtype  # TVM prints "void" for "unset"
     return call("relax.matmul", (x1, x2), **({"out_dtype": out_dtype} if out_dtype else {}))
 
 

@@ -175,7 +175,7 @@ def conv2d(data: Any, weight: Any, strides: Any = (1, 1), padding: Any = (0, 0),
     return call("relax.nn.conv2d", (data, weight), strides=pair(strides),
                 padding=pair(padding, 4), dilation=pair(dilation), groups=groups,
                 data_layout=data_layout, kernel_layout=kernel_layout,
-                out_dtype=out_dtype or None)
+                out_dtype=None if str(out_dtype) in ("void", "None", "") else out_dtype)
 
 
 def _infer_pool(c: rx.Call) -> si.StructInfo:

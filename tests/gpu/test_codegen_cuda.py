@@ -245,3 +245,22 @@ def test_device_mismatch_is_refused() -> None:
     cpu_ex = relax.build(lecture_modules.MyModule, target="llvm")
     with pytest.raises(ValueError, match="built for target 'llvm'"):
         relax.VirtualMachine(cpu_ex, tvm.cuda())
+
+
+# -- dlight ------------------------------------------------------------------------------------
+
+
+def test_dlight_binds_every_unbound_prim_func_for_the_target_in_scope() -> None:
+    from tvmlite.s_tir import dlight as dl
+
+    mod = tvm.IRModule.from_dict({"add_relu": gk.Kernels["add_relu"],
+                                  "row_sum": gk.Kernels["row_sum"]})
+    with pytest.raises(ValueError, match="needs a target"):
+        dl.ApplyDefaultSchedule(dl.gpu.Fallback())(mod)
+    with tvm.target.Target("llvm"):
+        assert dl.ApplyDefaultSchedule(dl.gpu.Fallback())(mod) is mod  # CPU: nothing to bind
+    with tvm.target.Target("cuda"):
+        gpu_mod = dl.ApplyDefaultSchedule(dl.gpu.Matmul(), dl.gpu.Fallback())(mod)
+    assert has_thread_binding(gpu_mod["add_relu"]) and not has_thread_binding(mod["add_relu"])
+    assert gpu_mod["row_sum"] is mod["row_sum"]  # already bound: left as written
+    assert [gv.name_hint for gv in gpu_mod.get_global_vars()] == ["add_relu", "row_sum"]

@@ -71,3 +71,50 @@ def test_many_ops_with_a_symbolic_batch(n: int) -> None:
     np.testing.assert_array_equal(top.numpy(), want_top)
     np.testing.assert_allclose(pos.numpy(), want_pos, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(total.numpy(), want_total, rtol=1e-4, atol=1e-4)
+
+
+@I.ir_module
+class TVMScriptModule:
+    """TVM's IRModule tutorial: the MLP as printed by its nn frontend."""
+
+    @R.function
+    def main(
+        x: R.Tensor((1, 784), dtype="float32"),
+        fc1_weight: R.Tensor((256, 784), dtype="float32"),
+        fc1_bias: R.Tensor((256,), dtype="float32"),
+        fc2_weight: R.Tensor((10, 256), dtype="float32"),
+        fc2_bias: R.Tensor((10,), dtype="float32"),
+    ) -> R.Tensor((1, 10), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            permute_dims = R.permute_dims(fc1_weight, axes=None)
+            matmul = R.matmul(x, permute_dims, out_dtype="void")
+            add = R.add(matmul, fc1_bias)
+            relu = R.nn.relu(add)
+            permute_dims1 = R.permute_dims(fc2_weight, axes=None)
+            matmul1 = R.matmul(relu, permute_dims1, out_dtype="void")
+            add1 = R.add(matmul1, fc2_bias)
+            gv = add1
+            R.output(gv)
+        return gv
+
+
+def test_ir_module_tutorial_deploys_on_cpu_and_gpu_with_dlight() -> None:
+    from tvmlite.s_tir import dlight as dl
+
+    mod = relax.get_pipeline("zero")(relax.transform.LegalizeOps()(TVMScriptModule))
+    raw = RNG.random((1, 784)).astype("float32")
+    params = [RNG.standard_normal(s).astype("float32") * 0.1
+              for s in [(256, 784), (256,), (10, 256), (10,)]]
+    cpu_vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
+    cpu_out = cpu_vm["main"](tvm.runtime.tensor(raw, tvm.cpu()), *params).numpy()
+    with tvm.target.Target("cuda"):
+        gpu_mod = dl.ApplyDefaultSchedule(dl.gpu.Matmul(), dl.gpu.Fallback())(mod)
+    dev = tvm.device("cuda", 0)
+    vm = relax.VirtualMachine(tvm.compile(gpu_mod, target="cuda"), dev)
+    gpu_params = [tvm.runtime.tensor(p, dev) for p in params]
+    gpu_out = vm["main"](tvm.runtime.tensor(raw, dev), *gpu_params).numpy()
+    assert np.allclose(cpu_out, gpu_out, atol=1e-3)
+    w1, b1, w2, b2 = params
+    np.testing.assert_allclose(cpu_out, np.maximum(raw @ w1.T + b1, 0) @ w2.T + b2, rtol=1e-4,
+                               atol=1e-5)
