@@ -115,6 +115,11 @@ class VirtualMachine:
 
         return prepare
 
+    @property
+    def module(self) -> "VirtualMachine":
+        """`vm.module.time_evaluator(...)`, as TVM tutorials of the MLC course's era write it."""
+        return self
+
     def time_evaluator(self, func_name: str, dev: Device | None = None, number: int = 10,
                        repeat: int = 1, min_repeat_ms: float = 0, **_: Any
                        ) -> Callable[..., ProfileResult]:
