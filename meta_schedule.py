@@ -7,7 +7,8 @@
     sch = ms.tir_integration.compile_tir(database, MyModule, "llvm --num-cores=1")
 
 The space is a stochastic schedule function (one using `sch.sample_perfect_tile` ...) or, by
-default, `tir.schedule.auto.default_space`. The search is random: each trial samples a
+default, `tir.schedule.auto.default_space` (`default_gpu_space` for a CUDA target, whose trials
+run on the GPU). The search is random: each trial samples a
 schedule with a fresh seed, distinct traces are built and timed on random inputs, and the
 database keeps every (trace, time). `compile_tir` replays the fastest trace on a new schedule.
 TVM's cost model and evolutionary search are not reproduced; the trials are few enough that
@@ -29,7 +30,7 @@ from .ir.module import IRModule
 from .tir.build import parse_target
 from .tir.function import PrimFunc
 from .tir.schedule import Schedule, ScheduleError, Trace
-from .tir.schedule.auto import default_space
+from .tir.schedule.auto import default_gpu_space, default_space
 
 
 @dataclass
@@ -97,7 +98,7 @@ def tune_tir(mod: Any, target: Any, work_dir: str | None = None, max_trials_glob
     mod = _as_module(mod)
     tgt = parse_target(target)
     num_cores = tgt.num_cores or os.cpu_count() or 1
-    sample = _sampler(space, num_cores)
+    sample = _sampler(space, num_cores, tgt.kind == "cuda")
     rng = random.Random(seed)
     database = Database()
     seen: set[str] = set()
@@ -129,11 +130,13 @@ def compile_tir(database: Database, mod: Any, target: Any) -> Schedule:
     return sch
 
 
-def _sampler(space: Any, num_cores: int) -> Callable[[Schedule], Schedule]:
+def _sampler(space: Any, num_cores: int, gpu: bool) -> Callable[[Schedule], Schedule]:
     if isinstance(space, ScheduleFn):
         return space.sample
     if callable(space):
         return ScheduleFn(space).sample
+    if gpu:
+        return default_gpu_space
     return lambda sch: default_space(sch, num_cores)
 
 
@@ -161,11 +164,12 @@ def _random_inputs(func: PrimFunc) -> list[np.ndarray]:
 
 def _measure(mod: IRModule, target: Any, args: list[np.ndarray]) -> float:
     from . import build, nd
-    from .vm.device import cpu
+    from .vm.device import cpu, cuda
 
     lib = build(mod, target=target)
-    arrays = [nd.array(a) for a in args]
-    timer = lib.time_evaluator("main", cpu(), number=3, repeat=3)
+    dev = cuda() if parse_target(target).kind == "cuda" else cpu()
+    arrays = [nd.array(a, dev) for a in args]
+    timer = lib.time_evaluator("main", dev, number=3, repeat=3)
     return float(min(timer(*arrays).results))
 
 

@@ -13,6 +13,12 @@ like one a person would write:
 
 A block whose shape does not fit (symbolic extents, reductions outermost, ...) is left as
 written: a primitive that refuses leaves the module unchanged, and so does the space.
+
+`default_gpu_space` is the MLC course's GPU `blocking` schedule with sampled tile sizes, for a
+function that is one matmul-like block: the two spatial loops split in three (block, thread,
+per-thread tile), the per-thread tile accumulated in `local` registers, the outer levels bound
+to `blockIdx.y/x` and `threadIdx.y/x`. Anything else is left unbound, for the fallback schedule
+the CUDA build applies (dlight's).
 """
 
 from __future__ import annotations
@@ -95,3 +101,37 @@ def _vectorize_elementwise(sch: Any, spatial: list[Any], num_cores: int) -> None
     sch.vectorize(inner)
     if num_cores > 1 and len(spatial) > 1:
         sch.parallel(spatial[0])
+
+
+MAX_THREADS_PER_BLOCK = 1024
+
+
+def default_gpu_space(sch: Any) -> Any:
+    """Samples one GPU schedule (see the module docstring); returns `sch`."""
+    func = sch.mod[sch.func_working_on]
+    blocks = [br.block.name for br in tree.blocks_under(func.body) if br.block.name != "root"]
+    if len(blocks) != 1:
+        return sch
+    block = sch.get_block(blocks[0])
+    loops = sch.get_loops(block)
+    kinds = _loop_kinds(sch, sch.get(block), loops)
+    if kinds != [IterType.SPATIAL, IterType.SPATIAL, IterType.REDUCE] or sch.get(block).init \
+            is None:
+        return sch
+    i, j, k = loops
+    local = sch.cache_write(block, 0, "local")
+    i0, i1, i2 = sch.split(i, sch.sample_perfect_tile(i, n=3, max_innermost_factor=8))
+    j0, j1, j2 = sch.split(j, sch.sample_perfect_tile(j, n=3, max_innermost_factor=8))
+    threads = sch.get(i1).extent.value * sch.get(j1).extent.value
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise ScheduleError(f"{threads} threads per block is over the GPU's "
+                            f"{MAX_THREADS_PER_BLOCK}")
+    sch.reorder(i0, j0, i1, j1, k, i2, j2)
+    sch.reverse_compute_at(local, j1)
+    sch.bind(i0, "blockIdx.y")
+    sch.bind(j0, "blockIdx.x")
+    sch.bind(i1, "threadIdx.y")
+    sch.bind(j1, "threadIdx.x")
+    sch.decompose_reduction(block, k)
+    return sch
+
