@@ -293,15 +293,19 @@ def pool2d(data: te.Tensor, kind: str, pool_size: Any, strides: Any, padding: An
                           name="pool_max")
     s = te.compute((n, c, oh, ow), lambda b, f, y, xx: te.sum(at(b, f, y, xx), axis=[ry, rx]),
                    name="pool_sum")
-    if count_include_pad or not any(p):
+    if not ceil_mode and (count_include_pad or not any(p)):  # every window is whole
         area = tx.const(float(pool_size[0] * pool_size[1]), data.dtype)
         return te.compute(s.shape, lambda *i: s[i] / area, name="pool_avg")
 
     def avg(b: Any, f: Any, y: Any, xx: Any) -> tx.PrimExpr:
+        # NOTE: PyTorch's divisor: the window clipped to the padded input (count_include_pad)
+        # or to the input itself; ceil_mode windows may hang past both
         def count(v: Any, k: int, size: Any) -> tx.PrimExpr:
-            lo = tx.binop(B.MAX, v * strides[k] - p[k], tx.const(0, "int64"))
-            top = tx.binop(B.MIN, v * strides[k] - p[k] + pool_size[k], size)
-            return top - lo
+            start = v * strides[k] - p[k]
+            if count_include_pad:
+                return tx.binop(B.MIN, start + pool_size[k], size + p[k + 2]) - start
+            lo = tx.binop(B.MAX, start, tx.const(0, "int64"))
+            return tx.binop(B.MIN, start + pool_size[k], size) - lo
         area = count(y, 0, h) * count(xx, 1, w)
         return s[b, f, y, xx] / tx.Cast(data.dtype, area)
     return te.compute(s.shape, avg, name="pool_avg")
