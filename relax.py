@@ -112,3 +112,18 @@ def _byoc_namespaces() -> tuple[types.ModuleType, types.ModuleType]:
 
 
 dpl, backend = _byoc_namespaces()
+
+
+def _frontend_namespace() -> types.ModuleType:
+    """`relax.frontend` (the package `tvmlite.frontend`) and its subpackages, importable as
+    `from tvmlite.relax.frontend import nn`."""
+    from . import frontend as _frontend
+
+    sys.modules[f"{__name__}.frontend"] = _frontend
+    for name, sub in vars(_frontend).items():
+        if isinstance(sub, types.ModuleType) and sub.__name__.startswith(_frontend.__name__ + "."):
+            sys.modules[f"{__name__}.frontend.{name}"] = sub
+    return _frontend
+
+
+frontend = _frontend_namespace()

@@ -1,0 +1,11 @@
+"""Model frontends (`tvm.relax.frontend`): build IRModules from Python model definitions.
+
+`nn` is TVM's PyTorch-like API: subclass `nn.Module`, then `export_tvm(spec)` traces the
+module's methods into relax functions. `torch.from_exported_program` imports a PyTorch model
+captured by `torch.export`; `detach_params` splits the weights it kept as inputs from the module.
+"""
+
+from . import nn, torch
+from .common import detach_params
+
+__all__ = ["detach_params", "nn", "torch"]

@@ -1,0 +1,31 @@
+"""A PyTorch-like API that builds IRModules (`from tvm.relax.frontend import nn`).
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(784, 10)
+
+        def forward(self, x):
+            return nn.op.relu(self.fc(x))
+
+    mod, params = MLP().export_tvm({"forward": {"x": nn.spec.Tensor(("n", 784), "float32")}})
+
+`core` holds Tensor / Parameter / Module, `op` the functional operators (also reachable as
+`nn.<op>`, as in TVM), `modules` the layers, `spec` the input specifications, `exporter` the
+tracing, `extern` calls of registered functions, tensor expressions and TIR.
+"""
+
+from . import op, spec
+from .core import (
+    Module, ModuleDict, ModuleList, Parameter, Tensor, get_default_dtype, set_default_dtype,
+)
+from .modules import GELU, Conv2D, Embedding, Identity, LayerNorm, Linear, ReLU, SiLU
+from .op import *  # noqa: F403
+from .op import __all__ as _op_names
+
+__all__ = [
+    "op", "spec", "Module", "ModuleDict", "ModuleList", "Parameter", "Tensor",
+    "get_default_dtype", "set_default_dtype",
+    "GELU", "Conv2D", "Embedding", "Identity", "LayerNorm", "Linear", "ReLU", "SiLU",
+    *_op_names,
+]

@@ -1,0 +1,171 @@
+"""`Module.export_tvm`: trace each method named in the spec into a relax function.
+
+One BlockBuilder and one name table serve the whole export, so binding names are unique
+across the module (`add`, `add1`, ..., `gv`, `gv1`), as TVM names them. Every function takes
+the method's inputs first, then every parameter of the module (`fc1.weight` -> `fc1_weight`);
+`num_input` records how many inputs come first.
+
+While a method runs, `current()` is the exporter: nn.op functions emit through it.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any, Iterator
+
+from ...ir import expr as rx
+from ...ir import struct_info as si
+from ...ir.module import GlobalVar, IRModule, fresh_name
+from ...tir import expr as tx
+from ...transforms.block_builder import BlockBuilder
+from . import spec as _spec
+from .core import Module, Parameter, Tensor
+
+_ACTIVE: list[Exporter] = []
+
+
+def current() -> Exporter:
+    if not _ACTIVE:
+        raise RuntimeError("nn operators build a graph while Module.export_tvm traces a method; "
+                           "call the module inside a method that export_tvm exports")
+    return _ACTIVE[-1]
+
+
+class Exporter:
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.builder = BlockBuilder()
+        self.names: set[str] = set()
+        self.paths = {id(m): path for path, m in module.named_modules()}
+        self.prim_funcs: dict[int, tuple[Any, GlobalVar]] = {}
+        self.reserved: set[str] = set()  # the exported methods' names
+
+    def fresh(self, hint: str) -> str:
+        name = fresh_name(re.sub(r"\W", "_", hint) or "v", self.names)
+        self.names.add(name)
+        return name
+
+    def path_of(self, module: Module) -> str:
+        """The attribute path of a submodule (`fc1`, `layers.0`), for error messages."""
+        return self.paths.get(id(module)) or type(module).__name__
+
+    def prim_func_var(self, func: Any, name_hint: str) -> GlobalVar:
+        """The GlobalVar of a prim_func called by nn.tensor_ir_op: added once, fresh name."""
+        if id(func) not in self.prim_funcs:
+            taken = {gv.name_hint for gv in self.builder.get().functions} | self.reserved
+            gv = self.builder.add_func(func, fresh_name(name_hint, taken))
+            self.prim_funcs[id(func)] = (func, gv)  # NOTE: holding func keeps its id unique
+        return self.prim_funcs[id(func)][1]
+
+    # -- emitting ----------------------------------------------------------------------------
+
+    def emit(self, expr: rx.Expr, name: str) -> rx.Var:
+        """Bind `expr` to a fresh variable; calls nested in its arguments are bound first, to
+        `lv`, `lv1`, ... (TVM's normal form: one operator per binding)."""
+        return self.builder.emit(self._flatten(expr), name_hint=self.fresh(name))
+
+    def _flatten(self, e: rx.Expr) -> rx.Expr:
+        if not isinstance(e, rx.Call):
+            return e
+        args = tuple(self._leaf(a) for a in e.args)
+        return e if all(x is y for x, y in zip(args, e.args)) else replace(e, args=args)
+
+    def _leaf(self, a: rx.Expr) -> rx.Expr:
+        if isinstance(a, rx.Call):
+            return self.emit(a, "lv")
+        if isinstance(a, rx.Tuple) and any(isinstance(f, rx.Call) for f in a.fields):
+            return replace(a, fields=tuple(self._leaf(f) for f in a.fields))
+        return a
+
+    def wrap(self, expr: rx.Expr, name: str) -> Any:
+        """Bind `expr` and hand it back as nn.Tensor(s): a tuple result gives a tuple of
+        Tensors, each bound as `<name>_<i>`."""
+        var = expr if isinstance(expr, rx.DataflowVar) else self.emit(expr, name)
+        sinfo = var.struct_info
+        if isinstance(sinfo, si.TensorStructInfo):
+            return Tensor(_expr=var)
+        if isinstance(sinfo, si.TupleStructInfo):
+            base = var.name_hint
+            return tuple(self.wrap(rx.TupleGetItem(var, i, f), f"{base}_{i}")
+                         for i, f in enumerate(sinfo.fields))
+        raise TypeError(f"{name}: an nn operator gave a {type(sinfo).__name__}, not tensors")
+
+    # -- one method ---------------------------------------------------------------------------
+
+    def export_method(self, name: str, method_spec: Any,
+                      params: list[tuple[str, Parameter]]) -> None:
+        method, inputs = _spec.method_inputs(self.module, name, method_spec)
+        dims: dict[str, tx.Var] = {}  # a name is one symbolic dim throughout the function
+
+        def shape(values: Any) -> tuple[Any, ...]:
+            return tuple(dims.setdefault(d, tx.Var(d, "int64")) if isinstance(d, str) else d
+                         for d in values)
+
+        self.names.update(arg for arg, _ in inputs)  # bindings never shadow an input
+        args: dict[str, Any] = {}
+        input_vars: list[rx.Var] = []
+        for arg, arg_spec in inputs:
+            if isinstance(arg_spec, _spec.Int):
+                k = dims.setdefault(arg, tx.Var(arg, "int64"))
+                input_vars.append(rx.Var(arg, si.ShapeStructInfo((k,))))
+                args[arg] = k
+            else:
+                var = rx.Var(arg, si.tensor_sinfo(shape(arg_spec.shape), arg_spec.dtype))
+                input_vars.append(var)
+                args[arg] = Tensor(_expr=var)
+        param_vars = [rx.Var(pname.replace(".", "_"), si.tensor_sinfo(shape(p._shape), p.dtype))
+                      for pname, p in params]
+        with _bound(params, param_vars):
+            bb = self.builder
+            with bb.function(name, input_vars + param_vars, attrs={"num_input": len(inputs)}):
+                with bb.dataflow():
+                    out = _unwrap(method(**args), f"{type(self.module).__name__}.{name}")
+                    gv = bb.emit_output(self._flatten(out), name_hint=self.fresh("gv"))
+                bb.emit_func_output(gv)
+
+
+@contextmanager
+def _bound(params: list[tuple[str, Parameter]], vars_: list[rx.Var]) -> Iterator[None]:
+    """Parameters stand for their function parameters while one method is traced."""
+    for (_, p), v in zip(params, vars_):
+        p._expr = v
+    try:
+        yield
+    finally:
+        for _, p in params:
+            p._expr = None  # type: ignore[assignment]
+
+
+def _unwrap(out: Any, where: str) -> rx.Expr:
+    if isinstance(out, Tensor):
+        return out._expr
+    if isinstance(out, (tuple, list)):
+        fields = tuple(_unwrap(o, where) for o in out)
+        return rx.Tuple(fields, si.TupleStructInfo(tuple(f.struct_info for f in fields)))
+    raise TypeError(f"{where} must return nn.Tensor or a tuple of them, got "
+                    f"{type(out).__name__}")
+
+
+def _methods(spec: Any) -> list[tuple[str, Any]]:
+    if not isinstance(spec, dict) or not spec:
+        raise TypeError("export_tvm(spec): spec is a dict from method name to a dict of its "
+                        "inputs, e.g. {'forward': {'x': nn.spec.Tensor((1, 784), 'float32')}}")
+    return list(spec.items())
+
+
+def export(module: Module, spec: Any) -> tuple[IRModule, list[tuple[str, Parameter]]]:
+    exporter = Exporter(module)
+    params = list(module.named_parameters())
+    for pname, _ in params:  # bindings never shadow a parameter's name
+        exporter.names.add(pname.replace(".", "_"))
+    methods = _methods(spec)
+    exporter.reserved.update(name for name, _ in methods)
+    _ACTIVE.append(exporter)
+    try:
+        for name, method_spec in methods:
+            exporter.export_method(name, method_spec, params)
+    finally:
+        _ACTIVE.pop()
+    return exporter.builder.get(), params

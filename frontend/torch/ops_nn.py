@@ -1,0 +1,116 @@
+"""Converters of neural-network ATen ops: convolution, pooling, normalization, embedding.
+
+Layouts are torch's: NCHW data, OIHW weights. Ops that also return statistics for training
+(max_pool2d's indices, native_layer_norm's mean and rstd) give a Python tuple whose extra
+results are None: `getitem` picks result 0, and asking for another is an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ir import expr as rx
+from ...ir.ops.base import const
+from .ops_tensor import make, ndim, out_dtype
+from .registry import converts
+
+
+def _pair(v: Any) -> list[int]:
+    return [v, v] if isinstance(v, int) else list(v) * (2 if len(v) == 1 else 1)
+
+
+def _vector(x: Any, n: int, fill: float, dtype: str) -> Any:
+    """An optional per-channel tensor (affine=False leaves weight/bias None)."""
+    return const(np.full((n,), fill, dtype)) if x is None else x
+
+
+@converts("convolution.default", "conv2d.default")
+def _conv2d(node: Any, imp: Any) -> Any:
+    a = imp.named_args(node)
+    x, w, bias = a["input"], a["weight"], a["bias"]
+    if a.get("transposed") or ndim(x) != 4:
+        raise NotImplementedError(f"from_exported_program: {node.target.__name__} is only "
+                                  "supported as a plain 2-d convolution (NCHW input, not "
+                                  "transposed)")
+    pad = _pair(a["padding"])
+    y = make("nn.conv2d", x, w, strides=_pair(a["stride"]), padding=pad + pad,
+             dilation=_pair(a["dilation"]), groups=a["groups"], out_dtype=out_dtype(node))
+    if bias is None:
+        return y
+    channels = bias.struct_info.shape[0]
+    return make("add", imp.emit(y), imp.emit(make("reshape", bias, [1, channels, 1, 1])))
+
+
+def _pool(op: str) -> Any:
+    def convert(node: Any, imp: Any) -> Any:
+        a = imp.named_args(node)
+        kernel = _pair(a["kernel_size"])
+        stride = _pair(a["stride"]) if a["stride"] else kernel  # [] means "the kernel's"
+        pad = _pair(a["padding"])
+        attrs = {"pool_size": kernel, "strides": stride, "padding": pad + pad,
+                 "ceil_mode": bool(a["ceil_mode"])}
+        if op == "nn.max_pool2d":
+            attrs["dilation"] = _pair(a["dilation"])
+        else:
+            if a.get("divisor_override") is not None:
+                raise NotImplementedError("from_exported_program: avg_pool2d with "
+                                          "divisor_override is not supported")
+            attrs["count_include_pad"] = bool(a["count_include_pad"])
+        out = imp.emit(make(op, a["self"], **attrs))
+        # max_pool2d_with_indices also returns the argmax indices, which tvmlite never computes
+        return (out, None) if node.target.__name__.endswith("with_indices.default") else out
+    return convert
+
+
+converts("max_pool2d_with_indices.default", "max_pool2d.default")(_pool("nn.max_pool2d"))
+converts("avg_pool2d.default")(_pool("nn.avg_pool2d"))
+
+
+@converts("adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default")
+def _adaptive_avg_pool2d(node: Any, imp: Any) -> rx.Call:
+    x, size = imp.retrieve_args(node)
+    return make("nn.adaptive_avg_pool2d", x, _pair(size))
+
+
+@converts("_native_batch_norm_legit_no_training.default", "batch_norm.default")
+def _batch_norm(node: Any, imp: Any) -> Any:
+    a = imp.named_args(node)
+    if a.get("training"):
+        raise NotImplementedError("from_exported_program: batch_norm in training mode; export "
+                                  "the model after model.eval()")
+    x = a["input"]
+    dtype, c = x.struct_info.dtype, x.struct_info.shape[1].value
+    call = make("nn.batch_norm", x, _vector(a["weight"], c, 1, dtype),
+                _vector(a["bias"], c, 0, dtype), a["running_mean"], a["running_var"],
+                axis=1, epsilon=a["eps"])
+    if node.target.__name__.startswith("batch_norm"):  # the undecomposed op: one result
+        bn = imp.emit(call)
+        return imp.emit(rx.TupleGetItem(bn, 0, bn.struct_info.fields[0]))
+    return call  # (out, mean, var): `getitem` picks result 0
+
+
+@converts("native_layer_norm.default", "layer_norm.default")
+def _layer_norm(node: Any, imp: Any) -> Any:
+    a = imp.named_args(node)
+    x, shape = a["input"], list(a["normalized_shape"])
+    dtype = x.struct_info.dtype
+    gamma = const(np.ones(shape, dtype)) if a["weight"] is None else a["weight"]
+    beta = const(np.zeros(shape, dtype)) if a["bias"] is None else a["bias"]
+    axes = list(range(-len(shape), 0))
+    out = imp.emit(make("nn.layer_norm", x, gamma, beta, axes=axes, epsilon=a["eps"]))
+    # native_layer_norm also returns mean and rstd (for training), never used in inference
+    return (out, None, None) if node.target.__name__.startswith("native") else out
+
+
+@converts("gelu.default")
+def _gelu(node: Any, imp: Any) -> rx.Call:
+    a = imp.named_args(node)
+    return make("nn.gelu_tanh" if a["approximate"] == "tanh" else "nn.gelu", a["self"])
+
+
+@converts("embedding.default")
+def _embedding(node: Any, imp: Any) -> rx.Call:
+    weight, indices = imp.retrieve_args(node)[:2]
+    return make("take", weight, indices, axis=0)
