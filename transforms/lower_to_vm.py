@@ -58,6 +58,10 @@ class FunctionLowering:
             self.values[p] = bc.reg(i)
             if isinstance(p.struct_info, TensorStructInfo):
                 self.check_tensor(bc.reg(i), p.struct_info, p.name_hint)
+            elif isinstance(p.struct_info, ShapeStructInfo):  # R.Shape(["k"]): binds k
+                self.emit("vm.builtin.check_shape_info", [bc.reg(i), bc.imm(p.struct_info.ndim),
+                                                          self.b.const(p.name_hint)])
+                self.bind_shape(bc.reg(i), p.struct_info)
         body = self.func.body
         for block in body.blocks:
             for binding in block.bindings:

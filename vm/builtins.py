@@ -33,6 +33,18 @@ def check_tensor_info(t: Any, ndim: int, dtype: str, param: str) -> None:
         raise ValueError(f"parameter {param!r}: expected dtype {dtype}, got {x.dtype}")
 
 
+def check_shape_info(s: Any, ndim: int, param: str) -> None:
+    """A shape parameter (`R.Shape(["k"])`, nn.spec.Int): a tuple of `ndim` ints."""
+    if not isinstance(s, (tuple, list)) or not all(isinstance(d, (int, np.integer))
+                                                   and not isinstance(d, bool) for d in s):
+        raise ValueError(f"parameter {param!r}: expected a shape (a tuple of {ndim} "
+                         f"int{'s' if ndim != 1 else ''}, e.g. tvm.runtime.ShapeTuple([...])), "
+                         f"got {s!r}")
+    if ndim >= 0 and len(s) != ndim:
+        raise ValueError(f"parameter {param!r}: expected a shape of {ndim} values, got {len(s)} "
+                         f"({tuple(s)})")
+
+
 def check_dim(t: Any, axis: int, expected: int, param: str) -> None:
     got = _tensor(t, param).shape[axis]
     if got != expected:
@@ -160,6 +172,7 @@ _PURE: dict[str, Builtin] = {
     "vm.builtin.null_value": null_value,
     "vm.builtin.check_tensor_info": check_tensor_info,
     "vm.builtin.check_dim": check_dim,
+    "vm.builtin.check_shape_info": check_shape_info,
     "vm.builtin.tensor_dim": tensor_dim,
     "vm.builtin.check_dim_equal": check_dim_equal,
     "vm.builtin.make_tuple": make_tuple,

@@ -113,6 +113,15 @@ def test_symbolic_int_input_prints_as_a_shape_parameter():
     text = mod.script()
     assert 'k_1: R.Shape(["k"])' in text and 'R.Tensor(("k", "8 // k")' in text
     assert 'R.func_attr({"num_input": 2})' in text
+    mod = relax.transform.LegalizeOps()(mod)
+    x = np.arange(8, dtype="float32")
+    for mode in ("interpreter", "closure", "auto"):
+        vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu(), mode=mode)
+        np.testing.assert_array_equal(vm["forward"](x, tvm.runtime.ShapeTuple([2])).numpy(),
+                                      x.reshape(2, 4))
+        np.testing.assert_array_equal(vm["forward"](x, (4,)).numpy(), x.reshape(4, 2))
+        with pytest.raises(ValueError, match="parameter 'k': expected a shape"):
+            vm["forward"](x, 2)
 
 
 # -- errors ---------------------------------------------------------------------------------------
