@@ -7,6 +7,8 @@ from typing import Any
 
 from tvmlite.script import ir as I
 from tvmlite.script import tir as T
+from tvmlite.tir.functor import Mutator
+from tvmlite.tir.stmt import For, ForKind
 
 
 @I.ir_module
@@ -86,3 +88,18 @@ def tiled_matmul(n: int) -> Any:
                             C[by * 64 + ty * 4 + i, bx * 64 + tx * 4 + j] = C_loc[i, j]
 
     return matmul
+
+
+class _Serial(Mutator):
+    def visit_For(self, loop: For) -> Any:
+        loop = Mutator.generic_visit(self, loop)
+        if loop.kind is ForKind.THREAD_BINDING:
+            return For(loop.loop_var, loop.min, loop.extent, ForKind.SERIAL, loop.body)
+        return loop
+
+
+def serial_threads(func: Any) -> Any:
+    """`func` with its thread loops made serial: a bound program's meaning, runnable by the
+    LLVM backend (each thread's work in turn; valid for programs without barriers)."""
+    return func.with_body(_Serial().visit(func.body))
+

@@ -20,9 +20,7 @@ from tvmlite.script import ir as I
 from tvmlite.script import tir as T
 from tvmlite.tir.build import build_kernel_library, parse_target
 from tvmlite.tir.codegen_c import CodegenError
-from tvmlite.tir.functor import Mutator
 from tvmlite.tir.gpu_default_schedule import default_gpu_schedule, has_thread_binding
-from tvmlite.tir.stmt import For, ForKind
 from tvmlite.vm.cuda import CudaKernelLibrary, CudaUnavailableError, eval_dim
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -128,16 +126,6 @@ def test_nvcc_compiles(name: str, tmp_path: Path) -> None:
 # -- the default schedule, checked on the CPU ------------------------------------------------
 
 
-class _Serial(Mutator):
-    """Thread loops as serial loops: a bound program's meaning, runnable by the LLVM backend."""
-
-    def visit_For(self, loop: For) -> Any:
-        loop = Mutator.generic_visit(self, loop)
-        if loop.kind is ForKind.THREAD_BINDING:
-            return For(loop.loop_var, loop.min, loop.extent, ForKind.SERIAL, loop.body)
-        return loop
-
-
 @I.ir_module
 class Unbound:
     @T.prim_func
@@ -166,7 +154,7 @@ class Unbound:
 def test_default_schedule_keeps_meaning(name: str, shapes: list, ref: Any) -> None:
     func = default_gpu_schedule(Unbound[name])
     assert has_thread_binding(func)
-    cpu = tvm.build(func.with_body(_Serial().visit(func.body)), target="llvm")
+    cpu = tvm.build(gk.serial_threads(func), target="llvm")
     a = np.random.default_rng(0).standard_normal(shapes[0]).astype("float32")
     out = np.zeros(shapes[1], "float32")
     cpu(a, out)

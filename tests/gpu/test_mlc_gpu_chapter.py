@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import gpu_kernels as gk
 import numpy as np
 import pytest
 
@@ -23,8 +24,6 @@ import tvmlite as tvm
 from tvmlite.ir.structural import assert_structural_equal
 from tvmlite.script import ir as I
 from tvmlite.script import tir as T
-from tvmlite.tir.functor import Mutator
-from tvmlite.tir.stmt import For, ForKind
 
 
 def window_sum_module(n: int = 1024) -> Any:
@@ -228,17 +227,8 @@ def test_chapter_kernels_compile_with_nvcc(tmp_path: Path) -> None:
 # -- the schedules keep the program's meaning (thread loops run serially on the CPU) -----------
 
 
-class _Serial(Mutator):
-    def visit_For(self, loop: For) -> Any:
-        loop = Mutator.generic_visit(self, loop)
-        if loop.kind is ForKind.THREAD_BINDING:
-            return For(loop.loop_var, loop.min, loop.extent, ForKind.SERIAL, loop.body)
-        return loop
-
-
 def run_serially(sch: Any, *arrays: np.ndarray) -> None:
-    func = sch.mod["main"]
-    tvm.build(func.with_body(_Serial().visit(func.body)), target="llvm")(*arrays)
+    tvm.build(gk.serial_threads(sch.mod["main"]), target="llvm")(*arrays)
 
 
 def test_scheduled_window_sum_and_matmul_compute_the_same_on_the_cpu() -> None:
