@@ -136,7 +136,7 @@ class CEmitter(Visitor):
             self.thread_loop(loop)
             return
         if loop.kind in (ForKind.UNROLLED, ForKind.VECTORIZED):
-            # NOTE: vectorized loops become unrolled scalar code (no float4 loads yet)
+            # NOTE: unrolled scalar code; the CUDA emitter first tries one float4 access
             self.line("#pragma unroll")
         ty, lo = self.ctype(loop.loop_var.dtype), self.expr(loop.min)
         hi = self.expr(loop.min + loop.extent) if not _is_zero(loop.min) else self.expr(

@@ -25,14 +25,15 @@ from typing import Any
 from ..vm.device import kDLCUDA as KDL_CUDA
 from ..vm.cuda import CudaFunction, CudaKernelLibrary, Dim, LaunchSpec
 from .build import kernel_signature
-from .codegen_c import HELPERS, CEmitter, CodegenError, _strip
-from .expr import BinaryOp, BinOp, Call, Cast, IntImm, PrimExpr, StringImm, Var
+from .codegen_c import HELPERS, CEmitter, CodegenError, _is_zero, _strip
+from .expr import BinaryOp, BinOp, BufferLoad, Call, Cast, IntImm, PrimExpr, StringImm, Var
 from .function import PrimFunc, shape_vars
 from .functor import Visitor, simplify
 from .gpu_default_schedule import default_gpu_schedule, has_thread_binding
 from .lower import flat_size, lower
-from .stmt import Allocate, DeclBuffer, For, ForKind, SeqStmt, Stmt
+from .stmt import Allocate, BufferStore, DeclBuffer, For, ForKind, SeqStmt, Stmt
 from .thread_sync import insert_barriers
+from .vector_access import lane_base
 
 THREAD_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
                "threadIdx.z")
@@ -55,6 +56,9 @@ typedef unsigned long long uint64_t;
 #include <stdint.h>
 #endif
 """
+# (dtype, lanes) -> the CUDA vector type one aligned load or store moves
+VECTOR_TYPES = {("float32", 2): "float2", ("float32", 4): "float4", ("int32", 2): "int2",
+                ("int32", 4): "int4"}
 _LOWP_INCLUDES = {"float16": "#include <cuda_fp16.h>\n", "bfloat16": "#include <cuda_bf16.h>\n"}
 
 
@@ -62,7 +66,7 @@ class CUDAEmitter(CEmitter):
     """CEmitter for CUDA: kernels are `__global__`, thread loops read the hardware indices."""
 
     kernel_prefix = 'extern "C" __global__ void'
-    shared_qualifier = "__shared__ "
+    shared_qualifier = "__shared__ __align__(16) "  # NOTE: float4 accesses need 16 bytes
     lowp = {"float16": ("half", "__half2float", "__float2half_rn"),
             "bfloat16": ("__nv_bfloat16", "__bfloat162float", "__float2bfloat16_rn")}
     barriers = {"shared": "__syncthreads();", "warp": "__syncwarp();",
@@ -71,6 +75,34 @@ class CUDAEmitter(CEmitter):
     def __init__(self, launch: dict[str, PrimExpr]) -> None:
         super().__init__()
         self.launch = launch  # thread tag -> launch extent, for the guards of shorter loops
+        self.vector_buffers: set[Var] = set()  # data vars read or written as float4 & co.
+
+    def visit_For(self, loop: For) -> None:
+        if loop.kind is ForKind.VECTORIZED and self.vector_copy(loop):
+            return
+        super().visit_For(loop)
+
+    def vector_copy(self, loop: For) -> bool:
+        """`for v in T.vectorized(4): dst[b + v] = src[c + v]` as one `float4` load and store,
+        when b and c are provably multiples of 4 (tir.vector_access); else False."""
+        store, lanes = loop.body, simplify(loop.extent)
+        if not (isinstance(store, BufferStore) and isinstance(store.value, BufferLoad)
+                and isinstance(lanes, IntImm) and _is_zero(loop.min)):
+            return False
+        load = store.value
+        vtype = VECTOR_TYPES.get((store.buffer.dtype, lanes.value))
+        if vtype is None or load.buffer.dtype != store.buffer.dtype or "local" in (
+                store.buffer.scope, load.buffer.scope):
+            return False
+        dst = lane_base(store.indices[0], loop.loop_var, lanes.value)
+        src = lane_base(load.indices[0], loop.loop_var, lanes.value)
+        if dst is None or src is None:
+            return False
+        self.vector_buffers |= {store.buffer.data, load.buffer.data}
+        self.dtypes_used.add(store.buffer.dtype)
+        self.line(f"*({vtype}*)({self.visit(store.buffer.data)} + {_strip(self.expr(dst))}) = "
+                  f"*({vtype}*)({self.visit(load.buffer.data)} + {_strip(self.expr(src))});")
+        return True
 
     def thread_loop(self, loop: For) -> None:
         tag = loop.thread_tag or ""
@@ -240,6 +272,12 @@ class _Abi:
         for buf in workspace:
             self.params.append(("buffer:" + buf.dtype, buf.name, buf.data))
 
+    def indices_of(self, data_vars: set[Var]) -> set[int]:
+        """Positions (in the kernel's native arguments) of the buffers with these data vars."""
+        handles = {p for d, p in self.aliases if d in data_vars} | data_vars
+        return {i for i, (kind, _, var) in enumerate(self.params)
+                if kind.startswith("buffer:") and var in handles}
+
     def signature(self, em: CUDAEmitter) -> tuple[str, list[str]]:
         """The C parameter list, and prologue lines narrowing int32 shape vars."""
         decls, prologue = [], []
@@ -264,7 +302,7 @@ class _Abi:
 
 
 def _emit_kernel(symbol: str, item: Stmt, abi: _Abi, local_allocs: list[Any], where: str
-                 ) -> tuple[str, LaunchSpec, set[str]]:
+                 ) -> tuple[str, LaunchSpec, set[str], set[int]]:
     launch, used = _launch_extents(where, item)
     item = insert_barriers(item, launch)
     em = CUDAEmitter(launch)
@@ -285,7 +323,8 @@ def _emit_kernel(symbol: str, item: Stmt, abi: _Abi, local_allocs: list[Any], wh
     head = f"{em.kernel_prefix} {bound}{symbol}({params}) {{"
     spec = LaunchSpec(symbol, _dims(launch, "blockIdx", abi.known, where),
                       _dims(launch, "threadIdx", abi.known, where))
-    return "\n".join([head] + em.lines + ["}"]), spec, em.dtypes_used
+    return "\n".join([head] + em.lines + ["}"]), spec, em.dtypes_used, abi.indices_of(
+        em.vector_buffers)
 
 
 def emit_prim_func(name: str, func: PrimFunc) -> tuple[list[str], CudaFunction, set[str]]:
@@ -295,15 +334,16 @@ def emit_prim_func(name: str, func: PrimFunc) -> tuple[list[str], CudaFunction, 
     local = [b for b in allocs if b.scope != "global"]
     abi = _Abi(func, workspace)
     where = f"prim_func {name!r}"
-    texts, specs, dtypes = [], [], set()
+    texts, specs, dtypes, aligned = [], [], set(), set()
     for i, item in enumerate(items):
         symbol = f"{name}_kernel" if len(items) == 1 else f"{name}_kernel{i}"
-        text, spec, used = _emit_kernel(symbol, item, abi, local, where)
+        text, spec, used, vector_params = _emit_kernel(symbol, item, abi, local, where)
         texts.append(text)
         specs.append(spec)
         dtypes |= used
+        aligned |= vector_params
     ws = tuple((b.name, b.dtype, to_dim(flat_size(b), abi.known, where)) for b in workspace)
-    return texts, CudaFunction(name, tuple(specs), ws), dtypes
+    return texts, CudaFunction(name, tuple(specs), ws, tuple(sorted(aligned))), dtypes
 
 
 def cuda_source(kernels: list[str], dtypes: set[str]) -> str:

@@ -33,6 +33,9 @@ _OPS: dict[str, Callable[[int, int], int]] = {
 }
 
 
+VECTOR_ALIGN = 16  # bytes: the widest vector access the CUDA codegen emits (float4)
+
+
 class CudaUnavailableError(RuntimeError):
     """CUDA work was asked for, but CuPy or a GPU is missing."""
 
@@ -48,11 +51,14 @@ class LaunchSpec:
 
 @dataclass(frozen=True, slots=True)
 class CudaFunction:
-    """A prim_func on the GPU: its launches in order, and workspace (name, dtype, elements)."""
+    """A prim_func on the GPU: its launches in order, workspace (name, dtype, elements), and
+    the arguments its kernels read or write with 16-byte vector accesses (`float4`), which
+    must be 16-byte aligned."""
 
     name: str
     launches: tuple[LaunchSpec, ...]
     workspace: tuple[tuple[str, str, Dim], ...] = ()
+    aligned: tuple[int, ...] = ()
 
 
 def eval_dim(d: Dim, env: dict[str, int]) -> int:
@@ -146,7 +152,15 @@ def _launcher(module: Any, sig: KernelSignature, func: CudaFunction) -> Callable
     conv = _arg_converters(sig)
     names = [p.name for p in sig.params] + list(sig.shape_vars)
 
+    aligned = [(i, names[i]) for i in func.aligned]
+
     def launch(*native: Any) -> None:
+        for i, pname in aligned:  # NOTE: a misaligned float4 access faults on the GPU
+            if int(native[i]) % VECTOR_ALIGN:
+                raise ValueError(f"kernel {func.name!r}: buffer {pname!r} is read or written "
+                                 f"{VECTOR_ALIGN} bytes at a time and must start at a "
+                                 f"{VECTOR_ALIGN}-byte aligned address; got {int(native[i]):#x} "
+                                 f"(a view into another array? pass a copy)")
         env = dict(zip(names, native))
         args = [c(a) for c, a in zip(conv, native)]
         scratch = [cupy.empty(max(1, eval_dim(n, env)), dtype) for _, dtype, n in func.workspace]

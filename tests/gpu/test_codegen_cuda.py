@@ -72,7 +72,8 @@ def test_reduction_keeps_init_before_the_loop() -> None:
 def test_tiled_matmul_uses_shared_memory_and_barriers() -> None:
     lib = cuda_lib(gk.tiled_matmul(256))
     body = kernel_text(lib.source, "k_kernel")
-    assert "__shared__ float A_sh[1024];" in body and "__shared__ float B_sh[1024];" in body
+    assert "__shared__ __align__(16) float A_sh[1024];" in body
+    assert "__shared__ __align__(16) float B_sh[1024];" in body
     assert "float C_loc[16];" in body
     assert body.count("__syncthreads();") == 2
     assert "const int ty = ((int)threadIdx.y);" in body

@@ -193,7 +193,7 @@ def kernel_source(sch: Any) -> str:
 
 def test_window_sum_kernel_shrinks_the_cache_and_waits_for_it() -> None:
     src = kernel_source(window_sum_schedule(window_sum_module()))
-    shared = re.findall(r"__shared__ float A_shared\[(\d+)\];", src)
+    shared = re.findall(r"__shared__ __align__\(16\) float A_shared\[(\d+)\];", src)
     assert shared and int(shared[0]) <= 256  # the block's 130 elements, not all 1027
     fetch, compute = src.index("A_shared[(int64_t)(((ax0_0"), src.index("B[")
     assert src.count("__syncthreads();") == 1
@@ -202,7 +202,8 @@ def test_window_sum_kernel_shrinks_the_cache_and_waits_for_it() -> None:
 
 def test_matmul_kernel_has_tvms_barriers_around_the_tile_fetch() -> None:
     src = kernel_source(blocking_with_shared(tvm.tir.Schedule(matmul_module()), 8, 8, 8, 8, 8))
-    assert "__shared__ float A_shared[512];" in src and "__shared__ float B_shared[512];" in src
+    assert "__shared__ __align__(16) float A_shared[512];" in src
+    assert "__shared__ __align__(16) float B_shared[512];" in src
     assert "float C_local[64];" in src
     k_loop = src[src.index("for (int k_0 = 0; k_0 < 128; ++k_0) {"):]
     first_sync, fetch_a = k_loop.index("__syncthreads();"), k_loop.index("A_shared[")

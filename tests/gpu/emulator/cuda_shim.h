@@ -34,8 +34,14 @@
 // as a GPU leaves it undefined: reading a tile before it is written shows up as NaN.
 #define __shared__ static __attribute__((section("tle_shared")))
 #define __constant__ static
+#define __align__(n) __attribute__((aligned(n)))
 
 struct uint3 { unsigned x, y, z; };
+// CUDA's vector types, with their alignment (a float4 load needs a 16-byte aligned address)
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(8) int2 { int x, y; };
+struct alignas(16) int4 { int x, y, z, w; };
 struct dim3 { unsigned x = 1, y = 1, z = 1; };
 static uint3 threadIdx, blockIdx;
 static dim3 blockDim, gridDim;
