@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_mlc_gpu_chapter import blocking_with_shared, matmul_module
+from mlc_gpu_chapter import blocking_with_shared, matmul_module
 
 import tvmlite as tvm
 from tvmlite.script import tir as T
@@ -100,3 +100,20 @@ def test_a_misaligned_view_is_refused_before_the_float4_kernel_runs() -> None:
     aligned = tvm.nd.array(a, dev)  # a fresh allocation is aligned: the same call works
     mod(aligned, tvm.nd.array(b, dev), out)
     np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.usefixtures("cuda_backend")
+def test_the_gpu_bench_cases_run_and_check_their_answers() -> None:
+    """bench/gpu.py's kernels at a small size (on the emulator the times mean nothing; what
+    this keeps working is the bench itself, for the day a GPU runs it)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import gpu as bench_gpu
+
+    cp = cupy_module()
+    rng = np.random.default_rng(1)
+    a, b = (cp.asarray(rng.standard_normal((128, 128)).astype("float32")) for _ in range(2))
+    assert bench_gpu.tvmlite_case(cp, 128, a, b) > 0
+    assert bench_gpu.mlc_case(cp, 128, a, b) > 0
