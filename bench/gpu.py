@@ -7,8 +7,9 @@ Needs CuPy and an NVIDIA GPU (exits with a message otherwise). The tvmlite kerne
 ones the GPU tests check: the hand-written tiled matmul (tests/gpu/gpu_kernels.py: 64x64 block
 tiles, 16x16 threads, 4x4 register tiles, K staged through shared memory 16 at a time) and the
 MLC course's schedule of the plain matmul (tests/gpu/mlc_gpu_chapter.py, float4 tile fetches).
-Times are CUDA-event medians of 20 runs after a warm-up; the goal is at least 0.5x cuBLAS. Apache TVM's CUDA build runs the same
-tiled kernel when TVM with CUDA is importable (it is skipped otherwise).
+Times are CUDA-event medians of 20 runs after a warm-up; the goal is at least 0.5x cuBLAS.
+Apache TVM's CUDA build runs the same tiled kernel when TVM with CUDA is importable (it is
+skipped otherwise).
 """
 
 from __future__ import annotations
