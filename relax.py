@@ -13,6 +13,12 @@ from .ir.struct_info import (  # noqa: F401
     ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo,
 )
 from .ir.ops.base import const  # noqa: F401 (relax.const)
+from .ir.struct_info import ShapeStructInfo as ShapeType  # noqa: F401 (TVM 0.27's names)
+from .ir.struct_info import TensorStructInfo as TensorType  # noqa: F401
+from .ir.struct_info import TupleStructInfo as TupleType  # noqa: F401
+from .script.relax import (  # noqa: F401 (relax.call_tir(...) as BlockBuilder users write it)
+    call_dps_packed, call_packed, call_pure_packed, call_tir,
+)
 from .transforms import simple_passes as _sp
 from .transforms.bind_params import BindParams
 from .transforms.block_builder import BlockBuilder

@@ -16,8 +16,55 @@ from .struct_info import ObjectStructInfo, StructInfo
 
 
 class Expr:
+    """A relax expression. Python's arithmetic operators build operator calls, as TVM's
+    relax expressions do (`x + b` is `relax.add(x, b)`), in TVMScript and with BlockBuilder."""
+
     __slots__ = ()
     struct_info: StructInfo | None
+
+    def __add__(self, other: Any) -> Any:
+        return _arith("relax.add", self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return _arith("relax.add", other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return _arith("relax.subtract", self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return _arith("relax.subtract", other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return _arith("relax.multiply", self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return _arith("relax.multiply", other, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return _arith("relax.divide", self, other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return _arith("relax.divide", other, self)
+
+    def __floordiv__(self, other: Any) -> Any:
+        return _arith("relax.floor_divide", self, other)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        return _arith("relax.floor_divide", other, self)
+
+    def __pow__(self, other: Any) -> Any:
+        return _arith("relax.power", self, other)
+
+    def __neg__(self) -> Any:
+        from .op import op_attr
+
+        return op_attr("relax.negative", "make")(self)
+
+
+def _arith(op: str, a: Any, b: Any) -> Any:
+    from .op import op_attr  # NOTE: the op registry sits on top of this module
+
+    return op_attr(op, "make")(a, b)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -10,6 +10,8 @@ each var is created once with its final class). Nested calls are bound to fresh 
 
 from __future__ import annotations
 
+import operator
+
 import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -85,13 +87,15 @@ class _RelaxDialect(Dialect):
         return rx.Call(rx.GlobalVarRef(gv, sinfo), call_args, struct_info=ret)
 
     def binop(self, p: Parser, op: Any, a: Any, b: Any) -> Any:
-        if isinstance(a, rx.Expr) or isinstance(b, rx.Expr):
-            raise ValueError("Python operators on relax values are not supported; call the "
-                             "operator (R.add, R.multiply, ...) or use R.call_tir")
-        return op(a, b)
+        if (isinstance(a, rx.Expr) or isinstance(b, rx.Expr)) and op not in _RELAX_OPERATORS:
+            raise ValueError(f"operator {op.__name__} is not defined on relax values; use "
+                             f"+ - * / // ** or call the operator (R.add, R.multiply, ...)")
+        return op(a, b)  # relax.Expr's operators build R.add(a, b) and the like
 
 
 RELAX = _RelaxDialect("relax")
+_RELAX_OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv,
+                    operator.floordiv, operator.pow}
 
 
 def tuple_get_item(value: rx.Expr, index: int) -> rx.TupleGetItem:
@@ -197,7 +201,7 @@ def _declare_param(p: Parser, arg: ast.arg) -> rx.Var:
 
 
 def emit(p: Parser, name: str, value: Any, node: ast.AST,
-         ann: si.StructInfo | None = None) -> rx.Var:
+         ann: si.StructInfo | None = None, temporary: bool = False) -> rx.Var:
     """Bind `value` to a new var `name` in the current block."""
     frame = function_frame(p)
     span = p.source.span(node)
@@ -211,13 +215,15 @@ def emit(p: Parser, name: str, value: Any, node: ast.AST,
     if ann is not None:
         _check_annotation(ann, sinfo)
         sinfo = ann
-    var = _new_var(frame, name, sinfo, span)
+    var = _new_var(frame, name, sinfo, span, temporary)
     frame.bindings.append(rx.VarBinding(var, expr, span))
     return var
 
 
-def _new_var(frame: FunctionFrame, name: str, sinfo: si.StructInfo, span: Any) -> rx.Var:
-    dataflow = frame.outputs is not None and name not in frame.outputs
+def _new_var(frame: FunctionFrame, name: str, sinfo: si.StructInfo, span: Any,
+             temporary: bool = False) -> rx.Var:
+    # NOTE: a temporary (a nested call's value) is never an output, whatever name it gets
+    dataflow = frame.outputs is not None and (temporary or name not in frame.outputs)
     return (rx.DataflowVar if dataflow else rx.Var)(name, sinfo, span)
 
 
@@ -253,9 +259,11 @@ def _leaf(p: Parser, expr: rx.Expr) -> rx.Expr:
         return expr
     if isinstance(expr, rx.Tuple):
         return normalize(p, expr)  # tuples of leaves stay inline (call_tir's argument tuple)
+    expr = normalize(p, expr)  # NOTE: inner calls first, so they get the earlier names
     frame = function_frame(p)
+    name = "lv" if frame.fresh == 0 else f"lv{frame.fresh}"  # TVM's builder names: lv, lv1..
     frame.fresh += 1
-    return emit(p, f"lv{frame.fresh}", expr, p.node)
+    return emit(p, name, expr, p.node, temporary=True)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,241 @@
+"""TVM's Relax deep-dive tutorials (relax_creation.py, relax_transformation.py) as they are
+written, imports aside: TVMScript with Python operators on tensors, the same model through
+BlockBuilder with `+`, `relax.call_dps_packed` / `relax.call_tir` / `bb.add_func`, and a custom
+pass with PyExprMutator; each checked against numpy or the printed form TVM documents."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import IRModule, relax, topi
+from tvmlite.script import ir as I
+from tvmlite.script import relax as R
+from tvmlite.script import tir as T
+from tvmlite.vm.registry import remove_global_func
+
+RNG = np.random.default_rng(7)
+W0, B0 = RNG.standard_normal((128, 784)).astype("float32") * 0.05, RNG.random(128, "float32")
+W1, B1 = RNG.standard_normal((10, 128)).astype("float32") * 0.1, RNG.random(10, "float32")
+DATA = RNG.random((3, 784), "float32")
+WANT = np.maximum(DATA @ W0.T + B0, 0) @ W1.T + B1
+
+
+def run(mod: IRModule, func: str = "forward") -> np.ndarray:
+    vm = relax.VirtualMachine(relax.build(relax.transform.LegalizeOps()(mod), "llvm"), tvm.cpu())
+    return vm[func](DATA, W0, B0, W1, B1).numpy()
+
+
+@I.ir_module
+class RelaxModule:
+    @R.function
+    def forward(
+        data: R.Tensor(("n", 784), dtype="float32"),
+        w0: R.Tensor((128, 784), dtype="float32"),
+        b0: R.Tensor((128,), dtype="float32"),
+        w1: R.Tensor((10, 128), dtype="float32"),
+        b1: R.Tensor((10,), dtype="float32"),
+    ) -> R.Tensor(("n", 10), dtype="float32"):
+        with R.dataflow():
+            lv0 = R.matmul(data, R.permute_dims(w0)) + b0
+            lv1 = R.nn.relu(lv0)
+            lv2 = R.matmul(lv1, R.permute_dims(w1)) + b1
+            R.output(lv2)
+        return lv2
+
+
+def test_python_operators_in_tvmscript_are_normalized_as_tvm_prints_them() -> None:
+    text = RelaxModule.script()
+    # the tutorial's note: one operation per binding, nested calls named lv, lv1, ...
+    for line in ["lv = R.permute_dims(w0, axes=None)", "lv1 = R.matmul(data, lv)",
+                 "lv0 = R.add(lv1, b0)", "R.output(lv2_1)"]:
+        assert line in text
+    np.testing.assert_allclose(run(RelaxModule), WANT, rtol=1e-4, atol=1e-5)
+
+
+@I.ir_module
+class RelaxModuleWithTIR:
+    @T.prim_func(s_tir=True)
+    def relu(x: T.handle, y: T.handle):
+        n = T.int64()
+        m = T.int64()
+        X = T.match_buffer(x, (n, m), "float32")
+        Y = T.match_buffer(y, (n, m), "float32")
+        for i, j in T.grid(n, m):
+            with T.sblock("relu"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                Y[vi, vj] = T.max(X[vi, vj], T.float32(0))
+
+    @R.function
+    def forward(
+        data: R.Tensor(("n", 784), dtype="float32"),
+        w0: R.Tensor((128, 784), dtype="float32"),
+        b0: R.Tensor((128,), dtype="float32"),
+        w1: R.Tensor((10, 128), dtype="float32"),
+        b1: R.Tensor((10,), dtype="float32"),
+    ) -> R.Tensor(("n", 10), dtype="float32"):
+        n = T.int64()
+        cls = RelaxModuleWithTIR
+        with R.dataflow():
+            lv0 = R.matmul(data, R.permute_dims(w0)) + b0
+            lv1 = R.call_tir(cls.relu, lv0, R.Tensor((n, 128), dtype="float32"))
+            lv2 = R.matmul(lv1, R.permute_dims(w1)) + b1
+            R.output(lv2)
+        return lv2
+
+
+def test_relax_calling_tensor_ir() -> None:
+    np.testing.assert_allclose(run(RelaxModuleWithTIR), WANT, rtol=1e-4, atol=1e-5)
+
+
+@T.prim_func(s_tir=True)
+def tir_linear(x: T.handle, w: T.handle, b: T.handle, z: T.handle):
+    M = T.int64()
+    N = T.int64()
+    K = T.int64()
+    X = T.match_buffer(x, (M, K), "float32")
+    W = T.match_buffer(w, (N, K), "float32")
+    B = T.match_buffer(b, (N,), "float32")
+    Z = T.match_buffer(z, (M, N), "float32")
+    for i, j, k in T.grid(M, N, K):
+        with T.sblock("linear"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                Z[vi, vj] = 0
+            Z[vi, vj] = Z[vi, vj] + X[vi, vk] * W[vj, vk]
+    for i, j in T.grid(M, N):
+        with T.sblock("add"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            Z[vi, vj] = Z[vi, vj] + B[vj]
+
+
+def block_builder_params():
+    n = T.int64()
+    x = relax.Var("x", R.Tensor((n, 784), "float32"))
+    fc1_weight = relax.Var("fc1_weight", R.Tensor((128, 784), "float32"))
+    fc1_bias = relax.Var("fc1_bias", R.Tensor((128,), "float32"))
+    fc2_weight = relax.Var("fc2_weight", R.Tensor((10, 128), "float32"))
+    fc2_bias = relax.Var("fc2_bias", R.Tensor((10,), "float32"))
+    return n, x, fc1_weight, fc1_bias, fc2_weight, fc2_bias
+
+
+def test_block_builder_with_python_operators(monkeypatch: pytest.MonkeyPatch) -> None:
+    # NOTE: like the tutorial, the function returns the dataflow var `gv`, not emit_output's
+    # result: TVM's well_formed() rejects that too, but it builds and runs, as here
+    monkeypatch.delenv("TVMLITE_VERIFY", raising=False)
+    n, x, fc1_weight, fc1_bias, fc2_weight, fc2_bias = block_builder_params()
+    bb = relax.BlockBuilder()
+    with bb.function("forward", [x, fc1_weight, fc1_bias, fc2_weight, fc2_bias]):
+        with bb.dataflow():
+            lv0 = bb.emit(relax.op.matmul(x, relax.op.permute_dims(fc1_weight)) + fc1_bias)
+            lv1 = bb.emit(relax.op.nn.relu(lv0))
+            gv = bb.emit(relax.op.matmul(lv1, relax.op.permute_dims(fc2_weight)) + fc2_bias)
+            bb.emit_output(gv)
+        bb.emit_func_output(gv)
+    mod = bb.get()
+    assert "R.add(lv1, fc1_bias)" in mod.script()
+    np.testing.assert_allclose(run(mod), WANT, rtol=1e-4, atol=1e-5)
+
+
+def test_block_builder_across_levels(monkeypatch: pytest.MonkeyPatch) -> None:
+    # NOTE: the tutorial's "env.linear" is any registered function; here a numpy one
+    def linear(x, w, b, out):
+        np.copyto(np.from_dlpack(out), np.from_dlpack(x) @ np.from_dlpack(w).T
+                  + np.from_dlpack(b))
+
+    monkeypatch.delenv("TVMLITE_VERIFY", raising=False)  # it returns a dataflow var, as above
+    tvm.register_func("env.linear", linear, override=True)
+    try:
+        n, x, fc1_weight, fc1_bias, fc2_weight, fc2_bias = block_builder_params()
+        bb = relax.BlockBuilder()
+        with bb.function("forward", [x, fc1_weight, fc1_bias, fc2_weight, fc2_bias]):
+            with bb.dataflow():
+                lv0 = bb.emit(
+                    relax.call_dps_packed(
+                        "env.linear",
+                        [x, fc1_weight, fc1_bias],
+                        out_ty=relax.TensorType((n, 128), "float32"),
+                    )
+                )
+                lv1 = bb.emit_te(topi.nn.relu, lv0)
+                tir_gv = bb.add_func(tir_linear, "tir_linear")
+                gv = bb.emit(
+                    relax.call_tir(
+                        tir_gv,
+                        [lv1, fc2_weight, fc2_bias],
+                        out_ty=relax.TensorType((n, 10), "float32"),
+                    )
+                )
+                bb.emit_output(gv)
+            bb.emit_func_output(gv)
+        mod = bb.get()
+        assert 'R.call_dps_packed("env.linear", (x, fc1_weight, fc1_bias)' in mod.script()
+        np.testing.assert_allclose(run(mod), WANT, rtol=1e-4, atol=1e-5)
+    finally:
+        remove_global_func("env.linear")
+
+
+def test_relax_transformation_tutorial() -> None:
+    from tvmlite.relax.expr_functor import PyExprMutator, mutator
+    from tvmlite.relax.frontend import nn
+
+    class NNModule(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(784, 128)
+            self.relu1 = nn.ReLU()
+            self.fc2 = nn.Linear(128, 10)
+
+        def forward(self, x):
+            x = self.fc1(x)
+            x = self.relu1(x)
+            x = self.fc2(x)
+            return x
+
+    origin_mod, params = NNModule().export_tvm(
+        {"forward": {"x": nn.spec.Tensor(("n", 784), "float32")}}
+    )
+    mod = tvm.relax.transform.LegalizeOps()(origin_mod)
+    mod = tvm.ir.transform.Sequential(
+        [
+            tvm.relax.transform.AnnotateTIROpPattern(),
+            tvm.relax.transform.FuseOps(),
+            tvm.relax.transform.FuseTIR(),
+        ]
+    )(mod)
+    vm = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())
+    np.testing.assert_allclose(vm["forward"](DATA, W0, B0, W1, B1).numpy(), WANT, rtol=1e-4,
+                               atol=1e-5)
+
+    @mutator
+    class ReluRewriter(PyExprMutator):
+        def __init__(self, mod):
+            super().__init__(mod)
+
+        def visit_call_(self, call: relax.Call) -> relax.Expr:
+            if call.op.name == "relax.nn.relu":
+                return relax.op.nn.gelu(call.args[0])
+            return super().visit_call_(call)
+
+    @tvm.transform.module_pass(opt_level=0, name="ReluToGelu")
+    class ReluToGelu:
+        def transform_module(self, mod: IRModule, _ctx: tvm.transform.PassContext) -> IRModule:
+            rewriter = ReluRewriter(mod)
+            for g_var, func in mod.functions_items():
+                if isinstance(func, relax.Function):
+                    func = rewriter.visit_expr(func)
+                    rewriter.builder_.update_func(g_var, func)
+            return rewriter.builder_.get()
+
+    mod = ReluToGelu()(origin_mod)
+    text = mod.script()
+    assert "R.nn.gelu(add)" in text and "R.nn.relu" not in text
+    from math import erf
+
+    h = DATA @ W0.T + B0
+    gelu = h * 0.5 * (1 + np.vectorize(erf)(h / np.sqrt(2)))
+    vm = relax.VirtualMachine(relax.build(relax.transform.LegalizeOps()(mod), "llvm"),
+                              tvm.cpu())
+    np.testing.assert_allclose(vm["forward"](DATA, W0, B0, W1, B1).numpy(),
+                               gelu @ W1.T + B1, rtol=1e-4, atol=1e-5)
