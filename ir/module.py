@@ -37,6 +37,15 @@ class IRModule:
     attrs: dict[str, Any] = field(default_factory=dict)
     global_infos: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # TVM users write tvm.IRModule({"main": func}): names become GlobalVars
+        if self.functions is None:
+            self.functions = {}
+        elif any(isinstance(k, str) for k in self.functions):
+            self.functions = {GlobalVar(k) if isinstance(k, str) else k: f
+                              for k, f in self.functions.items()}
+        self.attrs = dict(self.attrs or {})
+
     @staticmethod
     def from_dict(funcs: dict[str, Any]) -> IRModule:
         return IRModule({GlobalVar(name): f for name, f in funcs.items()})

@@ -30,6 +30,9 @@ from .module import GlobalVar, IRModule
 _VARLIKE = (tx.Var, ts.Buffer, rx.Var, GlobalVar)
 _UNORDERED = ("attrs", "annotations")
 _NAMES = ("name", "name_hint")
+# A block's T.reads / T.writes may be written out or left to be inferred from its body, as in
+# TVM; an empty list means "inferred", so it matches any declared one (and is not hashed).
+_INFERABLE = ("reads", "writes")
 
 
 class _Mismatch(Exception):
@@ -101,6 +104,8 @@ class _Equal:
 
     def node(self, a: Any, b: Any, path: str) -> None:
         for (name, x), (_, y) in zip(_fields(a), _fields(b)):
+            if isinstance(a, ts.Block) and name in _INFERABLE and not (x and y):
+                continue
             m = _as_map(x) if name in _UNORDERED else None
             if m is not None and _as_map(y) is not None:
                 self.mapping(m, _as_map(y), f"{path}.{name}")  # type: ignore[arg-type]
@@ -203,6 +208,8 @@ class _Hasher:
         if dataclasses.is_dataclass(x):
             self.closed += isinstance(x, (PrimFunc, rx.Function))
             for name, v in _fields(x):
+                if isinstance(x, ts.Block) and name in _INFERABLE:
+                    continue
                 m = _as_map(v) if name in _UNORDERED else None
                 self.visit_map(m) if m is not None else self.visit(v)
             self.closed -= isinstance(x, (PrimFunc, rx.Function))

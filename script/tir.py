@@ -328,6 +328,12 @@ def Cast(dtype: Any, value: Any) -> tx.PrimExpr:
     return tx.Cast(_dtype(dtype), tx.const(value))
 
 
+def cast(value: Any, dtype: Any) -> tx.PrimExpr:
+    """`T.cast(x, "float16")`: x converted to dtype (no cast when it already has it)."""
+    value = tx.const(value)
+    return value if value.dtype == _dtype(dtype) else tx.Cast(_dtype(dtype), value)
+
+
 def Select(cond: Any, t: Any, f: Any) -> tx.PrimExpr:
     t, f = tx._as_operands(t, f)
     return tx.Select(tx.const(cond), t, f)

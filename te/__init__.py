@@ -12,7 +12,7 @@ from .tensor import (  # noqa: A004 (TVM's names shadow builtins here on purpose
 )
 
 
-def var(name: str = "tindex", dtype: str = "int64") -> _tx.Var:
+def var(name: str = "tindex", dtype: str = "int32") -> _tx.Var:
     return _tx.Var(name, dtype)
 
 

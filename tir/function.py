@@ -39,8 +39,10 @@ class PrimFunc:
     def attr_dict(self) -> dict[str, Any]:
         return dict(self.attrs)
 
-    def with_attr(self, key: str, value: Any) -> PrimFunc:
-        attrs = tuple((k, v) for k, v in self.attrs if k != key) + ((key, value),)
+    def with_attr(self, key: str | dict[str, Any], value: Any = None) -> PrimFunc:
+        """A copy with attribute `key` set (or every item of a dict, as TVM accepts)."""
+        new = key if isinstance(key, dict) else {key: value}
+        attrs = tuple((k, v) for k, v in self.attrs if k not in new) + tuple(new.items())
         return replace(self, attrs=attrs)
 
     def with_body(self, body: Stmt) -> PrimFunc:
