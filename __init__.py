@@ -24,6 +24,8 @@ def __getattr__(name: str) -> Any:
         module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module
         return module
+    if name == "tirx":  # TVM 0.27's name for tvm.tir
+        return __getattr__("tir")
     if name == "dlight":  # TVM before 0.27: `from tvm import dlight as dl`
         from .transforms import dlight
 

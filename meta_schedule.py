@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir.module import IRModule
-from .tir.build import parse_target
+from .tir.kernel_build import parse_target
 from .tir.function import PrimFunc
 from .tir.schedule import Schedule, ScheduleError, Trace
 from .tir.schedule.auto import default_gpu_space, default_space

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tir.build import parse_target
+from .tir.kernel_build import parse_target
 
 
 class Target:

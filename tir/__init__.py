@@ -11,3 +11,11 @@ from .stmt import (
     SeqStmt, Stmt, make_buffer,
 )
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
+
+
+def build(mod: object, target: object = "llvm", **_: object) -> object:
+    """`tvm.tir.build(mod, target)` (`tvm.tirx.build` in TVM 0.27): prim_funcs to a kernel
+    module, the same as `tvm.build`."""
+    from ..transforms.build import build_kernels  # NOTE: the build driver sits above tir/
+
+    return build_kernels(mod, target)

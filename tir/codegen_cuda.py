@@ -24,7 +24,7 @@ from typing import Any
 
 from ..vm.device import kDLCUDA as KDL_CUDA
 from ..vm.cuda import CudaFunction, CudaKernelLibrary, Dim, LaunchSpec
-from .build import kernel_signature
+from .kernel_build import kernel_signature
 from .codegen_c import HELPERS, CEmitter, CodegenError, _is_zero, _strip
 from .expr import BinaryOp, BinOp, BufferLoad, Call, Cast, IntImm, PrimExpr, StringImm, Var
 from .function import PrimFunc, shape_vars

@@ -18,7 +18,7 @@ def build_executable(mod: IRModule, target: Any = "llvm", params: dict[str, Any]
     bytecode; `params` are bound into `main` first (as `relax.build(mod, params=...)` does).
     `relax_pipeline` (a Pass, a pipeline name, or None) runs next; operators it leaves are
     legalized anyway, since the VM only runs call_tir and packed calls."""
-    from ..tir.build import build_kernel_library
+    from ..tir.kernel_build import build_kernel_library
     from ..vm.executable import Executable, FuncEntry, VMFunction
 
     if not isinstance(mod, IRModule):
@@ -54,7 +54,7 @@ def _run_pipeline(mod: IRModule, pipeline: Any) -> IRModule:
 
 def build_kernels(func_or_mod: Any, target: Any = "llvm") -> Any:
     """tvm.build: a prim_func (or a module of them) -> a callable kernel module."""
-    from ..tir.build import build_kernel_library
+    from ..tir.kernel_build import build_kernel_library
     from ..vm.cuda import CudaKernelLibrary, cuda_module
     from ..vm.kernel_module import KernelModule
 

@@ -18,7 +18,7 @@ import tvmlite as tvm
 from tvmlite import relax
 from tvmlite.script import ir as I
 from tvmlite.script import tir as T
-from tvmlite.tir.build import build_kernel_library, parse_target
+from tvmlite.tir.kernel_build import build_kernel_library, parse_target
 from tvmlite.tir.codegen_c import CodegenError
 from tvmlite.tir.gpu_default_schedule import default_gpu_schedule, has_thread_binding
 from tvmlite.vm.cuda import CudaKernelLibrary, CudaUnavailableError, eval_dim

@@ -1,4 +1,4 @@
-"""Target strings and kernel signatures of tir.build."""
+"""Target strings and kernel signatures of tir.kernel_build."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 import tir_builders as tb
 
 from tvmlite.tir import Var
-from tvmlite.tir.build import compile_prim_funcs, parse_target
+from tvmlite.tir.kernel_build import compile_prim_funcs, parse_target
 
 
 @pytest.mark.parametrize("target,mcpu,cores", [

@@ -15,7 +15,7 @@ from tvmlite.tir import (
     Allocate, AssertStmt, BinaryOp, BinOp, BufferStore, Call, Cast, ForKind, Let, LetStmt, Not,
     Select, Var, const, make_buffer,
 )
-from tvmlite.tir.build import compile_prim_funcs
+from tvmlite.tir.kernel_build import compile_prim_funcs
 from tvmlite.tir.jit import call_kernel, jit_kernels
 from tvmlite.tir.stmt import seq
 

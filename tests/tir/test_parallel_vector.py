@@ -13,7 +13,7 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite.script import tir as T
-from tvmlite.tir.build import compile_prim_funcs
+from tvmlite.tir.kernel_build import compile_prim_funcs
 from tvmlite.tir.jit import jit_kernels
 from tvmlite.vm import parallel_runtime
 

@@ -1,7 +1,7 @@
 """Which float reductions get `reassoc` (and so vectorize): contiguous ones, not strided ones."""
 
 from tvmlite.script import tir as T
-from tvmlite.tir.build import compile_prim_funcs
+from tvmlite.tir.kernel_build import compile_prim_funcs
 
 
 @T.prim_func

@@ -123,11 +123,12 @@ class ScheduleBase:
         self.rng.seed(seed)
 
     def show(self, *args: Any, **kwargs: Any) -> None:
-        """Prints the module as TVMScript (plain text if the printer is unavailable)."""
+        """Prints the module as TVMScript, then the trace that made it (as TVM 0.27 does)."""
         try:
             print(self._mod.script())
         except Exception as err:  # noqa: BLE001 (the printer may not handle every node yet)
             print(f"# (TVMScript printer unavailable: {err})\n{self._mod!r}")
+        print(self.trace)
 
     # -- lookups ----------------------------------------------------------------------------
 
