@@ -14,8 +14,10 @@ from .struct_info import (
     TupleStructInfo,
 )
 
+Array = tuple  # TVM's tuple results: `isinstance(out, tvm.ir.Array)` holds for VM tuples
+
 __all__ = [
-    "GlobalVar", "IRModule", "Op", "StructInfo", "ObjectStructInfo", "PrimStructInfo",
+    "Array", "GlobalVar", "IRModule", "Op", "StructInfo", "ObjectStructInfo", "PrimStructInfo",
     "ShapeStructInfo", "TensorStructInfo", "TupleStructInfo", "FuncStructInfo",
     "assert_structural_equal", "structural_equal", "structural_hash",
 ]

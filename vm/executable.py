@@ -92,8 +92,11 @@ class Executable:
     def stats(self) -> str:
         return self.as_text()
 
-    def export_library(self, path: str) -> None:
+    def export_library(self, path: str, fcompile: Any = None, workspace_dir: Any = None,
+                       **_: Any) -> None:
         """Write the executable to one file (a zip); load it with `load_executable(path)`.
+        The file is the whole artifact, whatever its name (`mlp.so` too); `fcompile` and
+        `workspace_dir` (TVM's native-linking options) have nothing to do here.
 
         Raises `UnexportableFunctionError` (and writes nothing) if the executable calls a
         function a BYOC codegen returned as a plain callable, which could not run after loading.
@@ -116,6 +119,14 @@ class Executable:
                 zf.writestr(name, data)
 
     save = export_library
+
+    def __getitem__(self, name: str) -> Any:
+        """TVM's module functions by name: `ex["stats"]()`, `ex["as_text"]()`."""
+        functions = {"stats": self.stats, "as_text": self.as_text}
+        if name not in functions:
+            raise AttributeError(f"the executable has no function {name!r}; it has "
+                                 f"{sorted(functions)}")
+        return functions[name]
 
     def __repr__(self) -> str:
         return f"Executable(functions={sorted(self.functions)}, kernels={self.kernels})"
