@@ -106,13 +106,16 @@ def _byoc_namespaces() -> tuple[types.ModuleType, types.ModuleType]:
     """`relax.dpl` (the pattern language) and `relax.backend` (patterns, their registry)."""
     from . import backend as _backend
     from .backend import blas, ccompiler, cupy  # built-in backends register themselves
+    from .backend import example_npu, tensorrt
     from .ir import dpl as _dpl
 
     public = {k: v for k, v in vars(_dpl).items() if not k.startswith("_")}
+    contrib = {"example_npu": example_npu, "tensorrt": tensorrt}  # TVM's backend.contrib.*
     members = {"patterns": _backend.patterns, "pattern_registry": _backend.pattern_registry,
-               "blas": blas, "ccompiler": ccompiler, "cupy": cupy}
+               "blas": blas, "ccompiler": ccompiler, "cupy": cupy,
+               "contrib": _namespace("backend.contrib", **contrib)}
     backend_ns = _namespace("backend", **members)
-    for name, module in members.items():
+    for name, module in {**members, **{f"contrib.{k}": v for k, v in contrib.items()}}.items():
         sys.modules[f"{__name__}.backend.{name}"] = module
     return _namespace("dpl", **public), backend_ns
 
