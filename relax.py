@@ -28,6 +28,7 @@ from .transforms.expr_functor import (
 )
 from .transforms.fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
 from .transforms.fuse_by_pattern import FuseOpsByPattern, FusionPattern
+from .transforms.fuse_transpose_matmul import FuseTransposeMatmul
 from .transforms.legalize import LegalizeOps
 from .transforms.pipeline import get_pipeline
 from .transforms.run_codegen import MergeCompositeFunctions, RunCodegen
@@ -63,6 +64,7 @@ transform = _namespace(
     AnnotateTIROpPattern=AnnotateTIROpPattern, function_pass=function_pass,
     FuseOpsByPattern=FuseOpsByPattern, FusionPattern=FusionPattern,
     MergeCompositeFunctions=MergeCompositeFunctions, RunCodegen=RunCodegen,
+    FuseTransposeMatmul=FuseTransposeMatmul,
     **{name: getattr(_sp, name) for name in _SIMPLE_PASSES})
 expr_functor = _namespace("expr_functor", PyExprMutator=PyExprMutator,
                           PyExprVisitor=PyExprVisitor, mutator=mutator, visitor=visitor)

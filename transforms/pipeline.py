@@ -1,21 +1,24 @@
 """Named pipelines: `relax.get_pipeline("zero")` (legalize + fusion, TVM's zero pipeline) and
-the build's default (legalize only, no fusion: what `tvm.compile` does for CPU in TVM)."""
+the build's default (legalize only, no fusion: what `tvm.compile` does for CPU in TVM).
+Both first fold `matmul(x, permute_dims(w))` into one dense kernel (FuseTransposeMatmul), so a
+linear layer does not copy its transposed weight on every call."""
 
 from __future__ import annotations
 
 from .fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
+from .fuse_transpose_matmul import FuseTransposeMatmul
 from .legalize import LegalizeOps
 from .pass_infra import Pass, Sequential
 from .simple_passes import DeadCodeElimination, FoldConstant
 
 
 def zero_pipeline() -> Pass:
-    return Sequential([LegalizeOps(), AnnotateTIROpPattern(), FoldConstant(), FuseOps(),
-                       FuseTIR(), DeadCodeElimination()], name="zero")
+    return Sequential([FuseTransposeMatmul(), LegalizeOps(), AnnotateTIROpPattern(),
+                       FoldConstant(), FuseOps(), FuseTIR(), DeadCodeElimination()], name="zero")
 
 
 def default_build_pipeline() -> Pass:
-    return Sequential([LegalizeOps()], name="default_build")
+    return Sequential([FuseTransposeMatmul(), LegalizeOps()], name="default_build")
 
 
 PIPELINES = {"zero": zero_pipeline, "default": default_build_pipeline,

@@ -1,0 +1,75 @@
+"""FuseTransposeMatmul (TVM's pass of that name): `matmul(x, permute_dims(w))` becomes one
+dense kernel that reads the weight where it lies.
+
+Linear layers arrive as `y = matmul(x, permute_dims(w))` (torch's and TVM's nn.Linear keep `w`
+as (out, in)). Legalized as written, every call first copies the transposed weight -- for
+VGG-11's first dense layer 400 MB read and written before the matmul reads it again. Here the
+pair becomes `call_tir(dense, (x, w))` (`topi.nn.dense`: `y[i, j] = sum_k x[i, k] * w[j, k]`,
+a contiguous dot product per output) and the transpose, now unused, goes. Only 2-D operands
+with the plain transpose are taken; anything else is left to LegalizeOps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .. import topi
+from ..ir import expr as rx
+from ..ir import struct_info as si
+from ..ir.module import IRModule
+from ..ir.op import Op
+from .legalize.emit import TEEmitter
+from .pass_infra import Pass, PassContext
+from .simple_passes import remove_unused
+
+_MATMUL, _PERMUTE = Op("relax.matmul"), Op("relax.permute_dims")
+
+
+def FuseTransposeMatmul() -> Pass:  # noqa: N802 (TVM's name)
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        funcs = dict(mod.functions)
+        emitter = TEEmitter(funcs)
+        for gv, func in mod.items():
+            if isinstance(func, rx.Function):
+                new = _rewrite(func, emitter)
+                if new is not func:
+                    funcs[gv] = remove_unused(new)
+        return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
+
+    return Pass(run, "FuseTransposeMatmul")
+
+
+def _is_2d(e: Any) -> bool:
+    s = getattr(e, "struct_info", None)
+    return isinstance(s, si.TensorStructInfo) and s.ndim == 2 and bool(s.dtype)
+
+
+def _transposed(value: Any) -> rx.Expr | None:
+    """`w` when `value` is `permute_dims(w)` swapping the two axes of a 2-D `w`."""
+    if not (isinstance(value, rx.Call) and value.op == _PERMUTE and _is_2d(value.args[0])):
+        return None
+    axes = value.attr("axes")
+    return value.args[0] if axes is None or tuple(int(a) for a in axes) == (1, 0) else None
+
+
+def _rewrite(func: rx.Function, emitter: TEEmitter) -> rx.Function:
+    values = {b.var: b.value for blk in func.body.blocks for b in blk.bindings
+              if isinstance(b, rx.VarBinding)}
+    changed = False
+    blocks = []
+    for blk in func.body.blocks:
+        bindings = []
+        for b in blk.bindings:
+            value = b.value
+            if isinstance(b, rx.VarBinding) and isinstance(value, rx.Call) and \
+                    value.op == _MATMUL and _is_2d(value.args[0]):
+                w = _transposed(values.get(value.args[1]))
+                if w is not None and w.struct_info.dtype == value.args[0].struct_info.dtype:
+                    kwargs = {"out_dtype": value.attr("out_dtype")}
+                    value = emitter.call_te(topi.nn.dense, [value.args[0], w], kwargs, "dense",
+                                            out_sinfo=value.struct_info)
+                    b, changed = replace(b, value=value), True
+            bindings.append(b)
+        blocks.append(replace(blk, bindings=tuple(bindings)))
+    return replace(func, body=replace(func.body, blocks=tuple(blocks))) if changed else func
