@@ -180,6 +180,17 @@ def layer_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, axes: Any, epsil
     return te.compute(x.shape, body, name="T_layer_norm")
 
 
+def rms_norm(x: te.Tensor, weight: te.Tensor, axes: Any, epsilon: float) -> te.Tensor:
+    axes = sorted(a % x.ndim for a in axes)
+    sq = te.compute(x.shape, lambda *i: x[i] * x[i], name="T_sq")
+    ms = T.mean(sq, axes, keepdims=True)
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        inv = tx.Call(x.dtype, "tir.rsqrt", (ms[_at0(i, axes)] + tx.const(epsilon, x.dtype),))
+        return x[i] * inv * weight[tuple(i[a] for a in axes)]
+    return te.compute(x.shape, body, name="T_rms_norm")
+
+
 def batch_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, mean: te.Tensor,
                var: te.Tensor, axis: int, epsilon: float, center: bool = True,
                scale: bool = True) -> te.Tensor:

@@ -19,13 +19,13 @@ from . import op, spec
 from .core import (
     Module, ModuleDict, ModuleList, Parameter, Tensor, get_default_dtype, set_default_dtype,
 )
-from .modules import GELU, Conv2D, Embedding, Identity, LayerNorm, Linear, ReLU, SiLU
+from .modules import GELU, Conv2D, Embedding, Identity, LayerNorm, Linear, ReLU, RMSNorm, SiLU
 from .op import *  # noqa: F403
 from .op import __all__ as _op_names
 
 __all__ = [
     "op", "spec", "Module", "ModuleDict", "ModuleList", "Parameter", "Tensor",
     "get_default_dtype", "set_default_dtype",
-    "GELU", "Conv2D", "Embedding", "Identity", "LayerNorm", "Linear", "ReLU", "SiLU",
+    "GELU", "Conv2D", "Embedding", "Identity", "LayerNorm", "Linear", "ReLU", "RMSNorm", "SiLU",
     *_op_names,
 ]

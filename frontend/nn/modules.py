@@ -122,6 +122,24 @@ class LayerNorm(Module):
         return f"LayerNorm({self.normalized_shape})"
 
 
+class RMSNorm(Module):
+    """Root-mean-square normalization over `axes` with a learned `weight` (TVM's nn.RMSNorm)."""
+
+    def __init__(self, hidden_size: int, axes: int | list[int] = -1, epsilon: float = 1e-5,
+                 bias: bool = False, dtype: str | None = None) -> None:
+        if bias:
+            raise NotImplementedError("RMSNorm(bias=True) is not supported by tvmlite")
+        self.hidden_size, self.axes, self.epsilon = hidden_size, axes, epsilon
+        self.weight = Parameter((hidden_size,), dtype)
+
+    def forward(self, x: Tensor) -> Tensor:
+        _check_last_dim(self, x, self.hidden_size, "hidden_size =")
+        return op.rms_norm(x, self.weight, self.axes, self.epsilon)
+
+    def __repr__(self) -> str:
+        return f"RMSNorm({self.hidden_size})"
+
+
 class Embedding(Module):
     """Rows of `weight` (num, dim) picked by integer indices of any rank."""
 

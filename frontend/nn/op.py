@@ -25,6 +25,7 @@ __all__ = [
     "relu", "silu", "gelu", "sigmoid", "tanh", "exp", "log", "floor", "sqrt", "square",
     "negative", "softmax", "sum", "max", "min", "reshape", "permute_dims", "permute", "concat",
     "split", "chunk", "unsqueeze", "squeeze", "broadcast_to", "take", "astype", "layer_norm",
+    "rms_norm",
     "conv2d", "zeros", "ones", "full", "extern", "tensor_expr_op", "tensor_ir_op",
 ]
 
@@ -200,6 +201,13 @@ def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor 
         bias = Tensor(_expr=const(np.zeros(shape), x.dtype))
     axes = list(range(-len(shape), 0))
     return _emit(_op("nn.layer_norm", x, weight, bias, axes=axes, epsilon=eps), name)
+
+
+def rms_norm(x: Tensor, weight: Tensor, axes: int | Sequence[int] = -1, epsilon: float = 1e-5,
+             name: str = "rms_norm") -> Tensor:
+    """`x / sqrt(mean(x ** 2, axes) + epsilon) * weight`."""
+    return _emit(_op("nn.rms_norm", x, weight, axes=[axes] if isinstance(axes, int) else
+                     list(axes), epsilon=epsilon), name)
 
 
 # -- shapes and layout --------------------------------------------------------------------------

@@ -11,12 +11,13 @@ from .manipulate import (
     split, squeeze, strided_slice, take, zeros,
 )
 from .reduce_nn import (
-    adaptive_avg_pool2d, batch_norm, conv2d, dropout, layer_norm, log_softmax, softmax,
+    adaptive_avg_pool2d, batch_norm, conv2d, dropout, layer_norm, log_softmax, rms_norm,
+    softmax,
 )
 
 __all__ = [
     "OpError", "astype", "where", "broadcast_to", "concat", "expand_dims", "flatten", "full",
     "matmul", "ones", "permute_dims", "reshape", "split", "squeeze", "strided_slice", "take",
     "zeros", "adaptive_avg_pool2d", "batch_norm", "conv2d", "dropout", "layer_norm",
-    "log_softmax", "softmax",
+    "log_softmax", "rms_norm", "softmax",
 ]

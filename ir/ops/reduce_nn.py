@@ -84,6 +84,20 @@ def layer_norm(data: Any, gamma: Any, beta: Any, axes: Any, epsilon: float = 1e-
                 center=center, scale=scale)
 
 
+def _infer_rms_norm(c: rx.Call) -> si.StructInfo:
+    x = tensor_arg("relax.nn.rms_norm", c, 0, "the input")
+    if x.shape is not None:
+        axes = [norm_axis("relax.nn.rms_norm", a, len(x.shape)) for a in c.attr("axes")]
+        _check_param("relax.nn.rms_norm", c, 1, "weight", tuple(x.shape[a] for a in axes))
+    return x
+
+
+def rms_norm(data: Any, weight: Any, axes: Any = -1, epsilon: float = 1e-5) -> rx.Call:
+    """`data / sqrt(mean(data**2, axes) + epsilon) * weight` (LLaMA-style RMSNorm)."""
+    ax = (axes,) if isinstance(axes, int) else tuple(axes)
+    return call("relax.nn.rms_norm", (data, weight), axes=ax, epsilon=float(epsilon))
+
+
 def _infer_batch_norm(c: rx.Call) -> si.StructInfo:
     x = tensor_arg("relax.nn.batch_norm", c, 0, "the input")
     if x.shape is None:
@@ -225,6 +239,7 @@ for _n in REDUCTIONS:
 register("relax.nn.softmax", _infer_same, softmax, REDUCE)
 register("relax.nn.log_softmax", _infer_same, log_softmax, REDUCE)
 register("relax.nn.layer_norm", _infer_layer_norm, layer_norm, REDUCE)
+register("relax.nn.rms_norm", _infer_rms_norm, rms_norm, REDUCE)
 register("relax.nn.batch_norm", _infer_batch_norm, batch_norm, REDUCE)
 register("relax.nn.dropout", _infer_dropout, dropout, INJECTIVE)
 register("relax.nn.conv2d", _infer_conv2d, conv2d, OUT_EWISE_FUSABLE)

@@ -83,6 +83,8 @@ register_legalize("relax.nn.softmax", lambda c, x: topi.nn.softmax(x, c.attr("ax
 register_legalize("relax.nn.log_softmax", lambda c, x: topi.nn.log_softmax(x, c.attr("axis")))
 register_legalize("relax.nn.layer_norm", lambda c, x, g, b: topi.nn.layer_norm(
     x, g, b, c.attr("axes"), c.attr("epsilon"), c.attr("center"), c.attr("scale")))
+register_legalize("relax.nn.rms_norm", lambda c, x, w: topi.nn.rms_norm(
+    x, w, c.attr("axes"), c.attr("epsilon")))
 
 
 @register_legalize("relax.nn.batch_norm")
