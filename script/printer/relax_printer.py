@@ -213,6 +213,8 @@ class RelaxPrinter:
             return self.sinfo(v)
         if isinstance(v, rx.Expr):
             return self.value(v)
+        if isinstance(v, tuple):  # TVM prints an operator's array attributes as lists
+            return "[" + ", ".join(self.value_attr(x) for x in v) + "]"
         return value_text(v, self.expr)
 
     # -- struct info ------------------------------------------------------------------------
