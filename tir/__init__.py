@@ -8,7 +8,7 @@ from .function import PrimFunc
 from .stmt import (
     Allocate, AssertStmt, Block, BlockRealize, Buffer, BufferRegion, BufferStore, DeclBuffer,
     Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt, MatchBufferRegion, Range,
-    SeqStmt, Stmt, make_buffer,
+    SeqStmt, Stmt, While, make_buffer,
 )
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
 

@@ -23,7 +23,7 @@ from .expr import (
 from .functor import Visitor, substitute
 from .stmt import (
     Allocate, AssertStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
-    SeqStmt,
+    SeqStmt, While,
 )
 
 
@@ -149,6 +149,9 @@ class CEmitter(Visitor):
     def thread_loop(self, loop: For) -> None:
         raise CodegenError(f"loop {loop.loop_var.name!r} is bound to {loop.thread_tag!r}: "
                            f"thread-bound loops need the CUDA backend (target='cuda')")
+
+    def visit_While(self, s: While) -> None:
+        self.block(f"while ({_strip(self.expr(s.condition))})", lambda: self.visit(s.body))
 
     def visit_IfThenElse(self, s: IfThenElse) -> None:
         self.block(f"if ({_strip(self.expr(s.condition))})", lambda: self.visit(s.then_case))

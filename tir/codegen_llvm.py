@@ -25,7 +25,7 @@ from .codegen_vector import VectorLoops, vectorizable
 from .functor import Visitor, post_order_visit, simplify
 from .stmt import (
     Allocate, AssertStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
-    SeqStmt,
+    SeqStmt, While,
 )
 
 PTR = ir.PointerType()
@@ -276,6 +276,21 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         else:
             return None
         return self.module.add_metadata(props)
+
+    def visit_While(self, s: While) -> None:
+        """`while (cond) body`: the condition is evaluated again before every turn."""
+        b = self.builder
+        header = b.append_basic_block("while_header")
+        body = b.append_basic_block("while_body")
+        exit_ = b.append_basic_block("while_end")
+        b.branch(header)
+        b.position_at_end(header)
+        b.cbranch(self.visit(s.condition), body, exit_)
+        b.position_at_end(body)
+        self.visit(s.body)
+        if not b.block.is_terminated:
+            b.branch(header)
+        b.position_at_end(exit_)
 
     def visit_IfThenElse(self, s: IfThenElse) -> None:
         cond = self.visit(s.condition)

@@ -25,7 +25,7 @@ from .function import PrimFunc
 from .functor import _wrap
 from .stmt import (
     Allocate, AssertStmt, Block, BlockRealize, Buffer, BufferStore, DeclBuffer, Evaluate, For,
-    IfThenElse, IterType, LetStmt, SeqStmt, Stmt,
+    IfThenElse, IterType, LetStmt, SeqStmt, Stmt, While,
 )
 
 
@@ -109,6 +109,10 @@ class Interpreter:
         lo, n = int(self.eval(s.min)), int(self.eval(s.extent))
         for i in range(lo, lo + n):
             self.env[s.loop_var] = _value(s.loop_var.dtype, i)
+            self.exec(s.body)
+
+    def exec_While(self, s: While) -> None:
+        while self.eval(s.condition):
             self.exec(s.body)
 
     def exec_IfThenElse(self, s: IfThenElse) -> None:

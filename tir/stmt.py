@@ -94,6 +94,15 @@ class IfThenElse(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class While(Stmt):
+    """`while condition: body` (TVMScript's `while`); the condition is re-read every turn."""
+
+    condition: PrimExpr
+    body: Stmt
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class LetStmt(Stmt):
     var: Var
     value: PrimExpr

@@ -347,6 +347,16 @@ def visit_if(p: Parser, node: ast.If) -> ts.Stmt | None:
     return ts.IfThenElse(cond, then, other, p.source.span(node))
 
 
+@TIR.register("While")
+def visit_while(p: Parser, node: ast.While) -> ts.Stmt:
+    if node.orelse:
+        p.error(node, "`while ... else` is not supported in TVMScript")
+    cond = p.eval(node.test)
+    if not isinstance(cond, tx.PrimExpr):
+        p.error(node.test, "a TIR `while` needs a condition on TIR values (e.g. i[0] < n)")
+    return ts.While(cond, _block_of(p, node.body) or ts.SeqStmt(()), p.source.span(node))
+
+
 def _block_of(p: Parser, stmts: list[ast.stmt]) -> ts.Stmt | None:
     with p.scope():
         body = p.visit_body(stmts)

@@ -172,6 +172,10 @@ class TIRPrinter:
             self.emit("else:")
             self.body(s.else_case)
 
+    def _While(self, s: ts.While) -> None:
+        self.emit(f"while {self.expr(s.condition)}:")
+        self.body(s.body)
+
     def _For(self, s: ts.For) -> None:
         loops = [s]
         while _grid_next(loops[-1]) is not None:

@@ -30,9 +30,10 @@ def test_undefined_variable():
     check(HEAD + "        C[i] = A[i]\n", "undefined variable 'C'", 4, 9, "^")
 
 
-def test_while_is_refused():
-    check(HEAD + "        while i < 2:\n            B[i] = A[i]\n",
-          "a `while` loop is not supported in tir functions", 4, 9, "^" * 12)
+def test_while_else_is_refused():
+    check(HEAD + "        while i < 2:\n            B[i] = A[i]\n        else:\n"
+                 "            B[i] = A[i]\n",
+          "`while ... else` is not supported in TVMScript", 4, 9, "^" * 12)
 
 
 def test_axis_remap_count():

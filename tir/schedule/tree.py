@@ -14,7 +14,7 @@ from ..function import PrimFunc
 from ..functor import fields_of
 from ..stmt import (
     Allocate, AssertStmt, Block, BlockRealize, DeclBuffer, For, IfThenElse, LetStmt, SeqStmt,
-    Stmt, seq,
+    Stmt, While, seq,
 )
 
 Path = list[Stmt]
@@ -23,7 +23,7 @@ Path = list[Stmt]
 def children(s: Stmt) -> list[Stmt]:
     if isinstance(s, SeqStmt):
         return list(s.seq)
-    if isinstance(s, (For, LetStmt, Allocate, DeclBuffer, AssertStmt)):
+    if isinstance(s, (For, While, LetStmt, Allocate, DeclBuffer, AssertStmt)):
         return [s.body]
     if isinstance(s, IfThenElse):
         return [s.then_case] + ([s.else_case] if s.else_case is not None else [])
