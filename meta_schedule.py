@@ -28,6 +28,7 @@ import numpy as np
 
 from .ir.module import IRModule
 from .tir.kernel_build import parse_target
+from .tir.expr import IntImm
 from .tir.function import PrimFunc
 from .tir.schedule import Schedule, ScheduleError, Trace
 from .tir.schedule.auto import default_gpu_space, default_space
@@ -103,7 +104,7 @@ def tune_tir(mod: Any, target: Any, work_dir: str | None = None, max_trials_glob
     database = Database()
     seen: set[str] = set()
     args = _random_inputs(mod["main"] if "main" in mod else next(iter(_prim_funcs(mod))))
-    for _ in range(4 * max_trials_global):  # NOTE: small spaces run out of distinct traces
+    for _trial in range(4 * max_trials_global):  # NOTE: small spaces run out of traces
         if len(database) >= max_trials_global:
             break
         try:
@@ -156,6 +157,10 @@ def _random_inputs(func: PrimFunc) -> list[np.ndarray]:
         if buf is None:
             raise ValueError(f"tune_tir: parameter {p.name!r} is a scalar; tvmlite tunes "
                              f"functions whose parameters are all buffers")
+        if not all(isinstance(d, IntImm) for d in buf.shape):
+            raise ValueError(f"tune_tir: buffer {buf.name!r} has a symbolic shape "
+                             f"{tuple(str(d) for d in buf.shape)}; tune a copy with the sizes "
+                             f"you care about bound (tvmlite measures each trial)")
         shape = tuple(int(d) for d in buf.shape)
         data = rng.random(shape) if buf.dtype.startswith("float") else np.zeros(shape)
         out.append(data.astype(buf.dtype))

@@ -28,10 +28,12 @@ import dataclasses
 from dataclasses import dataclass
 
 from .arith import int_value
-from .expr import Call, PrimExpr, StringImm, Var
+from .expr import BufferLoad, Call, PrimExpr, StringImm, Var
 from .function import free_vars
 from .functor import Visitor
-from .stmt import Allocate, DeclBuffer, Evaluate, For, ForKind, LetStmt, SeqStmt, Stmt, seq
+from .stmt import (
+    Allocate, BufferStore, DeclBuffer, Evaluate, For, ForKind, LetStmt, SeqStmt, Stmt, seq,
+)
 
 
 @dataclass(frozen=True)
@@ -63,20 +65,21 @@ def is_barrier(s: Stmt) -> bool:
 
 
 class _SharedAccesses(Visitor):
-    """Shared buffers read and written anywhere in a statement, and whether it has a barrier."""
+    """Shared buffers read and written anywhere in a statement. Barriers inside it are not
+    counted: a statement the planner cannot enter is taken as one conservative access."""
 
     def __init__(self) -> None:
         self.reads: set[Var] = set()
         self.writes: set[Var] = set()
 
-    def visit_BufferLoad(self, e: object) -> None:
-        if e.buffer.scope.startswith("shared"):  # type: ignore[attr-defined]
-            self.reads.add(e.buffer.data)  # type: ignore[attr-defined]
+    def visit_BufferLoad(self, e: BufferLoad) -> None:
+        if e.buffer.scope.startswith("shared") and e.buffer.data is not None:
+            self.reads.add(e.buffer.data)
         self.generic_visit(e)
 
-    def visit_BufferStore(self, s: object) -> None:
-        if s.buffer.scope.startswith("shared"):  # type: ignore[attr-defined]
-            self.writes.add(s.buffer.data)  # type: ignore[attr-defined]
+    def visit_BufferStore(self, s: BufferStore) -> None:
+        if s.buffer.scope.startswith("shared") and s.buffer.data is not None:
+            self.writes.add(s.buffer.data)
         self.generic_visit(s)
 
 
