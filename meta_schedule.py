@@ -187,9 +187,78 @@ def _write_log(database: Database, work_dir: str) -> None:
                                 "target": r.target}) + "\n")
 
 
+# -- the relax passes: tune every prim_func of a module, then apply the best schedules ------
+
+_DATABASES: dict[str, Database] = {}  # work_dir -> what MetaScheduleTuneTIR measured there
+
+
+def MetaScheduleTuneTIR(work_dir: str, max_trials_global: int = 64,  # noqa: N802
+                        max_trials_per_task: int | None = None, **_: Any) -> Any:
+    """`relax.transform.MetaScheduleTuneTIR`: tunes each static-shape prim_func of the module
+    for the target in scope (`with Target(...)`); the module itself is returned unchanged."""
+    from .transforms.pass_infra import Pass
+
+    def run(mod: IRModule, ctx: Any) -> IRModule:
+        target = _target_in_scope()
+        tasks = [(gv, f) for gv, f in mod.items() if isinstance(f, PrimFunc) and _static(f)]
+        per_task = max_trials_per_task or max(1, max_trials_global // max(1, len(tasks)))
+        db = _DATABASES.setdefault(os.path.abspath(work_dir), Database())
+        for gv, func in tasks:
+            found = tune_tir(_task(func), target, max_trials_global=per_task,
+                             task_name=gv.name_hint)
+            for record in found.records:
+                db.commit_tuning_record(record)
+        _write_log(db, work_dir)
+        return mod
+
+    return Pass(run, "MetaScheduleTuneTIR")
+
+
+def MetaScheduleApplyDatabase(work_dir: str, **_: Any) -> Any:  # noqa: N802
+    """`relax.transform.MetaScheduleApplyDatabase`: every prim_func tuned in `work_dir` gets
+    its fastest schedule; the others are left as they are."""
+    from .transforms.pass_infra import Pass
+
+    def run(mod: IRModule, ctx: Any) -> IRModule:
+        db = _DATABASES.get(os.path.abspath(work_dir))
+        if db is None:
+            raise ValueError(f"no tuning database for {work_dir!r} in this process; run "
+                             f"MetaScheduleTuneTIR(work_dir=...) first")
+        out = mod
+        for gv, func in mod.items():
+            if isinstance(func, PrimFunc):
+                sch = db.query_schedule(_task(func))
+                if sch is not None:
+                    out = out.with_function(gv, sch.mod["main"].with_attr(
+                        "global_symbol", gv.name_hint))
+        return out
+
+    return Pass(run, "MetaScheduleApplyDatabase")
+
+
+def _task(func: PrimFunc) -> IRModule:
+    return IRModule.from_dict({"main": func.with_attr("global_symbol", "main")})
+
+
+def _static(func: PrimFunc) -> bool:
+    return all(isinstance(d, IntImm) for p in func.params
+               for d in getattr(func.buffer_of(p), "shape", ()))
+
+
+def _target_in_scope() -> Any:
+    from .target import Target
+
+    target = Target.current()
+    if target is None:
+        raise ValueError("MetaScheduleTuneTIR needs a target: run it inside "
+                         "`with tvm.target.Target(...):`")
+    return str(target)
+
+
 space_generator = SimpleNamespace(ScheduleFn=ScheduleFn, PostOrderApply=lambda *a, **k: None)
 tir_integration = SimpleNamespace(compile_tir=compile_tir, tune_tir=tune_tir)
 database = SimpleNamespace(MemoryDatabase=Database, Database=Database, TuningRecord=TuningRecord)
 
-__all__ = ["Database", "ScheduleFn", "TuningRecord", "compile_tir", "database",
+__all__ = ["Database", "MetaScheduleApplyDatabase", "MetaScheduleTuneTIR", "ScheduleFn",
+           "TuningRecord", "compile_tir", "database",
            "space_generator", "tir_integration", "tune_tir"]

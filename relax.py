@@ -28,6 +28,7 @@ from .transforms.expr_functor import (
 )
 from .transforms.fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
 from .transforms.fuse_by_pattern import FuseOpsByPattern, FusionPattern
+from .meta_schedule import MetaScheduleApplyDatabase, MetaScheduleTuneTIR
 from .transforms.fuse_transpose_matmul import FuseTransposeMatmul
 from .transforms.legalize import LegalizeOps
 from .transforms.pipeline import get_pipeline
@@ -65,6 +66,7 @@ transform = _namespace(
     FuseOpsByPattern=FuseOpsByPattern, FusionPattern=FusionPattern,
     MergeCompositeFunctions=MergeCompositeFunctions, RunCodegen=RunCodegen,
     FuseTransposeMatmul=FuseTransposeMatmul,
+    MetaScheduleTuneTIR=MetaScheduleTuneTIR, MetaScheduleApplyDatabase=MetaScheduleApplyDatabase,
     **{name: getattr(_sp, name) for name in _SIMPLE_PASSES})
 expr_functor = _namespace("expr_functor", PyExprMutator=PyExprMutator,
                           PyExprVisitor=PyExprVisitor, mutator=mutator, visitor=visitor)
@@ -108,17 +110,23 @@ def _byoc_namespaces() -> tuple[types.ModuleType, types.ModuleType]:
     """`relax.dpl` (the pattern language) and `relax.backend` (patterns, their registry)."""
     from . import backend as _backend
     from .backend import blas, ccompiler, cupy  # built-in backends register themselves
-    from .backend import example_npu, tensorrt
+    from .backend import cublas, example_npu, tensorrt
     from .ir import dpl as _dpl
 
     public = {k: v for k, v in vars(_dpl).items() if not k.startswith("_")}
     contrib = {"example_npu": example_npu, "tensorrt": tensorrt}  # TVM's backend.contrib.*
-    members = {"patterns": _backend.patterns, "pattern_registry": _backend.pattern_registry,
+    registry = _backend.pattern_registry
+    members = {"patterns": _backend.patterns, "pattern_registry": registry,
+               "get_pattern": registry.get_pattern,
+               "get_patterns_with_prefix": registry.get_patterns_with_prefix,
                "blas": blas, "ccompiler": ccompiler, "cupy": cupy,
-               "contrib": _namespace("backend.contrib", **contrib)}
+               "contrib": _namespace("backend.contrib", **contrib),
+               "cuda": _namespace("backend.cuda", cublas=cublas)}
     backend_ns = _namespace("backend", **members)
-    for name, module in {**members, **{f"contrib.{k}": v for k, v in contrib.items()}}.items():
-        sys.modules[f"{__name__}.backend.{name}"] = module
+    submodules = {**{f"contrib.{k}": v for k, v in contrib.items()}, "cuda.cublas": cublas}
+    for name, module in {**members, **submodules}.items():
+        if isinstance(module, types.ModuleType):
+            sys.modules[f"{__name__}.backend.{name}"] = module
     return _namespace("dpl", **public), backend_ns
 
 

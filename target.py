@@ -51,6 +51,12 @@ class Target:
         Target._stack.pop()
 
     @staticmethod
+    def from_device(device: Any) -> "Target":
+        """The target that builds for `device` (`tvm.cuda(0)` -> cuda, `tvm.cpu()` -> llvm)."""
+        kind = getattr(device, "device_type", 1)
+        return Target("cuda" if kind == 2 else "llvm")
+
+    @staticmethod
     def current(allow_none: bool = True) -> "Target | None":
         if not Target._stack and not allow_none:
             raise ValueError("no target is active; use `with tvm.target.Target(...):`")
