@@ -97,6 +97,12 @@ def dispatch_log() -> list[dict[str, Any]]:
 
 register_patterns(_patterns())
 register_func("relax.ext.example_npu", codegen, override=True)
-# NOTE: TVM's tutorial checks for the NPU's runtime by this name; here the codegen's functions
-# are the runtime, so the name answers "available" and builds nothing itself.
-register_func("runtime.ExampleNPUJSONRuntimeCreate", lambda *args: None, override=True)
+def _json_runtime_create(*_: Any) -> None:
+    raise NotImplementedError(
+        "tvmlite's example NPU has no JSON runtime to create: relax.ext.example_npu returns "
+        "runnable (and exportable) functions, which RunCodegen puts in the executable")
+
+
+# NOTE: TVM's tutorial probes for the NPU's runtime by this name; here the codegen's functions
+# are the runtime, so the name answers "available" and says so if anyone calls it.
+register_func("runtime.ExampleNPUJSONRuntimeCreate", _json_runtime_create, override=True)
