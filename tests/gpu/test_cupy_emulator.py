@@ -6,6 +6,7 @@ bf16 round like the GPU types, and device arrays refuse to pass for host arrays.
 from __future__ import annotations
 
 import cupy_emulator as cp
+import emulated_kernels
 import numpy as np
 import pytest
 
@@ -58,7 +59,7 @@ def test_a_missing_barrier_is_a_data_race_error() -> None:
 
 
 def test_a_missing_barrier_gives_a_wrong_answer_every_time(monkeypatch) -> None:
-    monkeypatch.setattr(cp, "CHECK_RACES", False)  # one run, threads in ascending order
+    monkeypatch.setattr(emulated_kernels, "CHECK_RACES", False)  # one run, ascending threads
     racy = REDUCE.replace("__syncthreads();\n  rev", "\n  rev", 1)
     for _ in range(2):
         x, rev, _ = reverse_and_sum(racy)

@@ -1,5 +1,5 @@
 // CUDA C on the CPU: force-included (g++ -include) before every kernel source the CuPy
-// emulator compiles (tests/gpu/cupy_emulator.py explains the execution model).
+// emulator compiles (tests/gpu/emulated_kernels.py explains the execution model).
 //
 // Blocks run one after another on the calling OS thread. Without barriers in the source, the
 // threads of a block are plain calls in thread order. With __syncthreads/__syncwarp, every
