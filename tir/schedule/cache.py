@@ -82,15 +82,15 @@ def _stage(ctx: Ctx, rv: BlockRV, index: int, scope: str, write: bool) -> tuple[
     found = written_buffers(br.block) if write else read_buffers(br.block)
     buf = _nth(found, index, what, br.block.name, "written" if write else "read")
     cache = _cache_buffer(buf, scope)
-    block = _Rename(buf, cache, loads=True, stores=write).generic_visit(br.block)
-    body = tree.replace(path, dataclasses.replace(br, block=block))
-    if write:
+    renamed = dataclasses.replace(br, block=_Rename(buf, cache, loads=True,
+                                                     stores=write).generic_visit(br.block))
+    if write:  # the write-back stage follows the block's own loop nest
         top = tree.exclusive_top(path)
-        nest = tree.replace(path[top:], dataclasses.replace(br, block=block))
-        copy = copy_nest(cache.name, buf, cache)
-        body = tree.replace(path[:top + 1], seq([nest, copy]))
+        nest = tree.replace(path[top:], renamed)
+        body = tree.replace(path[:top + 1], seq([nest, copy_nest(cache.name, buf, cache)]))
     else:
-        body = _insert_read_stage(body, br.block.name, buf, copy_nest(cache.name, cache, buf))
+        body = _insert_read_stage(tree.replace(path, renamed), br.block.name, buf,
+                                  copy_nest(cache.name, cache, buf))
     func = tree.add_root_alloc(ctx.func.with_body(body), cache)
     return func, BlockRV(cache.name, ctx.func_name)
 
