@@ -6,6 +6,7 @@ with `register_op(...)` / `set_op_attr(...)`, never written as `isinstance` chai
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from .expr import Op
@@ -32,6 +33,13 @@ def get_op(name: str) -> Op:
 
 def op_attr(name: str, key: str, default: Any = None) -> Any:
     return _OP_ATTRS.get(name, {}).get(key, default)
+
+
+def with_inferred_struct_info(call: Any) -> Any:
+    """`call` (a Call of a registered op) with the struct info its op's rule infers; unchanged
+    when the op has no rule."""
+    infer = op_attr(call.op.name, "infer_struct_info")
+    return call if infer is None else replace(call, struct_info=infer(call))
 
 
 def list_ops() -> list[str]:

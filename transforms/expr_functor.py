@@ -9,7 +9,7 @@ from typing import Any
 
 from ..ir import expr as rx
 from ..ir.functor import ExprMutator, ExprVisitor
-from ..ir.op import op_attr
+from ..ir.op import with_inferred_struct_info
 from ..ir.module import IRModule
 from .block_builder import BlockBuilder
 from .pass_infra import Pass, PassContext
@@ -78,8 +78,7 @@ class PyExprMutator(_TVMNames, ExprMutator):
     def normalize_call(self, call: rx.Call) -> rx.Call:
         """`call` with its struct info inferred: from the op's rule, or the callee's return."""
         if isinstance(call.op, rx.Op):
-            infer = op_attr(call.op.name, "infer_struct_info")
-            return call if infer is None else replace(call, struct_info=infer(call))
+            return with_inferred_struct_info(call)
         if isinstance(call.op, rx.GlobalVarRef):
             funcs = {**(self.mod.functions if self.mod else {}), **self.builder_.get().functions}
             callee = funcs.get(call.op.gvar)

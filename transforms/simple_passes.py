@@ -13,7 +13,7 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.functor import ExprMutator, ExprVisitor, substitute_vars, var_use_counts
 from ..ir.module import GlobalVar, IRModule
-from ..ir.op import CALL_DPS_PACKED, CALL_TIR, op_attr
+from ..ir.op import CALL_DPS_PACKED, CALL_TIR, with_inferred_struct_info
 from .pass_infra import Pass, PassContext
 
 
@@ -150,9 +150,7 @@ class _Renormalize(ExprMutator):
     def visit_Call(self, call: rx.Call) -> rx.Expr:
         call = self.generic_visit(call)
         if isinstance(call.op, rx.Op) and call.struct_info is None:
-            infer = op_attr(call.op.name, "infer_struct_info")
-            if infer is not None:
-                return replace(call, struct_info=infer(call))
+            return with_inferred_struct_info(call)
         return call
 
 
