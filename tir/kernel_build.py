@@ -163,5 +163,10 @@ def build_kernel_library(funcs: dict[str, PrimFunc], target: Any = "llvm") -> An
 
         return compile_cuda(funcs, tgt)
     from ..vm.kernels import KernelLibrary
+    from .cached_build import cached_kernel_library
+    from .kernel_cache import open_cache
 
+    cache = open_cache()  # None: TVMLITE_CACHE=0, or the directory is unsafe
+    if cache is not None:
+        return cached_kernel_library(funcs, tgt, cache)
     return KernelLibrary(*compile_prim_funcs(funcs, tgt))

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import llvmlite.binding as llvm
 
+from .kernel_objects import KernelUnit, compile_object, link_objects
 from .kernel_signature import KernelParam, KernelSignature
 
 _C_SCALAR = {
@@ -86,24 +87,40 @@ def _parse(llvm_ir: str, what: str) -> Any:
 
 
 class KernelLibrary:
-    """Kernels as LLVM IR text plus their signatures; `load()` JIT-compiles them once."""
+    """Kernels as LLVM IR text plus their signatures; `load()` JIT-compiles them once.
 
-    def __init__(self, llvm_ir: str, signatures: dict[str, KernelSignature]) -> None:
-        self.llvm_ir = llvm_ir
+    With `units` (tir/cached_build.py: one per kernel, from the kernel cache or to compile),
+    `llvm_ir` may be a function that makes the one-module text on demand (export, get_source)
+    and `load()` links object code instead, storing what it compiles in `cache`."""
+
+    def __init__(self, llvm_ir: str | Callable[[], str], signatures: dict[str, KernelSignature],
+                 units: list[KernelUnit] | None = None, cache: Any = None) -> None:
+        self._llvm_ir = llvm_ir
         self.signatures = dict(signatures)
+        self.units = units
+        self._cache = cache
         self._engine: Any = None
         self._cfuncs: dict[str, Callable[..., Any]] = {}
+
+    @property
+    def llvm_ir(self) -> str:
+        if callable(self._llvm_ir):
+            self._llvm_ir = self._llvm_ir()
+        return self._llvm_ir
 
     def load(self) -> "KernelLibrary":
         """Compile (once; later calls return at once) and return self."""
         if self._engine is not None:
             return self
-        if "tvmlite_parallel_launch" in (self.llvm_ir or ""):
+        if self._calls_parallel_pool():
             from .parallel_runtime import ensure_loaded  # parallel loops call the native pool
 
             ensure_loaded()
         with _LLVM_LOCK:
-            if self._engine is None:
+            if self._engine is None and self.units is not None:
+                self._engine, self._modules = link_objects(self._unit_objects(),
+                                                           _new_target_machine())
+            elif self._engine is None:
                 module = _parse(self.llvm_ir or "", "kernel library")
                 _optimize(module)
                 engine = llvm.create_mcjit_compiler(module, _new_target_machine())
@@ -115,6 +132,23 @@ class KernelLibrary:
             if not self._engine.get_function_address(name):
                 raise KernelLoadError(f"kernel {name!r} has a signature but no LLVM function")
         return self
+
+    def _calls_parallel_pool(self) -> bool:
+        if self.units is not None:
+            return any(u.calls_parallel_pool() for u in self.units)
+        return "tvmlite_parallel_launch" in (self.llvm_ir or "")
+
+    def _unit_objects(self) -> list[bytes]:
+        """Every unit's object code: compiled (and stored in the cache) where missing."""
+        for unit in self.units or []:
+            if unit.obj is None:
+                module = _parse(unit.llvm_ir or "", f"kernel {unit.name!r}")
+                _optimize(module)
+                unit.obj = compile_object(module, _new_target_machine)
+                unit.llvm_ir = None
+                if self._cache is not None and unit.key:
+                    self._cache.put(unit.key, unit.obj)
+        return [unit.obj for unit in self.units or [] if unit.obj is not None]
 
     def add_ir(self, llvm_ir: str, what: str = "host function") -> None:
         """Compile more IR into the same engine; its calls to kernels are direct."""
