@@ -52,6 +52,7 @@ def cached_kernel_library(funcs: dict[str, PrimFunc], target: Any, cache: Kernel
         signatures[name] = kernel_signature(name, func)
         key = kernel_key(name, func, target)
         obj = cache.get(key) if key else None
-        units.append(KernelUnit(name, key, None if obj else kernel_ir(name, func, target), obj))
+        ir_text = None if obj else kernel_ir(name, func, target)
+        units.append(KernelUnit(name, key, ir_text, obj, from_cache=obj is not None))
     return KernelLibrary(lambda: compile_prim_funcs(funcs, target)[0], signatures,
                          units=units, cache=cache)

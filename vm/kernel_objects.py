@@ -21,6 +21,7 @@ class KernelUnit:
     key: str | None  # the cache key; None: not cacheable
     llvm_ir: str | None = None  # this kernel's own module (to compile)
     obj: bytes | None = None  # its object code (compiled or from the cache)
+    from_cache: bool = False  # a cache hit
 
     def calls_parallel_pool(self) -> bool:
         marker = "tvmlite_parallel_launch"
