@@ -5,7 +5,8 @@ the kernel's name, the parsed target (fast-math, cores, opt level, every option)
 options of the codegen, and `environment_digest()` (CPU, LLVM, tvmlite's version and sources).
 Lowering and codegen are deterministic functions of these, so a hit skips them as well as
 LLVM: the kernel is loaded from its object code. A miss lowers the kernel into its own LLVM
-module, which `KernelLibrary.load()` compiles and stores.
+module, which the LLVM thread compiles (and stores) while the next kernels are lowered;
+`KernelLibrary.load()` waits for it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from llvmlite import ir
 
 from ..vm.kernel_objects import KernelUnit
-from ..vm.kernels import KernelLibrary
+from ..vm.kernels import KernelLibrary, start_compiling
 from .codegen_llvm import CodeGenLLVM
 from .function import PrimFunc
 from .kernel_cache import KernelCache
@@ -52,7 +53,10 @@ def cached_kernel_library(funcs: dict[str, PrimFunc], target: Any, cache: Kernel
         signatures[name] = kernel_signature(name, func)
         key = kernel_key(name, func, target)
         obj = cache.get(key) if key else None
-        ir_text = None if obj else kernel_ir(name, func, target)
-        units.append(KernelUnit(name, key, ir_text, obj, from_cache=obj is not None))
+        unit = KernelUnit(name, key, None if obj else kernel_ir(name, func, target), obj,
+                          from_cache=obj is not None)
+        if obj is None:
+            start_compiling(unit, cache)
+        units.append(unit)
     return KernelLibrary(lambda: compile_prim_funcs(funcs, target)[0], signatures,
                          units=units, cache=cache)

@@ -20,6 +20,7 @@ _LEAVES = (Var, Buffer, str, int, float, bool, type(None))
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_CHILDREN: dict[type, tuple[str, ...]] = {}
 
 
 def fields_of(node: Any) -> tuple[str, ...]:
@@ -33,11 +34,34 @@ def fields_of(node: Any) -> tuple[str, ...]:
     return names
 
 
+def _children_of(cls: type) -> tuple[str, ...]:
+    """The fields the generic walk visits for a node of class `cls` (none for leaves)."""
+    names = _CHILDREN.get(cls)
+    if names is None:
+        walked = dataclasses.is_dataclass(cls) and not issubclass(cls, _LEAVES)
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.name != "span") if walked else ()
+        _CHILDREN[cls] = names
+    return names
+
+
 class Visitor:
     """Read-only walk over exprs and stmts; override `visit_<ClassName>` for the nodes you need."""
 
+    # NOTE: per visitor class, node class -> its visit method; saves building the method name
+    # and a bound method per node (the walk makes millions of calls when compiling a model)
+    _dispatch: dict[type, Callable[[Any, Any], Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._dispatch = {}
+
     def visit(self, node: Any) -> Any:
-        return getattr(self, "visit_" + type(node).__name__, self.generic_visit)(node)
+        fn = self._dispatch.get(node.__class__)
+        if fn is None:
+            cls = type(self)
+            fn = getattr(cls, "visit_" + node.__class__.__name__, None) or cls.generic_visit
+            cls._dispatch[node.__class__] = fn
+        return fn(self, node)
 
     def generic_visit(self, node: Any) -> None:
         if isinstance(node, tuple):
@@ -45,8 +69,8 @@ class Visitor:
                 self.visit(c)
         elif isinstance(node, Buffer):
             self.visit_buffer(node)
-        elif dataclasses.is_dataclass(node) and not isinstance(node, _LEAVES):
-            for name in fields_of(node):
+        else:
+            for name in _children_of(node.__class__):
                 self.visit(getattr(node, name))
 
     def visit_buffer(self, buf: Buffer) -> None:
@@ -58,17 +82,17 @@ class Mutator(Visitor):
 
     def generic_visit(self, node: Any) -> Any:
         if isinstance(node, tuple):
-            new = tuple(self.visit(c) for c in node)
+            new = tuple([self.visit(c) for c in node])
             return node if all(a is b for a, b in zip(new, node)) else new
         if isinstance(node, Buffer):
             return self.visit_buffer(node)
-        if not dataclasses.is_dataclass(node) or isinstance(node, _LEAVES):
-            return node
-        changes = {}
-        for name in fields_of(node):
+        changes = None
+        for name in _children_of(node.__class__):
             old = getattr(node, name)
             new = self.visit(old)
             if new is not old:
+                if changes is None:
+                    changes = {}
                 changes[name] = new
         return dataclasses.replace(node, **changes) if changes else node
 
@@ -104,16 +128,19 @@ def substitute(node: Any, vmap: Mapping[Var, PrimExpr]) -> Any:
     return Substituter(vmap).visit(node)
 
 
+class _PostOrder(Visitor):
+    def __init__(self, fn: Callable[[Any], None]) -> None:
+        self.fn = fn
+
+    def visit(self, n: Any) -> Any:
+        super().visit(n)
+        if isinstance(n, (PrimExpr, Stmt)):
+            self.fn(n)
+
+
 def post_order_visit(node: Any, fn: Callable[[Any], None]) -> None:
     """Calls `fn` on every PrimExpr / Stmt below `node` (children first), as TVM's helper does."""
-
-    class _Walk(Visitor):
-        def visit(self, n: Any) -> Any:
-            super().visit(n)
-            if isinstance(n, (PrimExpr, Stmt)):
-                fn(n)
-
-    _Walk().visit(node)
+    _PostOrder(fn).visit(node)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,7 +183,22 @@ def _wrap(value: int, dtype: str) -> int:
 
 class Simplifier(Mutator):
     """Folds integer constants and the identities x+0, x-0, x*1, x*0, x//1, x%1, and
-    multiplies integer sums out by constants."""
+    multiplies integer sums out by constants.
+
+    Results are memoized by node identity for the life of one Simplifier: unrolled and
+    substituted code shares every subtree the substitution did not touch, and those are
+    simplified once (the memo keeps each node alive, so an id is never reused meanwhile)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[Any, Any]] = {}
+
+    def visit(self, node: Any) -> Any:
+        hit = self._memo.get(id(node))
+        if hit is not None:
+            return hit[1]
+        out = Mutator.visit(self, node)
+        self._memo[id(node)] = (node, out)
+        return out
 
     def visit_BinOp(self, e: BinOp) -> PrimExpr:
         a, b = self.visit(e.a), self.visit(e.b)

@@ -9,6 +9,7 @@ kernel does not depend on whether it came from the cache.
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -22,6 +23,7 @@ class KernelUnit:
     llvm_ir: str | None = None  # this kernel's own module (to compile)
     obj: bytes | None = None  # its object code (compiled or from the cache)
     from_cache: bool = False  # a cache hit
+    pending: Future | None = None  # its object code, being compiled on the LLVM thread
 
     def calls_parallel_pool(self) -> bool:
         marker = "tvmlite_parallel_launch"
@@ -29,9 +31,18 @@ class KernelUnit:
 
 
 _OBJECT_TM: Any = None
+_COMPILER: ThreadPoolExecutor | None = None
 
 
-def _object_target_machine(new_target_machine: Callable[[], Any]) -> Any:
+def background_compiler() -> ThreadPoolExecutor:
+    """The one thread that compiles kernel modules while Python lowers the next ones."""
+    global _COMPILER
+    if _COMPILER is None:
+        _COMPILER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tvmlite-llvm")
+    return _COMPILER
+
+
+def object_target_machine(new_target_machine: Callable[[], Any]) -> Any:
     """One target machine for emitting objects (never handed to an engine, so it is shared)."""
     global _OBJECT_TM
     if _OBJECT_TM is None:
@@ -41,7 +52,7 @@ def _object_target_machine(new_target_machine: Callable[[], Any]) -> Any:
 
 def compile_object(module: Any, new_target_machine: Callable[[], Any]) -> bytes:
     """Object code of an optimized module, for the host CPU."""
-    return bytes(_object_target_machine(new_target_machine).emit_object(module))
+    return bytes(object_target_machine(new_target_machine).emit_object(module))
 
 
 def link_objects(objects: list[bytes], engine_tm: Any) -> tuple[Any, list[Any]]:

@@ -13,7 +13,8 @@ from typing import Any, Callable
 
 import llvmlite.binding as llvm
 
-from .kernel_objects import KernelUnit, compile_object, link_objects
+from .kernel_objects import (KernelUnit, background_compiler, compile_object, link_objects,
+                             object_target_machine)
 from .kernel_signature import KernelParam, KernelSignature
 
 _C_SCALAR = {
@@ -86,6 +87,25 @@ def _parse(llvm_ir: str, what: str) -> Any:
     return module
 
 
+def compile_unit(unit: KernelUnit, cache: Any) -> bytes:
+    """Object code of one kernel's module, optimized as `load()` optimizes a whole library;
+    stored in `cache` (a tir.kernel_cache.KernelCache or None) under the unit's key."""
+    module = _parse(unit.llvm_ir or "", f"kernel {unit.name!r}")
+    _optimize(module)
+    obj = compile_object(module, _new_target_machine)
+    if cache is not None and unit.key:
+        cache.put(unit.key, obj)
+    return obj
+
+
+def start_compiling(unit: KernelUnit, cache: Any) -> None:
+    """Compiles `unit` on the LLVM thread while the caller goes on lowering the next kernels
+    (LLVM runs without the GIL; llvmlite serializes its own calls); `load()` waits for it."""
+    target_machine()  # NOTE: both made here, on the caller's thread, never by two at once
+    object_target_machine(_new_target_machine)
+    unit.pending = background_compiler().submit(compile_unit, unit, cache)
+
+
 class KernelLibrary:
     """Kernels as LLVM IR text plus their signatures; `load()` JIT-compiles them once.
 
@@ -142,12 +162,9 @@ class KernelLibrary:
         """Every unit's object code: compiled (and stored in the cache) where missing."""
         for unit in self.units or []:
             if unit.obj is None:
-                module = _parse(unit.llvm_ir or "", f"kernel {unit.name!r}")
-                _optimize(module)
-                unit.obj = compile_object(module, _new_target_machine)
+                pending, unit.pending = unit.pending, None
+                unit.obj = pending.result() if pending else compile_unit(unit, self._cache)
                 unit.llvm_ir = None
-                if self._cache is not None and unit.key:
-                    self._cache.put(unit.key, unit.obj)
         return [unit.obj for unit in self.units or [] if unit.obj is not None]
 
     def add_ir(self, llvm_ir: str, what: str = "host function") -> None:
