@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Mapping
 
-from .expr import BinaryOp, BinOp, Cast, FloatImm, IntImm, PrimExpr, Var
-from .stmt import Buffer, Stmt
+from .expr import BinaryOp, BinOp, Cast, FloatImm, IntImm, PrimExpr, StringImm, Var
+from .stmt import Buffer, ForKind, IterType, Stmt
 
 # Classes whose fields the generic walk descends into: every IR dataclass except the leaves.
 _LEAVES = (Var, Buffer, str, int, float, bool, type(None))
@@ -21,6 +21,10 @@ _LEAVES = (Var, Buffer, str, int, float, bool, type(None))
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _CHILDREN: dict[type, tuple[str, ...]] = {}
+# Field values the generic walk does not visit: no visitor has a `visit_str` or the like, and
+# the one `generic_visit` override (codegen_vector._Check) accepts all of them.
+_SCALARS = frozenset([str, int, float, bool, type(None), BinaryOp, ForKind, IterType])
+_CONSTANTS = (IntImm, FloatImm, StringImm)  # nodes whose fields are all scalars
 
 
 def fields_of(node: Any) -> tuple[str, ...]:
@@ -38,7 +42,7 @@ def _children_of(cls: type) -> tuple[str, ...]:
     """The fields the generic walk visits for a node of class `cls` (none for leaves)."""
     names = _CHILDREN.get(cls)
     if names is None:
-        walked = dataclasses.is_dataclass(cls) and not issubclass(cls, _LEAVES)
+        walked = dataclasses.is_dataclass(cls) and not issubclass(cls, _LEAVES + _CONSTANTS)
         names = tuple(f.name for f in dataclasses.fields(cls) if f.name != "span") if walked else ()
         _CHILDREN[cls] = names
     return names
@@ -71,7 +75,9 @@ class Visitor:
             self.visit_buffer(node)
         else:
             for name in _children_of(node.__class__):
-                self.visit(getattr(node, name))
+                child = getattr(node, name)
+                if child.__class__ not in _SCALARS:
+                    self.visit(child)
 
     def visit_buffer(self, buf: Buffer) -> None:
         """Buffers are leaves by default (their shapes are not walked)."""
@@ -89,6 +95,8 @@ class Mutator(Visitor):
         changes = None
         for name in _children_of(node.__class__):
             old = getattr(node, name)
+            if old.__class__ in _SCALARS:
+                continue
             new = self.visit(old)
             if new is not old:
                 if changes is None:
