@@ -201,17 +201,22 @@ class Simplifier(Mutator):
         self._memo: dict[int, tuple[Any, Any]] = {}
 
     def visit(self, node: Any) -> Any:
+        cls = node.__class__
+        if cls is IntImm or cls is Var:
+            return node  # leaves, and nearly half of all nodes in index arithmetic
         hit = self._memo.get(id(node))
         if hit is not None:
             return hit[1]
-        out = Mutator.visit(self, node)
+        out = self.visit_BinOp(node) if cls is BinOp else Mutator.visit(self, node)
         self._memo[id(node)] = (node, out)
+        if out is not node:
+            self._memo.setdefault(id(out), (out, out))  # simplified: a fixed point
         return out
 
     def visit_BinOp(self, e: BinOp) -> PrimExpr:
         a, b = self.visit(e.a), self.visit(e.b)
         ia, ib = _int(a), _int(b)
-        if ia is not None and ib is not None and not (e.op.is_comparison or e.op.is_logical):
+        if ia is not None and ib is not None and not e.op.bool_result:
             v = _fold_ints(e.op, ia, ib)
             if v is not None:
                 return IntImm(e.dtype, _wrap(v, e.dtype))
