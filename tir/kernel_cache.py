@@ -6,9 +6,9 @@ that other users may write to (or that we do not own) is refused with a warning 
 is bypassed. Each entry is one file `<key>.tvk` written atomically (a temp file, then
 `os.replace`), so two processes compiling at once never leave a torn entry; a header with the
 payload's length and sha256 catches a truncated or corrupt one, which reads as a miss and is
-rewritten. The total size is bounded (`TVMLITE_CACHE_MAX_BYTES`, default 256 MiB): after a
-write, the least recently used entries are removed until it fits (a hit refreshes an entry's
-modification time).
+rewritten. The total size is bounded (`TVMLITE_CACHE_MAX_BYTES`, default 256 MiB): after the
+first write of a process, and after every 1/16 of the bound written since, the least recently
+used entries are removed until it fits (a hit refreshes an entry's modification time).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ _HEADER = struct.Struct("<8sQ32s")  # magic, payload length, sha256 of the paylo
 _SUFFIX = ".tvk"
 DEFAULT_MAX_BYTES = 256 << 20
 _warned: set[str] = set()
+_written: dict[Path, int] = {}  # per directory: bytes this process wrote since its last scan
 
 
 class CacheWarning(UserWarning):
@@ -134,7 +135,13 @@ class KernelCache:
         except OSError:
             _remove(Path(tmp))
             return
-        self.evict()
+        # NOTE: a scan lists the whole directory, so it runs on this process's first write
+        # there and then once per max_bytes / 16 written: the bound may be overshot by that
+        written = _written.get(self.path, self.max_bytes) + len(header) + len(payload)
+        _written[self.path] = written
+        if written * 16 >= self.max_bytes:
+            _written[self.path] = 0
+            self.evict()
 
     def entries(self) -> list[tuple[float, int, Path]]:
         """(modification time, size, file) of every entry."""
