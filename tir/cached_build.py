@@ -15,7 +15,7 @@ from typing import Any
 
 from llvmlite import ir
 
-from ..vm.kernel_objects import KernelUnit
+from ..vm.kernel_objects import KernelUnit, responsive_gil
 from ..vm.kernels import KernelLibrary, start_compiling
 from .codegen_llvm import CodeGenLLVM
 from .function import PrimFunc
@@ -49,14 +49,15 @@ def cached_kernel_library(funcs: dict[str, PrimFunc], target: Any, cache: Kernel
     from .kernel_build import compile_prim_funcs, kernel_signature
 
     units, signatures = [], {}
-    for name, func in funcs.items():
-        signatures[name] = kernel_signature(name, func)
-        key = kernel_key(name, func, target)
-        obj = cache.get(key) if key else None
-        unit = KernelUnit(name, key, None if obj else kernel_ir(name, func, target), obj,
-                          from_cache=obj is not None)
-        if obj is None:
-            start_compiling(unit, cache)
-        units.append(unit)
+    with responsive_gil():
+        for name, func in funcs.items():
+            signatures[name] = kernel_signature(name, func)
+            key = kernel_key(name, func, target)
+            obj = cache.get(key) if key else None
+            unit = KernelUnit(name, key, None if obj else kernel_ir(name, func, target), obj,
+                              from_cache=obj is not None)
+            if obj is None:
+                start_compiling(unit, cache)
+            units.append(unit)
     return KernelLibrary(lambda: compile_prim_funcs(funcs, target)[0], signatures,
                          units=units, cache=cache)
