@@ -1,6 +1,7 @@
 """Compile time: tvmlite (cold and warm kernel cache) vs Apache TVM 0.27, each in a fresh process.
 
     .venv/bin/python bench/compile.py [--reps 3] [--models mlp,vgg11_224,vgg8_32] [--json]
+    .venv/bin/python bench/compile.py --tune [--trials 16]
 
 Every measurement is one new Python process (`--worker`) that imports its side, parses the same
 TVMScript text (bench/graph_models.py; only the import header differs) and times
@@ -13,6 +14,11 @@ process compiling the same module again with the cache the cold run filled. Figu
 medians over `--reps` processes. Models: the lecture MLP, VGG-11 at 224x224, and a VGG-style
 net at 32x32 (VGG-11's 8 convs, 512-wide dense layers, 10 classes). No ResNet-18 or BERT
 builder exists in bench/ yet, so they are not measured.
+
+`--tune`: tuning throughput, tvmlite only: `meta_schedule.tune_tir` of a 256x256x256 matmul
+(default space, `--trials` candidates, seed 0, 1 core), each candidate built and timed; trials
+per second in a fresh process with an empty cache (cold) and again in a new process with the
+cache it filled (warm: the same seed draws the same candidates).
 """
 import json
 import os
@@ -39,6 +45,53 @@ MODELS = {
     "vgg11_224": lambda: gm.vgg11_src(224),
     "vgg8_32": lambda: gm.vgg11_src(32, 512, 10),
 }
+
+
+MATMUL_SRC = '''
+@I.ir_module
+class Module:
+    @T.prim_func
+    def main(A: T.Buffer((256, 256), "float32"), B: T.Buffer((256, 256), "float32"),
+             C: T.Buffer((256, 256), "float32")):
+        T.func_attr({"global_symbol": "main", "tir.noalias": True})
+        for i, j, k in T.grid(256, 256, 256):
+            with T.block("C"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+'''
+
+
+def tune_worker(trials):
+    mod = load_module_source(HEADERS["tvmlite"] + MATMUL_SRC, "compile_tune")
+    from tvmlite import meta_schedule as ms
+
+    t0 = time.perf_counter()
+    db = ms.tune_tir(mod.Module, "llvm -num-cores=1", max_trials_global=trials, seed=0)
+    elapsed = time.perf_counter() - t0
+    n = len(db.get_all_tuning_records())
+    print("JSON" + json.dumps({"trials": n, "seconds": elapsed, "per_s": n / elapsed}))
+
+
+def tune(trials):
+    cache = tempfile.mkdtemp(prefix="tvmlite_bench_cache_")
+    try:
+        out = {}
+        for label in ("cold", "warm"):
+            p = subprocess.run([sys.executable, os.path.abspath(__file__), "--tune-worker",
+                                str(trials)], capture_output=True, text=True, timeout=1200,
+                               env={**os.environ, "TVMLITE_CACHE_DIR": cache})
+            line = [ln for ln in p.stdout.splitlines() if ln.startswith("JSON")]
+            out[label] = json.loads(line[0][4:]) if line else {"error": p.stderr[-300:]}
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    for label, r in out.items():
+        if "error" in r:
+            print(f"{label}: {r['error']}")
+        else:
+            print(f"{label}: {r['trials']} candidates in {r['seconds']:.2f} s = "
+                  f"{r['per_s']:.1f} per second")
 
 
 def worker(flavor, model):
@@ -103,6 +156,12 @@ def main():
     if "--worker" in sys.argv:
         i = sys.argv.index("--worker")
         worker(sys.argv[i + 1], sys.argv[i + 2])
+        return
+    if "--tune-worker" in sys.argv:
+        tune_worker(int(sys.argv[sys.argv.index("--tune-worker") + 1]))
+        return
+    if "--tune" in sys.argv:
+        tune(arg("--trials", 16))
         return
     reps = arg("--reps", 3)
     models = arg("--models", ",".join(MODELS)).split(",")
