@@ -15,9 +15,10 @@ from typing import Any
 
 from llvmlite import ir
 
-from ..vm.kernel_objects import KernelUnit, responsive_gil
+from ..vm.kernel_objects import KernelUnit
 from ..vm.kernels import KernelLibrary, start_compiling
 from .codegen_llvm import CodeGenLLVM
+from .compile_mode import compiling
 from .function import PrimFunc
 from .kernel_cache import KernelCache
 from .kernel_fingerprint import NotFingerprintable, environment_digest, fingerprint
@@ -49,7 +50,7 @@ def cached_kernel_library(funcs: dict[str, PrimFunc], target: Any, cache: Kernel
     from .kernel_build import compile_prim_funcs, kernel_signature
 
     units, signatures = [], {}
-    with responsive_gil():
+    with compiling():
         for name, func in funcs.items():
             signatures[name] = kernel_signature(name, func)
             key = kernel_key(name, func, target)

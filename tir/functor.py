@@ -191,27 +191,13 @@ def _wrap(value: int, dtype: str) -> int:
 
 class Simplifier(Mutator):
     """Folds integer constants and the identities x+0, x-0, x*1, x*0, x//1, x%1, and
-    multiplies integer sums out by constants.
-
-    Results are memoized by node identity for the life of one Simplifier: unrolled and
-    substituted code shares every subtree the substitution did not touch, and those are
-    simplified once (the memo keeps each node alive, so an id is never reused meanwhile)."""
-
-    def __init__(self) -> None:
-        self._memo: dict[int, tuple[Any, Any]] = {}
+    multiplies integer sums out by constants."""
 
     def visit(self, node: Any) -> Any:
         cls = node.__class__
         if cls is IntImm or cls is Var:
             return node  # leaves, and nearly half of all nodes in index arithmetic
-        hit = self._memo.get(id(node))
-        if hit is not None:
-            return hit[1]
-        out = self.visit_BinOp(node) if cls is BinOp else Mutator.visit(self, node)
-        self._memo[id(node)] = (node, out)
-        if out is not node:
-            self._memo.setdefault(id(out), (out, out))  # simplified: a fixed point
-        return out
+        return self.visit_BinOp(node) if cls is BinOp else Mutator.visit(self, node)
 
     def visit_BinOp(self, e: BinOp) -> PrimExpr:
         a, b = self.visit(e.a), self.visit(e.b)

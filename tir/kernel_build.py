@@ -14,6 +14,7 @@ from llvmlite import ir
 from ..vm.builtins import compile_shape_program
 from ..vm.kernel_signature import KernelParam, KernelSignature, format_computed_dim
 from .codegen_llvm import CodeGenLLVM
+from .compile_mode import compiling
 from .expr import IntImm, PrimExpr, Var
 from .function import PrimFunc, shape_vars
 from .lower import lower
@@ -119,10 +120,11 @@ def compile_prim_funcs(funcs: dict[str, PrimFunc], target: Any = "llvm"
     module = ir.Module(name="tvmlite_kernels")
     gen = CodeGenLLVM(module, fast_math=tgt.fast_math, num_cores=tgt.num_cores)
     signatures: dict[str, KernelSignature] = {}
-    for name, func in funcs.items():
-        gen.add_function(name, lower(func))
-        signatures[name] = kernel_signature(name, func)
-    return str(module), signatures
+    with compiling():  # the GC paused while the IR is built (tir/compile_mode.py)
+        for name, func in funcs.items():
+            gen.add_function(name, lower(func))
+            signatures[name] = kernel_signature(name, func)
+        return str(module), signatures
 
 
 def kernel_signature(name: str, func: PrimFunc) -> KernelSignature:

@@ -9,12 +9,9 @@ kernel does not depend on whether it came from the cache.
 
 from __future__ import annotations
 
-import contextlib
-import sys
-import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import llvmlite.binding as llvm
 
@@ -35,35 +32,6 @@ class KernelUnit:
 
 _OBJECT_TM: Any = None
 _COMPILER: ThreadPoolExecutor | None = None
-
-
-_SWITCH_LOCK = threading.Lock()
-_switch_users = 0
-_saved_switch = 0.0
-FAST_SWITCH_S = 0.0005
-
-
-@contextlib.contextmanager
-def responsive_gil() -> Iterator[None]:
-    """While lowering runs in Python, hand the GIL over every 0.5 ms instead of 5 ms.
-
-    NOTE: the LLVM thread needs the GIL back after each llvmlite call; at the default interval
-    it waits up to 5 ms per call behind the busy lowering thread, which made a cold VGG
-    compile 0.4-0.6 s slower. The interval is process-wide, so it is restored when the last
-    build using it ends."""
-    global _switch_users, _saved_switch
-    with _SWITCH_LOCK:
-        if _switch_users == 0:
-            _saved_switch = sys.getswitchinterval()
-            sys.setswitchinterval(min(_saved_switch, FAST_SWITCH_S))
-        _switch_users += 1
-    try:
-        yield
-    finally:
-        with _SWITCH_LOCK:
-            _switch_users -= 1
-            if _switch_users == 0:
-                sys.setswitchinterval(_saved_switch)
 
 
 def background_compiler() -> ThreadPoolExecutor:
