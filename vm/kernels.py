@@ -91,11 +91,21 @@ def compile_unit(unit: KernelUnit, cache: Any) -> bytes:
     """Object code of one kernel's module, optimized as `load()` optimizes a whole library;
     stored in `cache` (a tir.kernel_cache.KernelCache or None) under the unit's key."""
     module = _parse(unit.llvm_ir or "", f"kernel {unit.name!r}")
+    _internalize_helpers(module, unit.name)
     _optimize(module)
     obj = compile_object(module, _new_target_machine)
     if cache is not None and unit.key:
         cache.put(unit.key, obj)
     return obj
+
+
+def _internalize_helpers(module: Any, kernel: str) -> None:
+    """Gives every definition but the kernel internal linkage: each kernel is its own object
+    file in one engine, where two helpers (or constants) of the same name would clash."""
+    for value in [*module.functions, *module.global_variables]:
+        if (not value.is_declaration and value.name != kernel
+                and value.linkage == llvm.Linkage.external):
+            value.linkage = llvm.Linkage.internal
 
 
 def start_compiling(unit: KernelUnit, cache: Any) -> None:

@@ -212,3 +212,26 @@ def test_eviction_removes_least_recently_used(tmp_path: Path) -> None:
     assert left == {keys[0], keys[2], "ff" * 32}
     with pytest.raises(ValueError, match="hex digest"):
         cache.get("../etc/passwd")
+
+
+def test_helpers_of_separately_compiled_kernels_do_not_clash(cache_env: Path) -> None:
+    """Each kernel is its own object file: same-named helpers stay private to their kernel."""
+    from tvmlite.vm.kernel_objects import KernelUnit
+    from tvmlite.vm.kernel_signature import KernelParam, KernelSignature
+    from tvmlite.vm.kernels import KernelLibrary
+
+    def unit(name: str, value: float) -> KernelUnit:
+        text = (f"@scale = global float {value:.1f}\n"  # a variable, called out of line:
+                f"define float @helper() noinline {{\n"  # nothing for LLVM to fold away
+                f"  %v = load volatile float, ptr @scale\n  ret float %v\n}}\n"
+                f"define void @{name}(ptr %out) {{\n  %v = call float @helper()\n"
+                f"  store float %v, ptr %out\n  ret void\n}}\n")
+        return KernelUnit(name, None, text)
+
+    sig = {n: KernelSignature(n, (KernelParam("out", "buffer", "float32", (1,)),), ())
+           for n in ("k1", "k2")}
+    lib = KernelLibrary("", sig, units=[unit("k1", 1.0), unit("k2", 2.0)]).load()
+    outs = [np.zeros(1, np.float32) for _ in range(2)]
+    lib.get_function("k1")(outs[0].ctypes.data)
+    lib.get_function("k2")(outs[1].ctypes.data)
+    assert [o[0] for o in outs] == [1.0, 2.0]
