@@ -200,7 +200,10 @@ class Simplifier(Mutator):
         return self.visit_BinOp(node) if cls is BinOp else Mutator.visit(self, node)
 
     def visit_BinOp(self, e: BinOp) -> PrimExpr:
-        a, b = self.visit(e.a), self.visit(e.b)
+        return self._fold(e, self.visit(e.a), self.visit(e.b))
+
+    def _fold(self, e: BinOp, a: PrimExpr, b: PrimExpr) -> PrimExpr:
+        """`e` simplified, given its operands simplified (`a`, `b`)."""
         ia, ib = _int(a), _int(b)
         if ia is not None and ib is not None and not e.op.bool_result:
             v = _fold_ints(e.op, ia, ib)
@@ -237,12 +240,18 @@ class Simplifier(Mutator):
         products (`(i * 8 + j) * 4` -> `i * 32 + j * 4`), as TVM prints split loops."""
         if not isinstance(x, BinOp):
             return None
+        # NOTE: x is simplified, so are its operands: they are folded with k as they are, not
+        # simplified again (simplified expressions are fixed points of the simplifier)
         if x.op in (BinaryOp.ADD, BinaryOp.SUB):
-            return BinOp(x.op, self.visit(BinOp(BinaryOp.MUL, x.a, IntImm(x.dtype, k))),
-                         self.visit(BinOp(BinaryOp.MUL, x.b, IntImm(x.dtype, k))), x.span)
+            return BinOp(x.op, self._times(x.a, k), self._times(x.b, k), x.span)
         if x.op is BinaryOp.MUL and _int(x.b) is not None:
-            return self.visit(BinOp(BinaryOp.MUL, x.a, IntImm(x.dtype, _int(x.b) * k)))
+            return self._times(x.a, _int(x.b) * k)  # type: ignore[operator]
         return None
+
+    def _times(self, x: PrimExpr, k: int) -> PrimExpr:
+        """Simplified `x * k` for a simplified `x`."""
+        factor = IntImm(x.dtype, k)
+        return self._fold(BinOp(BinaryOp.MUL, x, factor), x, factor)
 
     def visit_Cast(self, e: Cast) -> PrimExpr:
         v = self.visit(e.value)
