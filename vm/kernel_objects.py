@@ -2,9 +2,10 @@
 kernel cache stores), and an MCJIT engine that links such object files.
 
 A `KernelUnit` is one kernel: its cache key, and either its own LLVM module's text (a cache
-miss, compiled at load) or its object code (a hit). Compiling each kernel alone runs the same
--O3 pipeline for the same CPU as the one-module path of `vm.kernels`, so the machine code of a
-kernel does not depend on whether it came from the cache.
+miss, compiled on the one background LLVM thread, `pending` until `load()` collects it) or its
+object code (a hit). Compiling each kernel alone runs the same -O3 pipeline for the same CPU as
+the one-module path of `vm.kernels`, and a hit loads the very object a miss compiled, so a
+kernel's machine code does not depend on whether it came from the cache.
 """
 
 from __future__ import annotations
