@@ -15,8 +15,10 @@ do better. `union_windows` joins windows whose starts differ by constants
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .expr import BinaryOp, BinOp, Cast, IntImm, PrimExpr, Var, const
+from .function import expr_fields
 from .functor import Mutator, simplify
 
 Window = tuple[PrimExpr, int]  # (min, extent)
@@ -29,9 +31,21 @@ class Affine:
 
 
 def _uses_any(e: PrimExpr, vars_: set[Var]) -> bool:
-    from .function import free_vars
-
-    return any(v in vars_ for v in free_vars(e))
+    """Does `e` use one of `vars_`? (stops at the first one found)"""
+    stack: list[Any] = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Var):
+            if x in vars_:
+                return True
+        elif isinstance(x, PrimExpr):
+            for name in expr_fields(x.__class__):
+                child = getattr(x, name)
+                if isinstance(child, tuple):
+                    stack.extend(child)
+                else:
+                    stack.append(child)
+    return False
 
 
 def affine(e: PrimExpr, vars_: set[Var]) -> Affine | None:

@@ -36,7 +36,7 @@ class _Check(Visitor):
         self.var, self.ok = var, True
 
     def _index_ok(self, buf: Any, index: PrimExpr, store: bool) -> None:
-        form = affine(index, {self.var})
+        form = _affine_in(index, self.var)
         coef = None if form is None else form.coeffs.get(self.var, 0)
         if buf.dtype == "bool" or coef not in ((1,) if store else (0, 1)):
             self.ok = False
@@ -63,8 +63,23 @@ class _Check(Visitor):
         super().generic_visit(node)
 
 
+# (id(index), id(var)) -> (index, var, its affine form): what the check of a loop found,
+# reused when the loop is emitted (the same index objects, analysed once)
+_FORMS: dict[tuple[int, int], tuple[PrimExpr, Var, Any]] = {}
+
+
+def _affine_in(index: PrimExpr, var: Var) -> Any:
+    hit = _FORMS.get((id(index), id(var)))
+    if hit is not None and hit[0] is index and hit[1] is var:
+        return hit[2]
+    form = affine(index, {var})
+    _FORMS[(id(index), id(var))] = (index, var, form)
+    return form
+
+
 def vectorizable(loop: For) -> int:
     """The lane count if `loop` takes the explicit vector path, else 0."""
+    _FORMS.clear()  # NOTE: only the loop at hand is looked up again
     ext, lo = simplify(loop.extent), simplify(loop.min)
     if not isinstance(ext, IntImm) or not 1 < ext.value <= MAX_LANES:
         return 0
@@ -114,7 +129,7 @@ class VectorLoops:
     def _vector_access(self, buf: Any, index: PrimExpr) -> tuple[ir.Value, bool]:
         """(address of lane 0, is-vector): the index at `vec_var = min`, and its stride 1/0."""
         assert self.vec_var is not None
-        form = affine(index, {self.vec_var})
+        form = _affine_in(index, self.vec_var)
         contiguous = form is not None and form.coeffs.get(self.vec_var, 0) == 1
         lane0 = substitute(index, {self.vec_var: self._vec_start})
         saved, self.lanes = self.lanes, 0

@@ -121,6 +121,10 @@ class BinaryOp(enum.Enum):
 _COMPARISONS = frozenset(
     [BinaryOp.EQ, BinaryOp.NE, BinaryOp.LT, BinaryOp.LE, BinaryOp.GT, BinaryOp.GE]
 )
+# NOTE: a plain attribute per member: `dtype` is asked millions of times when compiling a
+# model, and a set lookup would run Enum.__hash__ in Python each time
+for _op in BinaryOp:
+    _op.bool_result = _op in _COMPARISONS or _op in (BinaryOp.AND, BinaryOp.OR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,9 +175,7 @@ class BinOp(PrimExpr):
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
-        if self.op.is_comparison or self.op.is_logical:
-            return "bool"
-        return self.a.dtype
+        return "bool" if self.op.bool_result else self.a.dtype
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -69,19 +70,27 @@ def shape_vars(func: PrimFunc) -> list[Var]:
 
 
 def free_vars(e: PrimExpr) -> list[Var]:
-    """Variables used by an expression (no binders inside shapes, so a plain walk suffices)."""
+    """Variables used by an expression (no binders inside shapes, so a plain walk suffices),
+    in order of first appearance (depth first, left to right)."""
     out: list[Var] = []
-
-    def walk(x: Any) -> None:
+    seen: set[Var] = set()  # NOTE: Vars hash by identity
+    stack: list[Any] = [e]
+    while stack:
+        x = stack.pop()
         if isinstance(x, Var):
-            if x not in out:
+            if x not in seen:
+                seen.add(x)
                 out.append(x)
         elif isinstance(x, PrimExpr):
-            for name in getattr(x, "__dataclass_fields__", {}):
-                if name != "span":
-                    child = getattr(x, name)
-                    for c in child if isinstance(child, tuple) else (child,):
-                        walk(c)
-
-    walk(e)
+            for name in reversed(expr_fields(x.__class__)):
+                child = getattr(x, name)
+                if isinstance(child, tuple):
+                    stack.extend(reversed(child))
+                else:
+                    stack.append(child)
     return out
+
+
+@functools.cache
+def expr_fields(cls: type) -> tuple[str, ...]:
+    return tuple(name for name in getattr(cls, "__dataclass_fields__", {}) if name != "span")

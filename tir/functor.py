@@ -12,14 +12,19 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Mapping
 
-from .expr import BinaryOp, BinOp, Cast, FloatImm, IntImm, PrimExpr, Var
-from .stmt import Buffer, Stmt
+from .expr import BinaryOp, BinOp, Cast, FloatImm, IntImm, PrimExpr, StringImm, Var
+from .stmt import Buffer, ForKind, IterType, Stmt
 
 # Classes whose fields the generic walk descends into: every IR dataclass except the leaves.
 _LEAVES = (Var, Buffer, str, int, float, bool, type(None))
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_CHILDREN: dict[type, tuple[str, ...]] = {}
+# Field values the generic walk does not visit: no visitor has a `visit_str` or the like, and
+# the one `generic_visit` override (codegen_vector._Check) accepts all of them.
+_SCALARS = frozenset([str, int, float, bool, type(None), BinaryOp, ForKind, IterType])
+_CONSTANTS = (IntImm, FloatImm, StringImm)  # nodes whose fields are all scalars
 
 
 def fields_of(node: Any) -> tuple[str, ...]:
@@ -33,11 +38,34 @@ def fields_of(node: Any) -> tuple[str, ...]:
     return names
 
 
+def _children_of(cls: type) -> tuple[str, ...]:
+    """The fields the generic walk visits for a node of class `cls` (none for leaves)."""
+    names = _CHILDREN.get(cls)
+    if names is None:
+        walked = dataclasses.is_dataclass(cls) and not issubclass(cls, _LEAVES + _CONSTANTS)
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.name != "span") if walked else ()
+        _CHILDREN[cls] = names
+    return names
+
+
 class Visitor:
     """Read-only walk over exprs and stmts; override `visit_<ClassName>` for the nodes you need."""
 
+    # NOTE: per visitor class, node class -> its visit method; saves building the method name
+    # and a bound method per node (the walk makes millions of calls when compiling a model)
+    _dispatch: dict[type, Callable[[Any, Any], Any]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._dispatch = {}
+
     def visit(self, node: Any) -> Any:
-        return getattr(self, "visit_" + type(node).__name__, self.generic_visit)(node)
+        fn = self._dispatch.get(node.__class__)
+        if fn is None:
+            cls = type(self)
+            fn = getattr(cls, "visit_" + node.__class__.__name__, None) or cls.generic_visit
+            cls._dispatch[node.__class__] = fn
+        return fn(self, node)
 
     def generic_visit(self, node: Any) -> None:
         if isinstance(node, tuple):
@@ -45,9 +73,11 @@ class Visitor:
                 self.visit(c)
         elif isinstance(node, Buffer):
             self.visit_buffer(node)
-        elif dataclasses.is_dataclass(node) and not isinstance(node, _LEAVES):
-            for name in fields_of(node):
-                self.visit(getattr(node, name))
+        else:
+            for name in _children_of(node.__class__):
+                child = getattr(node, name)
+                if child.__class__ not in _SCALARS:
+                    self.visit(child)
 
     def visit_buffer(self, buf: Buffer) -> None:
         """Buffers are leaves by default (their shapes are not walked)."""
@@ -58,17 +88,19 @@ class Mutator(Visitor):
 
     def generic_visit(self, node: Any) -> Any:
         if isinstance(node, tuple):
-            new = tuple(self.visit(c) for c in node)
+            new = tuple([self.visit(c) for c in node])
             return node if all(a is b for a, b in zip(new, node)) else new
         if isinstance(node, Buffer):
             return self.visit_buffer(node)
-        if not dataclasses.is_dataclass(node) or isinstance(node, _LEAVES):
-            return node
-        changes = {}
-        for name in fields_of(node):
+        changes = None
+        for name in _children_of(node.__class__):
             old = getattr(node, name)
+            if old.__class__ in _SCALARS:
+                continue
             new = self.visit(old)
             if new is not old:
+                if changes is None:
+                    changes = {}
                 changes[name] = new
         return dataclasses.replace(node, **changes) if changes else node
 
@@ -104,16 +136,19 @@ def substitute(node: Any, vmap: Mapping[Var, PrimExpr]) -> Any:
     return Substituter(vmap).visit(node)
 
 
+class _PostOrder(Visitor):
+    def __init__(self, fn: Callable[[Any], None]) -> None:
+        self.fn = fn
+
+    def visit(self, n: Any) -> Any:
+        super().visit(n)
+        if isinstance(n, (PrimExpr, Stmt)):
+            self.fn(n)
+
+
 def post_order_visit(node: Any, fn: Callable[[Any], None]) -> None:
     """Calls `fn` on every PrimExpr / Stmt below `node` (children first), as TVM's helper does."""
-
-    class _Walk(Visitor):
-        def visit(self, n: Any) -> Any:
-            super().visit(n)
-            if isinstance(n, (PrimExpr, Stmt)):
-                fn(n)
-
-    _Walk().visit(node)
+    _PostOrder(fn).visit(node)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,10 +193,19 @@ class Simplifier(Mutator):
     """Folds integer constants and the identities x+0, x-0, x*1, x*0, x//1, x%1, and
     multiplies integer sums out by constants."""
 
+    def visit(self, node: Any) -> Any:
+        cls = node.__class__
+        if cls is IntImm or cls is Var:
+            return node  # leaves, and nearly half of all nodes in index arithmetic
+        return self.visit_BinOp(node) if cls is BinOp else Mutator.visit(self, node)
+
     def visit_BinOp(self, e: BinOp) -> PrimExpr:
-        a, b = self.visit(e.a), self.visit(e.b)
+        return self._fold(e, self.visit(e.a), self.visit(e.b))
+
+    def _fold(self, e: BinOp, a: PrimExpr, b: PrimExpr) -> PrimExpr:
+        """`e` simplified, given its operands simplified (`a`, `b`)."""
         ia, ib = _int(a), _int(b)
-        if ia is not None and ib is not None and not (e.op.is_comparison or e.op.is_logical):
+        if ia is not None and ib is not None and not e.op.bool_result:
             v = _fold_ints(e.op, ia, ib)
             if v is not None:
                 return IntImm(e.dtype, _wrap(v, e.dtype))
@@ -196,12 +240,18 @@ class Simplifier(Mutator):
         products (`(i * 8 + j) * 4` -> `i * 32 + j * 4`), as TVM prints split loops."""
         if not isinstance(x, BinOp):
             return None
+        # NOTE: x is simplified, so are its operands: they are folded with k as they are, not
+        # simplified again (simplified expressions are fixed points of the simplifier)
         if x.op in (BinaryOp.ADD, BinaryOp.SUB):
-            return BinOp(x.op, self.visit(BinOp(BinaryOp.MUL, x.a, IntImm(x.dtype, k))),
-                         self.visit(BinOp(BinaryOp.MUL, x.b, IntImm(x.dtype, k))), x.span)
+            return BinOp(x.op, self._times(x.a, k), self._times(x.b, k), x.span)
         if x.op is BinaryOp.MUL and _int(x.b) is not None:
-            return self.visit(BinOp(BinaryOp.MUL, x.a, IntImm(x.dtype, _int(x.b) * k)))
+            return self._times(x.a, _int(x.b) * k)  # type: ignore[operator]
         return None
+
+    def _times(self, x: PrimExpr, k: int) -> PrimExpr:
+        """Simplified `x * k` for a simplified `x`."""
+        factor = IntImm(x.dtype, k)
+        return self._fold(BinOp(BinaryOp.MUL, x, factor), x, factor)
 
     def visit_Cast(self, e: Cast) -> PrimExpr:
         v = self.visit(e.value)

@@ -14,6 +14,7 @@ from llvmlite import ir
 from ..vm.builtins import compile_shape_program
 from ..vm.kernel_signature import KernelParam, KernelSignature, format_computed_dim
 from .codegen_llvm import CodeGenLLVM
+from .compile_mode import compiling
 from .expr import IntImm, PrimExpr, Var
 from .function import PrimFunc, shape_vars
 from .lower import lower
@@ -119,10 +120,11 @@ def compile_prim_funcs(funcs: dict[str, PrimFunc], target: Any = "llvm"
     module = ir.Module(name="tvmlite_kernels")
     gen = CodeGenLLVM(module, fast_math=tgt.fast_math, num_cores=tgt.num_cores)
     signatures: dict[str, KernelSignature] = {}
-    for name, func in funcs.items():
-        gen.add_function(name, lower(func))
-        signatures[name] = kernel_signature(name, func)
-    return str(module), signatures
+    with compiling():  # the GC paused while the IR is built (tir/compile_mode.py)
+        for name, func in funcs.items():
+            gen.add_function(name, lower(func))
+            signatures[name] = kernel_signature(name, func)
+        return str(module), signatures
 
 
 def kernel_signature(name: str, func: PrimFunc) -> KernelSignature:
@@ -163,5 +165,10 @@ def build_kernel_library(funcs: dict[str, PrimFunc], target: Any = "llvm") -> An
 
         return compile_cuda(funcs, tgt)
     from ..vm.kernels import KernelLibrary
+    from .cached_build import cached_kernel_library
+    from .kernel_cache import open_cache
 
+    cache = open_cache()  # None: TVMLITE_CACHE=0, or the directory is unsafe
+    if cache is not None:
+        return cached_kernel_library(funcs, tgt, cache)
     return KernelLibrary(*compile_prim_funcs(funcs, tgt))

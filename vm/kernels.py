@@ -13,6 +13,8 @@ from typing import Any, Callable
 
 import llvmlite.binding as llvm
 
+from .kernel_objects import (KernelUnit, background_compiler, compile_object, link_objects,
+                             object_target_machine)
 from .kernel_signature import KernelParam, KernelSignature
 
 _C_SCALAR = {
@@ -85,25 +87,70 @@ def _parse(llvm_ir: str, what: str) -> Any:
     return module
 
 
-class KernelLibrary:
-    """Kernels as LLVM IR text plus their signatures; `load()` JIT-compiles them once."""
+def compile_unit(unit: KernelUnit, cache: Any) -> bytes:
+    """Object code of one kernel's module, optimized as `load()` optimizes a whole library;
+    stored in `cache` (a tir.kernel_cache.KernelCache or None) under the unit's key."""
+    module = _parse(unit.llvm_ir or "", f"kernel {unit.name!r}")
+    _internalize_helpers(module, unit.name)
+    _optimize(module)
+    obj = compile_object(module, _new_target_machine)
+    if cache is not None and unit.key:
+        cache.put(unit.key, obj)
+    return obj
 
-    def __init__(self, llvm_ir: str, signatures: dict[str, KernelSignature]) -> None:
-        self.llvm_ir = llvm_ir
+
+def _internalize_helpers(module: Any, kernel: str) -> None:
+    """Gives every definition but the kernel internal linkage: each kernel is its own object
+    file in one engine, where two helpers (or constants) of the same name would clash."""
+    for value in [*module.functions, *module.global_variables]:
+        if (not value.is_declaration and value.name != kernel
+                and value.linkage == llvm.Linkage.external):
+            value.linkage = llvm.Linkage.internal
+
+
+def start_compiling(unit: KernelUnit, cache: Any) -> None:
+    """Compiles `unit` on the LLVM thread while the caller goes on lowering the next kernels
+    (LLVM runs without the GIL; llvmlite serializes its own calls); `load()` waits for it."""
+    target_machine()  # NOTE: both made here, on the caller's thread, never by two at once
+    object_target_machine(_new_target_machine)
+    unit.pending = background_compiler().submit(compile_unit, unit, cache)
+
+
+class KernelLibrary:
+    """Kernels as LLVM IR text plus their signatures; `load()` JIT-compiles them once.
+
+    With `units` (tir/cached_build.py: one per kernel, from the kernel cache or to compile),
+    `llvm_ir` may be a function that makes the one-module text on demand (export, get_source)
+    and `load()` links object code instead, storing what it compiles in `cache`."""
+
+    def __init__(self, llvm_ir: str | Callable[[], str], signatures: dict[str, KernelSignature],
+                 units: list[KernelUnit] | None = None, cache: Any = None) -> None:
+        self._llvm_ir = llvm_ir
         self.signatures = dict(signatures)
+        self.units = units
+        self._cache = cache
         self._engine: Any = None
         self._cfuncs: dict[str, Callable[..., Any]] = {}
+
+    @property
+    def llvm_ir(self) -> str:
+        if callable(self._llvm_ir):
+            self._llvm_ir = self._llvm_ir()
+        return self._llvm_ir
 
     def load(self) -> "KernelLibrary":
         """Compile (once; later calls return at once) and return self."""
         if self._engine is not None:
             return self
-        if "tvmlite_parallel_launch" in (self.llvm_ir or ""):
+        if self._calls_parallel_pool():
             from .parallel_runtime import ensure_loaded  # parallel loops call the native pool
 
             ensure_loaded()
         with _LLVM_LOCK:
-            if self._engine is None:
+            if self._engine is None and self.units is not None:
+                self._engine, self._modules = link_objects(self._unit_objects(),
+                                                           _new_target_machine())
+            elif self._engine is None:
                 module = _parse(self.llvm_ir or "", "kernel library")
                 _optimize(module)
                 engine = llvm.create_mcjit_compiler(module, _new_target_machine())
@@ -115,6 +162,20 @@ class KernelLibrary:
             if not self._engine.get_function_address(name):
                 raise KernelLoadError(f"kernel {name!r} has a signature but no LLVM function")
         return self
+
+    def _calls_parallel_pool(self) -> bool:
+        if self.units is not None:
+            return any(u.calls_parallel_pool() for u in self.units)
+        return "tvmlite_parallel_launch" in (self.llvm_ir or "")
+
+    def _unit_objects(self) -> list[bytes]:
+        """Every unit's object code: compiled (and stored in the cache) where missing."""
+        for unit in self.units or []:
+            if unit.obj is None:
+                pending, unit.pending = unit.pending, None
+                unit.obj = pending.result() if pending else compile_unit(unit, self._cache)
+                unit.llvm_ir = None
+        return [unit.obj for unit in self.units or [] if unit.obj is not None]
 
     def add_ir(self, llvm_ir: str, what: str = "host function") -> None:
         """Compile more IR into the same engine; its calls to kernels are direct."""

@@ -1,0 +1,124 @@
+"""Kernel cache keys: a digest of a prim_func's full structure, stable across processes.
+
+`ir.structural.structural_hash` ignores names (as TVM's does), but names reach the kernel (its
+symbol, the messages of its checks), so the key walks every compared field, names included.
+Variables and buffers (compared by identity) are numbered where first met. Python's `hash()` is
+salted per process, so everything goes through sha256 of a canonical token stream.
+`environment_digest()` covers what else decides the machine code: the CPU, LLVM, tvmlite itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import hashlib
+import os
+from typing import Any
+
+import numpy as np
+
+from .expr import Var
+from .stmt import Buffer
+
+_IDENTITY = (Var, Buffer)  # compared by identity: numbered where first met
+
+
+class NotFingerprintable(ValueError):
+    """The function holds a value with no stable text (so it is compiled, never cached)."""
+
+
+@functools.cache
+def _compared_fields(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls) if f.compare)
+
+
+class _Fingerprint:
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+        self.numbers: dict[int, int] = {}
+        self.keep: list[Any] = []  # NOTE: keeps numbered objects alive, so ids stay unique
+
+    def put(self, token: str) -> None:
+        self.digest.update(token.encode())
+        self.digest.update(b"\x00")
+
+    def visit(self, x: Any) -> None:
+        if x is None or isinstance(x, (bool, int, float, str)):
+            return self.put(f"{type(x).__name__}:{x!r}")
+        if isinstance(x, enum.Enum):
+            return self.put(f"{type(x).__name__}.{x.name}")
+        if isinstance(x, (tuple, list)):
+            self.put(f"[{len(x)}")
+            for v in x:
+                self.visit(v)
+            return None
+        if isinstance(x, dict):
+            return self._visit_map(x)
+        if isinstance(x, (np.ndarray, np.generic)):
+            arr = np.asarray(x)
+            data = hashlib.sha256(arr.tobytes()).hexdigest()
+            return self.put(f"nd:{arr.dtype}{arr.shape}:{data}")
+        if dataclasses.is_dataclass(x):
+            return self._visit_node(x)
+        if hasattr(x, "numpy"):  # an NDArray constant
+            return self.visit(x.numpy())
+        raise NotFingerprintable(f"no stable text for a {type(x).__name__} value")
+
+    def _visit_node(self, x: Any) -> None:
+        if isinstance(x, _IDENTITY):
+            number = self.numbers.get(id(x))
+            if number is not None:
+                return self.put(f"#{number}")
+            self.numbers[id(x)] = len(self.numbers)
+            self.keep.append(x)
+        self.put(type(x).__name__)
+        for name in _compared_fields(type(x)):
+            self.visit(getattr(x, name))
+        return None
+
+    def _visit_map(self, m: dict) -> None:
+        self.put(f"{{{len(m)}")
+        for key in sorted(m, key=repr):
+            self.put(repr(key))
+            self.visit(m[key])
+
+
+def fingerprint(*parts: Any) -> str:
+    """The sha256 hex digest of `parts` (IR nodes and plain values); raises
+    NotFingerprintable when some value has no stable text."""
+    fp = _Fingerprint()
+    for part in parts:
+        fp.visit(part)
+    return fp.digest.hexdigest()
+
+
+@functools.cache
+def environment_digest() -> str:
+    """What decides the machine code besides the IR and the target: the host CPU (name and
+    features, which `vm.kernels` compiles for), the LLVM and llvmlite versions, and tvmlite's
+    version and sources (their sizes and modification times, so edited code never meets
+    kernels its older self compiled)."""
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    from .. import __version__ as tvmlite_version
+
+    llvm.initialize_native_target()
+    parts = [f"tvmlite {tvmlite_version}", f"llvmlite {llvmlite.__version__}",
+             f"llvm {'.'.join(map(str, llvm.llvm_version_info))}", llvm.get_process_triple(),
+             llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()]
+    return fingerprint(parts, _source_stamp())
+
+
+def _source_stamp() -> list[str]:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    stamp = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in ("tests", "bench", "docs", "tutorials")
+                         and not d.startswith("."))
+        for name in sorted(f for f in files if f.endswith(".py")):
+            st = os.stat(os.path.join(folder, name))
+            stamp.append(f"{os.path.relpath(os.path.join(folder, name), root)}:"
+                         f"{st.st_size}:{st.st_mtime_ns}")
+    return stamp
