@@ -5,8 +5,9 @@ the kernel's name, the parsed target (fast-math, cores, opt level, every option)
 options of the codegen, and `environment_digest()` (CPU, LLVM, tvmlite's version and sources).
 Lowering and codegen are deterministic functions of these, so a hit skips them as well as
 LLVM: the kernel is loaded from its object code. A miss lowers the kernel into its own LLVM
-module, which the LLVM thread compiles (and stores) while the next kernels are lowered;
-`KernelLibrary.load()` waits for it.
+module, which the LLVM thread compiles (and stores) while the next kernels are lowered; the
+build waits for the last of them before it returns (no LLVM work outlives it), and
+`KernelLibrary.load()` links the results.
 """
 
 from __future__ import annotations
@@ -60,5 +61,10 @@ def cached_kernel_library(funcs: dict[str, PrimFunc], target: Any, cache: Kernel
             if obj is None:
                 start_compiling(unit, cache)
             units.append(unit)
+        # NOTE: the build returns only when the LLVM thread is idle again, so nothing of ours
+        # runs in the background afterwards (a fork right after compiling stays safe)
+        for unit in units:
+            if unit.pending is not None:
+                unit.pending.exception()
     return KernelLibrary(lambda: compile_prim_funcs(funcs, target)[0], signatures,
                          units=units, cache=cache)
