@@ -1,0 +1,82 @@
+"""The default conv2d schedule rule (topi/conv2d_schedule.py): compiled kernels against numpy
+over tile-shaped and awkward shapes, strides, dilation, padding and groups."""
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import te, topi
+from tvmlite.topi.conv2d_schedule import conv2d_nchw_nest, pick_lanes, pick_tile
+
+
+def conv_ref(x, w, stride, pad, dil, groups):
+    """float64 numpy: every window of the padded input, contracted per group."""
+    n, c, _, _ = x.shape
+    o, ci, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
+    win = np.lib.stride_tricks.sliding_window_view(
+        xp, (dil[0] * (kh - 1) + 1, dil[1] * (kw - 1) + 1), axis=(2, 3))
+    win = win[:, :, ::stride[0], ::stride[1], ::dil[0], ::dil[1]]
+    og = o // groups
+    parts = [np.einsum("ncyxij,fcij->nfyx", win[:, g * ci:(g + 1) * ci],
+                       w[g * og:(g + 1) * og].astype(np.float64)) for g in range(groups)]
+    return np.concatenate(parts, axis=1)
+
+
+def build_conv(xshape, wshape, stride, pad, dil, groups):
+    X = te.placeholder(xshape, "float32", name="X")
+    W = te.placeholder(wshape, "float32", name="W")
+    out = topi.nn.conv2d_nchw(X, W, stride, pad, dil, groups)
+    return out, tvm.build(te.create_prim_func([X, W, out]), target="llvm")
+
+
+CASES = [  # x shape, w shape, stride, padding, dilation, groups
+    ((1, 5, 10, 32), (32, 5, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),  # 2 channel tiles of 16
+    ((2, 3, 9, 20), (24, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),  # 8 ch x 2 rows, 10 lanes
+    ((1, 4, 7, 6), (6, 4, 3, 3), (2, 2), (0, 0, 0, 0), (1, 1), 1),  # stride 2
+    ((1, 4, 12, 40), (8, 4, 3, 3), (2, 1), (1, 2, 0, 1), (1, 1), 1),  # asymmetric
+    ((1, 4, 11, 19), (16, 4, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),  # dilation, 19 lanes
+    ((1, 8, 9, 9), (8, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2),  # groups
+    ((1, 16, 14, 28), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16),  # depthwise
+    ((1, 6, 5, 34), (12, 6, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # 1x1, no good lanes
+    ((1, 3, 3, 1), (4, 3, 3, 1), (1, 1), (1, 0, 1, 0), (1, 1), 1),  # one column
+]
+
+
+@pytest.mark.parametrize("xs,ws,stride,pad,dil,groups", CASES)
+def test_conv2d_rule_matches_numpy(xs, ws, stride, pad, dil, groups):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(xs).astype("float32")
+    w = rng.standard_normal(ws).astype("float32")
+    ref = conv_ref(x, w, stride, pad, dil, groups)
+    out, kernel = build_conv(xs, ws, stride, pad, dil, groups)
+    y = np.zeros(ref.shape, "float32")
+    kernel["main"](x, w, y)
+    np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_rule_tiles_and_parallel_loop():
+    out, _ = build_conv((1, 64, 28, 28), (128, 64, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    nest = out.op.nest
+    assert nest is not None
+    assert dict(nest.split) == {"f": 16, "xx": 14}
+    kinds = dict(nest.kinds)
+    assert kinds["xx.i"] == "vectorized" and kinds["f.i"] == "unroll"
+    assert kinds["f.o"] == "parallel"
+    assert list(nest.order) == ["b", "f.o", "y", "xx.o", "rc", "ry", "rx", "f.i", "xx.i"]
+
+
+def test_rule_choices():
+    assert [pick_lanes(w) for w in (224, 56, 28, 14, 7, 17, 34, 40)] == \
+        [16, 14, 14, 14, 7, 0, 0, 10]
+    assert pick_tile(512, 28) == (16, 1)
+    assert pick_tile(24, 9) == (8, 1) and pick_tile(24, 10) == (8, 2)
+    assert pick_tile(6, 4) == (2, 2)
+
+
+def test_rule_leaves_symbolic_shapes():
+    n = te.var("n", "int64")
+    X = te.placeholder((n, 4, 8, 8), "float32", name="X")
+    W = te.placeholder((8, 4, 3, 3), "float32", name="W")
+    out = topi.nn.conv2d_nchw(X, W, (1, 1), (1, 1, 1, 1), (1, 1))
+    assert out.op.nest is None and not conv2d_nchw_nest(out)

@@ -1,0 +1,94 @@
+"""The default CPU schedule rule of an NCHW conv2d: a register-blocked micro-kernel, in parallel.
+
+A rule over the compute's structure (static shapes, any kernel size, stride, dilation or group
+count), applied when topi builds the compute, as `te.loop_nest` (see te.tensor.LoopNest):
+
+    b, f.o, y.o, x.o      spatial tiles; the first with enough iterations runs in parallel
+      rc, ry, rx          the reduction, window unrolled
+        y.i, f.i, x.i     the register tile: `rows x channels` vectors of `lanes` columns
+
+The tile is `rows * channels <= 16` accumulators of at most 16 float lanes: each holds one
+AVX-512 register across the whole reduction (each input vector feeds `channels` FMAs with
+broadcast weights). More accumulators, or wider rows split over several registers, spill:
+measured on the 2-core Zen machine of bench/README.md, 16 channels x 16 lanes runs a 3x3
+conv at ~180-220 GFLOP/s per core, 16 channels x 28 lanes at ~45. Each output still sums
+over (rc, ry, rx) in the naive order, from zero (the init is its own block).
+"""
+
+from __future__ import annotations
+
+from .. import te
+from ..tir import expr as tx
+from ..tir.functor import simplify
+
+MAX_LANES = 16  # float32 lanes of one AVX-512 register
+MAX_ACCUMULATORS = 16  # of the 32 vector registers; the rest hold inputs and broadcasts
+MIN_PARALLEL = 4  # iterations a loop needs to be the parallel one (2 cores, some balance)
+
+
+def static_dims(t: te.Tensor) -> list[int] | None:
+    """The compute's spatial then reduce extents, or None when one is not a constant."""
+    dims = [simplify(d) for d in (*t.shape, *(a.dom.extent for a in t.op.reduce_axis))]
+    if all(isinstance(d, tx.IntImm) for d in dims):
+        return [d.value for d in dims]  # type: ignore[union-attr]
+    return None
+
+
+def pick_lanes(width: int) -> int:
+    """Columns per vector: the whole row when it fits a register, else the largest divisor
+    of the row that does, else 0 (no good vector: leave the row to the fallback)."""
+    if width <= MAX_LANES:
+        return width
+    best = max(d for d in range(1, MAX_LANES + 1) if width % d == 0)
+    return best if best >= 4 else 0
+
+
+def pick_tile(channels: int, rows: int) -> tuple[int, int]:
+    """(output channels, output rows) of the register tile: as many channels as the
+    accumulators allow (powers of two dividing `channels`), then rows to fill the rest."""
+    fw = next(c for c in (16, 8, 4, 2, 1) if channels % c == 0)
+    # NOTE: at most 2 rows: a taller tile re-reads fewer weights but loads more input rows
+    yr = next(r for r in range(min(MAX_ACCUMULATORS // fw, 2), 0, -1) if rows % r == 0)
+    return fw, yr
+
+
+def conv2d_nchw_nest(out: te.Tensor) -> bool:
+    """Sets the loop nest of `out` (te conv2d_nchw: axes b, f, y, x; reduce rc, ry, rx).
+    Returns False, leaving the compute as it is, when the shapes are not static or no row
+    width vectorizes well."""
+    dims = static_dims(out)
+    if dims is None or len(dims) != 7:
+        return False
+    n, o, oh, ow, _, kh, kw = dims
+    xw = pick_lanes(ow)
+    if not xw:
+        return False
+    fw, yr = pick_tile(o, oh)
+    b, f, y, x = (a.name for a in out.op.axis)
+    rc, ry, rx = (a.name for a in out.op.reduce_axis)
+    split: dict[str, int] = {}
+    outer: list[tuple[str, int]] = [(b, n)]
+    tile: list[str] = []  # rows, channels, lanes
+    for name, size, ext in ((y, yr, oh), (f, fw, o), (x, xw, ow)):
+        if size == ext:
+            tile.append(name)
+        elif size == 1:
+            outer.append((name, ext))
+        else:
+            split[name] = size
+            outer.append((f"{name}.o", ext // size))
+            tile.append(f"{name}.i")
+    outer.sort(key=lambda s: "bfyx".index(_axis_kind(s[0], (b, f, y, x))))
+    kinds = {tile[-1]: "vectorized", **{i: "unroll" for i in tile[:-1]}}
+    if kh * kw <= 25:
+        kinds.update({ry: "unroll", rx: "unroll"})
+    par = next((name for name, ext in outer if ext >= MIN_PARALLEL),
+               max(outer, key=lambda s: s[1])[0])
+    if dict(outer)[par] > 1:
+        kinds[par] = "parallel"
+    te.loop_nest(out, [name for name, _ in outer] + [rc, ry, rx] + tile, split, kinds)
+    return True
+
+
+def _axis_kind(loop: str, axes: tuple[str, ...]) -> str:
+    return "bfyx"[axes.index(loop.partition(".")[0])]
