@@ -52,10 +52,10 @@ def pick_tile(channels: int, rows: int) -> tuple[int, int]:
     return fw, yr
 
 
-def conv2d_nchw_nest(out: te.Tensor) -> bool:
-    """Sets the loop nest of `out` (te conv2d_nchw: axes b, f, y, x; reduce rc, ry, rx).
-    Returns False, leaving the compute as it is, when the shapes are not static or no row
-    width vectorizes well."""
+def conv2d_nchw_nest(out: te.Tensor, stride_w: int = 1) -> bool:
+    """Sets the loop nest of `out` (te conv2d_nchw: axes b, f, y, x; reduce rc, ry, rx;
+    `stride_w` its column stride). Returns False, leaving the compute as it is, when the
+    shapes are not static or no row width vectorizes well."""
     dims = static_dims(out)
     if dims is None or len(dims) != 7:
         return False
@@ -66,21 +66,12 @@ def conv2d_nchw_nest(out: te.Tensor) -> bool:
     fw, yr = pick_tile(o, oh)
     b, f, y, x = (a.name for a in out.op.axis)
     rc, ry, rx = (a.name for a in out.op.reduce_axis)
-    split: dict[str, int] = {}
-    outer: list[tuple[str, int]] = [(b, n)]
-    tile: list[str] = []  # rows, channels, lanes
-    for name, size, ext in ((y, yr, oh), (f, fw, o), (x, xw, ow)):
-        if size == ext:
-            tile.append(name)
-        elif size == 1:
-            outer.append((name, ext))
-        else:
-            split[name] = size
-            outer.append((f"{name}.o", ext // size))
-            tile.append(f"{name}.i")
-    outer.sort(key=lambda s: "bfyx".index(_axis_kind(s[0], (b, f, y, x))))
+    # axes in b, f, y, x order, so the outer loops and the tile (rows, channels, lanes) are too
+    outer, tile, split = split_axes([(f, fw, o), (y, yr, oh), (x, xw, ow)])
+    outer.insert(0, (b, n))
+    tile.sort(key=lambda t: (t.partition(".")[0] != y, t.partition(".")[0] == x))
     kinds = {tile[-1]: "vectorized", **{i: "unroll" for i in tile[:-1]}}
-    if kh * kw <= 25:
+    if kh * kw <= 25 and stride_w == 1:  # NOTE: strided rows are gathers; unrolled, 3x slower
         kinds.update({ry: "unroll", rx: "unroll"})
     par = next((name for name, ext in outer if ext >= MIN_PARALLEL),
                max(outer, key=lambda s: s[1])[0])
@@ -90,5 +81,20 @@ def conv2d_nchw_nest(out: te.Tensor) -> bool:
     return True
 
 
-def _axis_kind(loop: str, axes: tuple[str, ...]) -> str:
-    return "bfyx"[axes.index(loop.partition(".")[0])]
+def split_axes(axes: list[tuple[str, int, int]]
+               ) -> tuple[list[tuple[str, int]], list[str], dict[str, int]]:
+    """(name, tile size, extent) per axis -> the outer loops (name, extent), the tile loops
+    and the splits: a tile of the whole axis keeps it inside, a tile of 1 outside."""
+    outer: list[tuple[str, int]] = []
+    tile: list[str] = []
+    split: dict[str, int] = {}
+    for name, size, ext in axes:
+        if size == ext:
+            tile.append(name)
+        elif size == 1:
+            outer.append((name, ext))
+        else:
+            split[name] = size
+            outer.append((f"{name}.o", ext // size))
+            tile.append(f"{name}.i")
+    return outer, tile, split

@@ -243,7 +243,7 @@ def conv2d_nchw(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, 
         v = x[b, cin, y * strides[0] + ry * dilation[0], xx * strides[1] + rx * dilation[1]]
         return te.sum(_as(v, dt) * _as(weight[f, rc, ry, rx], dt), axis=[rc, ry, rx])
     out = te.compute((n, o, oh, ow), body, name="conv2d_nchw")
-    conv2d_nchw_nest(out)
+    conv2d_nchw_nest(out, int(strides[1]))
     return out
 
 

@@ -80,3 +80,13 @@ def test_rule_leaves_symbolic_shapes():
     W = te.placeholder((8, 4, 3, 3), "float32", name="W")
     out = topi.nn.conv2d_nchw(X, W, (1, 1), (1, 1, 1, 1), (1, 1))
     assert out.op.nest is None and not conv2d_nchw_nest(out)
+
+
+def test_rule_two_row_tile_and_strided_window():
+    out, _ = build_conv((2, 3, 10, 20), (24, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    assert list(out.op.nest.order) == ["b", "f.o", "y.o", "xx.o", "rc", "ry", "rx",
+                                       "y.i", "f.i", "xx.i"]
+    assert dict(out.op.nest.kinds)["rx"] == "unroll"
+    out, _ = build_conv((1, 4, 16, 32), (16, 4, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1)
+    kinds = dict(out.op.nest.kinds)
+    assert "rx" not in kinds and kinds["y"] == "parallel"
