@@ -36,20 +36,24 @@ def static_dims(t: te.Tensor) -> list[int] | None:
 
 def pick_lanes(width: int) -> int:
     """Columns per vector: the whole row when it fits a register, else the largest divisor
-    of the row that does, else 0 (no good vector: leave the row to the fallback)."""
+    of the row that does (at least 4), else the whole row when it fits 4 registers (a slower
+    tile, still far from scalar code), else 0: no vector."""
     if width <= MAX_LANES:
         return width
     best = max(d for d in range(1, MAX_LANES + 1) if width % d == 0)
-    return best if best >= 4 else 0
+    if best >= 4:
+        return best
+    return width if width <= 4 * MAX_LANES else 0
 
 
-def pick_tile(channels: int, rows: int) -> tuple[int, int]:
+def pick_tile(channels: int, rows: int, lanes: int = MAX_LANES) -> tuple[int, int]:
     """(output channels, output rows) of the register tile: as many channels as the
     accumulators allow (powers of two dividing `channels`), then rows to fill the rest."""
-    fw = next(c for c in (16, 8, 4, 2, 1) if channels % c == 0)
+    regs = -(-lanes // MAX_LANES)
+    fw = next(c for c in (16, 8, 4, 2, 1) if channels % c == 0 and c * regs <= MAX_ACCUMULATORS)
     # NOTE: at most 2 rows: a taller tile re-reads fewer weights but loads more input rows
-    yr = next(r for r in range(min(MAX_ACCUMULATORS // fw, 2), 0, -1) if rows % r == 0)
-    return fw, yr
+    most = min(MAX_ACCUMULATORS // (fw * regs), 2)
+    return fw, next(r for r in range(most, 0, -1) if rows % r == 0)
 
 
 def conv2d_nchw_nest(out: te.Tensor, stride_w: int = 1) -> bool:
@@ -63,7 +67,7 @@ def conv2d_nchw_nest(out: te.Tensor, stride_w: int = 1) -> bool:
     xw = pick_lanes(ow)
     if not xw:
         return False
-    fw, yr = pick_tile(o, oh)
+    fw, yr = pick_tile(o, oh, xw)
     b, f, y, x = (a.name for a in out.op.axis)
     rc, ry, rx = (a.name for a in out.op.reduce_axis)
     # axes in b, f, y, x order, so the outer loops and the tile (rows, channels, lanes) are too

@@ -38,7 +38,8 @@ CASES = [  # x shape, w shape, stride, padding, dilation, groups
     ((1, 4, 11, 19), (16, 4, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),  # dilation, 19 lanes
     ((1, 8, 9, 9), (8, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2),  # groups
     ((1, 16, 14, 28), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16),  # depthwise
-    ((1, 6, 5, 34), (12, 6, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # 1x1, no good lanes
+    ((1, 6, 5, 34), (12, 6, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # 1x1, 3 registers
+    ((1, 2, 3, 151), (4, 2, 1, 3), (1, 1), (0, 0, 0, 0), (1, 1), 1),  # no vector
     ((1, 3, 3, 1), (4, 3, 3, 1), (1, 1), (1, 0, 1, 0), (1, 1), 1),  # one column
 ]
 
@@ -67,8 +68,9 @@ def test_rule_tiles_and_parallel_loop():
 
 
 def test_rule_choices():
-    assert [pick_lanes(w) for w in (224, 56, 28, 14, 7, 17, 34, 40)] == \
-        [16, 14, 14, 14, 7, 0, 0, 10]
+    assert [pick_lanes(w) for w in (224, 56, 28, 14, 7, 17, 34, 40, 149)] == \
+        [16, 14, 14, 14, 7, 17, 34, 10, 0]
+    assert pick_tile(64, 17, 17) == (8, 1) and pick_tile(64, 34, 34) == (4, 1)
     assert pick_tile(512, 28) == (16, 1)
     assert pick_tile(24, 9) == (8, 1) and pick_tile(24, 10) == (8, 2)
     assert pick_tile(6, 4) == (2, 2)
@@ -80,6 +82,10 @@ def test_rule_leaves_symbolic_shapes():
     W = te.placeholder((8, 4, 3, 3), "float32", name="W")
     out = topi.nn.conv2d_nchw(X, W, (1, 1), (1, 1, 1, 1), (1, 1))
     assert out.op.nest is None and not conv2d_nchw_nest(out)
+    X = te.placeholder((1, 2, 3, 151), "float32", name="X")
+    out = topi.nn.conv2d_nchw(X, te.placeholder((4, 2, 1, 3), "float32", name="W"), (1, 1),
+                              (0, 0, 0, 0), (1, 1))
+    assert out.op.nest is None
 
 
 def test_rule_two_row_tile_and_strided_window():
