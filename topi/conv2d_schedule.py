@@ -17,6 +17,9 @@ over (rc, ry, rx) in the naive order, from zero (the init is its own block).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
@@ -24,6 +27,25 @@ from ..tir.functor import simplify
 MAX_LANES = 16  # float32 lanes of one AVX-512 register
 MAX_ACCUMULATORS = 16  # of the 32 vector registers; the rest hold inputs and broadcasts
 MIN_PARALLEL = 4  # iterations a loop needs to be the parallel one (2 cores, some balance)
+
+
+ColumnReader = Callable[[Any, Any, Any, Any, Any], tx.PrimExpr]
+
+
+def column_reader(x: te.Tensor, stride: int) -> tuple[ColumnReader, bool]:
+    """`read(b, c, row, col, offset)` = x[b, c, row, col * stride + offset], and whether a
+    vector over `col` reads contiguous memory. For a stride above 1 over a static width it
+    reads a phase-split copy, xq[b, c, row, phase, j] = x[b, c, row, j * stride + phase],
+    in which consecutive output columns are adjacent (a strided row is a gather otherwise)."""
+    width = simplify(x.shape[3])
+    if stride == 1 or not isinstance(width, tx.IntImm):
+        return (lambda b, c, r, col, off: x[b, c, r, col * stride + off]), stride == 1
+    last = width.value - 1
+    xq = te.compute((*x.shape[:3], stride, -(-width.value // stride)),
+                    lambda b, c, r, ph, j: x[b, c, r, tx.binop(tx.BinaryOp.MIN,
+                                                               j * stride + ph, last)],
+                    name="pad_phase")  # NOTE: min clamps the tail no output column reads
+    return (lambda b, c, r, col, off: xq[b, c, r, off % stride, col + off // stride]), True
 
 
 def static_dims(t: te.Tensor) -> list[int] | None:
@@ -56,10 +78,11 @@ def pick_tile(channels: int, rows: int, lanes: int = MAX_LANES) -> tuple[int, in
     return fw, next(r for r in range(most, 0, -1) if rows % r == 0)
 
 
-def conv2d_nchw_nest(out: te.Tensor, stride_w: int = 1) -> bool:
+def conv2d_nchw_nest(out: te.Tensor, contiguous_rows: bool = True) -> bool:
     """Sets the loop nest of `out` (te conv2d_nchw: axes b, f, y, x; reduce rc, ry, rx;
-    `stride_w` its column stride). Returns False, leaving the compute as it is, when the
-    shapes are not static or no row width vectorizes well."""
+    `contiguous_rows`: whether its input rows are read contiguously). Returns False,
+    leaving the compute as it is, when the shapes are not static or no row width vectorizes
+    well."""
     dims = static_dims(out)
     if dims is None or len(dims) != 7:
         return False
@@ -75,7 +98,7 @@ def conv2d_nchw_nest(out: te.Tensor, stride_w: int = 1) -> bool:
     outer.insert(0, (b, n))
     tile.sort(key=lambda t: (t.partition(".")[0] != y, t.partition(".")[0] == x))
     kinds = {tile[-1]: "vectorized", **{i: "unroll" for i in tile[:-1]}}
-    if kh * kw <= 25 and stride_w == 1:  # NOTE: strided rows are gathers; unrolled, 3x slower
+    if kh * kw <= 25 and contiguous_rows:  # NOTE: gathers (strided rows) unrolled: 3x slower
         kinds.update({ry: "unroll", rx: "unroll"})
     par = next((name for name, ext in outer if ext >= MIN_PARALLEL),
                max(outer, key=lambda s: s[1])[0])

@@ -8,7 +8,7 @@ from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
 from . import transform as T
-from .conv2d_schedule import conv2d_nchw_nest
+from .conv2d_schedule import column_reader, conv2d_nchw_nest
 
 B = tx.BinaryOp
 
@@ -240,10 +240,11 @@ def conv2d_nchw(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, 
 
     def body(b: Any, f: Any, y: Any, xx: Any) -> tx.PrimExpr:
         cin = rc if groups == 1 else f // per_group * ci + rc
-        v = x[b, cin, y * strides[0] + ry * dilation[0], xx * strides[1] + rx * dilation[1]]
+        v = read(b, cin, y * strides[0] + ry * dilation[0], xx, rx * dilation[1])
         return te.sum(_as(v, dt) * _as(weight[f, rc, ry, rx], dt), axis=[rc, ry, rx])
+    read, contiguous = column_reader(x, int(strides[1]))
     out = te.compute((n, o, oh, ow), body, name="conv2d_nchw")
-    conv2d_nchw_nest(out, int(strides[1]))
+    conv2d_nchw_nest(out, contiguous)
     return out
 
 

@@ -6,7 +6,10 @@ import pytest
 
 import tvmlite as tvm
 from tvmlite import te, topi
-from tvmlite.topi.conv2d_schedule import conv2d_nchw_nest, pick_lanes, pick_tile
+from tvmlite.te.tensor import tensor_of
+from tvmlite.topi.conv2d_schedule import (
+    column_reader, conv2d_nchw_nest, pick_lanes, pick_tile,
+)
 
 
 def conv_ref(x, w, stride, pad, dil, groups):
@@ -35,6 +38,9 @@ CASES = [  # x shape, w shape, stride, padding, dilation, groups
     ((2, 3, 9, 20), (24, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1),  # 8 ch x 2 rows, 10 lanes
     ((1, 4, 7, 6), (6, 4, 3, 3), (2, 2), (0, 0, 0, 0), (1, 1), 1),  # stride 2
     ((1, 4, 12, 40), (8, 4, 3, 3), (2, 1), (1, 2, 0, 1), (1, 1), 1),  # asymmetric
+    ((1, 3, 13, 23), (8, 3, 3, 3), (2, 3), (1, 1, 1, 1), (1, 2), 1),  # stride 3, dilated
+    ((1, 3, 30, 30), (16, 3, 7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1),  # a 7x7 stem
+    ((1, 8, 12, 12), (8, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 8),  # depthwise, stride 2
     ((1, 4, 11, 19), (16, 4, 3, 3), (1, 1), (2, 2, 2, 2), (2, 2), 1),  # dilation, 19 lanes
     ((1, 8, 9, 9), (8, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2),  # groups
     ((1, 16, 14, 28), (16, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 16),  # depthwise
@@ -95,4 +101,20 @@ def test_rule_two_row_tile_and_strided_window():
     assert dict(out.op.nest.kinds)["rx"] == "unroll"
     out, _ = build_conv((1, 4, 16, 32), (16, 4, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1)
     kinds = dict(out.op.nest.kinds)
-    assert "rx" not in kinds and kinds["y"] == "parallel"
+    assert kinds["rx"] == "unroll" and kinds["y"] == "parallel"
+
+
+def test_strided_rows_read_a_phase_split_copy():
+    x = te.placeholder((1, 2, 5, 7), "float32", name="X")
+    read, contiguous = column_reader(x, 3)
+    assert contiguous
+    load = read(0, 1, 2, 1, 2)  # x[0, 1, 2, 1 * 3 + 2]
+    xq = load.buffer
+    assert xq.name == "pad_phase" and [int(d.value) for d in xq.shape] == [1, 2, 5, 3, 3]
+    f = te.create_prim_func([x, tensor_of(xq)])
+    data = np.arange(70, dtype="float32").reshape(1, 2, 5, 7)
+    out = np.zeros((1, 2, 5, 3, 3), "float32")
+    tvm.build(f, target="llvm")["main"](data, out)
+    cols = np.minimum(np.arange(3)[None, :] * 3 + np.arange(3)[:, None], 6)  # [phase, j]
+    np.testing.assert_array_equal(out, data[:, :, :, cols])
+    assert column_reader(x, 1)[1]
