@@ -66,18 +66,19 @@ def test_rule_tiles_and_parallel_loop():
     out, _ = build_conv((1, 64, 28, 28), (128, 64, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1)
     nest = out.op.nest
     assert nest is not None
-    assert dict(nest.split) == {"f": 16, "xx": 14}
+    assert dict(nest.split) == {"f": 8, "y": 2, "xx": 14}
     kinds = dict(nest.kinds)
     assert kinds["xx.i"] == "vectorized" and kinds["f.i"] == "unroll"
     assert kinds["f.o"] == "parallel"
-    assert list(nest.order) == ["b", "f.o", "y", "xx.o", "rc", "ry", "rx", "f.i", "xx.i"]
+    assert list(nest.order) == ["b", "f.o", "y.o", "xx.o", "rc", "ry", "rx", "y.i", "f.i",
+                                "xx.i"]
 
 
 def test_rule_choices():
     assert [pick_lanes(w) for w in (224, 56, 28, 14, 7, 17, 34, 40, 149)] == \
         [16, 14, 14, 14, 7, 17, 34, 10, 0]
-    assert pick_tile(64, 17, 17) == (8, 1) and pick_tile(64, 34, 34) == (4, 1)
-    assert pick_tile(512, 28) == (16, 1)
+    assert pick_tile(64, 17, 17) == (8, 1) and pick_tile(64, 34, 34) == (2, 2)
+    assert pick_tile(512, 28) == (8, 2) and pick_tile(512, 7) == (16, 1)
     assert pick_tile(24, 9) == (8, 1) and pick_tile(24, 10) == (8, 2)
     assert pick_tile(6, 4) == (2, 2)
 
@@ -101,7 +102,7 @@ def test_rule_two_row_tile_and_strided_window():
     assert dict(out.op.nest.kinds)["rx"] == "unroll"
     out, _ = build_conv((1, 4, 16, 32), (16, 4, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1)
     kinds = dict(out.op.nest.kinds)
-    assert kinds["rx"] == "unroll" and kinds["y"] == "parallel"
+    assert kinds["rx"] == "unroll" and kinds["y.o"] == "parallel"
 
 
 def test_strided_rows_read_a_phase_split_copy():
