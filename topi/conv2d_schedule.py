@@ -22,9 +22,11 @@ from typing import Any
 
 from .. import te
 from ..tir import expr as tx
+from ..tir.dtype import bits as dtype_bits
 from ..tir.functor import simplify
 
-MAX_LANES = 16  # float32 lanes of one AVX-512 register
+VECTOR_BITS = 512  # one AVX-512 register
+MAX_LANES = 16  # of float32
 MAX_ACCUMULATORS = 16  # of the 32 vector registers; the rest hold inputs and broadcasts
 MIN_PARALLEL = 4  # iterations a loop needs to be the parallel one (2 cores, some balance)
 
@@ -56,24 +58,25 @@ def static_dims(t: te.Tensor) -> list[int] | None:
     return None
 
 
-def pick_lanes(width: int) -> int:
+def pick_lanes(width: int, max_lanes: int = MAX_LANES) -> int:
     """Columns per vector: the whole row when it fits a register, else the largest divisor
     of the row that does (at least 4), else the whole row when it fits 4 registers (a slower
     tile, still far from scalar code), else 0: no vector."""
-    if width <= MAX_LANES:
+    if width <= max_lanes:
         return width
-    best = max(d for d in range(1, MAX_LANES + 1) if width % d == 0)
-    if best >= 4:
+    best = max(d for d in range(1, max_lanes + 1) if width % d == 0)
+    if best >= min(4, max_lanes):
         return best
-    return width if width <= 4 * MAX_LANES else 0
+    return width if width <= 4 * max_lanes else 0
 
 
-def pick_tile(channels: int, rows: int, lanes: int = MAX_LANES) -> tuple[int, int]:
+def pick_tile(channels: int, rows: int, lanes: int = MAX_LANES, max_lanes: int = MAX_LANES
+              ) -> tuple[int, int]:
     """(output channels, output rows) of the register tile: two rows when they divide the
     output (each broadcast weight then feeds two FMAs: 8 x 2 x 16 lanes ran 230-260 GFLOP/s
     per core where 16 x 1 ran 190-220), and as many channels as the accumulators allow
     (a power of two dividing `channels`)."""
-    regs = -(-lanes // MAX_LANES)
+    regs = -(-lanes // max_lanes)
     yr = 2 if rows % 2 == 0 else 1
     fw = next(c for c in (16, 8, 4, 2, 1)
               if channels % c == 0 and c * yr * regs <= MAX_ACCUMULATORS)
@@ -89,10 +92,11 @@ def conv2d_nchw_nest(out: te.Tensor, contiguous_rows: bool = True) -> bool:
     if dims is None or len(dims) != 7:
         return False
     n, o, oh, ow, _, kh, kw = dims
-    xw = pick_lanes(ow)
+    max_lanes = max(1, VECTOR_BITS // dtype_bits(out.dtype))  # of the accumulators' type
+    xw = pick_lanes(ow, max_lanes)
     if not xw:
         return False
-    fw, yr = pick_tile(o, oh, xw)
+    fw, yr = pick_tile(o, oh, xw, max_lanes)
     b, f, y, x = (a.name for a in out.op.axis)
     rc, ry, rx = (a.name for a in out.op.reduce_axis)
     # axes in b, f, y, x order, so the outer loops and the tile (rows, channels, lanes) are too

@@ -81,6 +81,23 @@ def test_rule_choices():
     assert pick_tile(512, 28) == (8, 2) and pick_tile(512, 7) == (16, 1)
     assert pick_tile(24, 9) == (8, 1) and pick_tile(24, 10) == (8, 2)
     assert pick_tile(6, 4) == (2, 2)
+    assert pick_lanes(56, 8) == 8 and pick_tile(64, 28, 8, 8) == (8, 2)  # float64
+
+
+@pytest.mark.parametrize("dtype,out_dtype", [("float64", None), ("int8", "int32"),
+                                             ("float16", "float32")])
+def test_conv2d_rule_other_dtypes(dtype, out_dtype):
+    rng = np.random.default_rng(1)
+    x = (rng.random((1, 4, 10, 20)) * 4).astype(dtype)
+    w = (rng.random((16, 4, 3, 3)) * 4).astype(dtype)
+    X = te.placeholder(x.shape, dtype, name="X")
+    W = te.placeholder(w.shape, dtype, name="W")
+    out = topi.nn.conv2d_nchw(X, W, (1, 1), (1, 1, 1, 1), (1, 1), 1, out_dtype)
+    assert out.op.nest is not None
+    y = np.zeros((1, 16, 10, 20), out_dtype or dtype)
+    tvm.build(te.create_prim_func([X, W, out]), target="llvm")["main"](x, w, y)
+    ref = conv_ref(x, w, (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    np.testing.assert_allclose(y.astype("float64"), ref, rtol=1e-5, atol=1e-4)
 
 
 def test_rule_leaves_symbolic_shapes():
