@@ -26,10 +26,14 @@ def conv_ref(x, w, stride, pad, dil, groups):
     return np.concatenate(parts, axis=1)
 
 
-def build_conv(xshape, wshape, stride, pad, dil, groups):
+def conv(xshape, wshape, stride, pad, dil, groups):
     X = te.placeholder(xshape, "float32", name="X")
     W = te.placeholder(wshape, "float32", name="W")
-    out = topi.nn.conv2d_nchw(X, W, stride, pad, dil, groups)
+    return X, W, topi.nn.conv2d_nchw(X, W, stride, pad, dil, groups)
+
+
+def build_conv(*args):
+    X, W, out = conv(*args)
     return out, tvm.build(te.create_prim_func([X, W, out]), target="llvm")
 
 
@@ -63,7 +67,7 @@ def test_conv2d_rule_matches_numpy(xs, ws, stride, pad, dil, groups):
 
 
 def test_rule_tiles_and_parallel_loop():
-    out, _ = build_conv((1, 64, 28, 28), (128, 64, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    *_, out = conv((1, 64, 28, 28), (128, 64, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1)
     nest = out.op.nest
     assert nest is not None
     assert dict(nest.split) == {"f": 8, "y": 2, "xx": 14}
@@ -113,11 +117,11 @@ def test_rule_leaves_symbolic_shapes():
 
 
 def test_rule_two_row_tile_and_strided_window():
-    out, _ = build_conv((2, 3, 10, 20), (24, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    *_, out = conv((2, 3, 10, 20), (24, 3, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 1)
     assert list(out.op.nest.order) == ["b", "f.o", "y.o", "xx.o", "rc", "ry", "rx",
                                        "y.i", "f.i", "xx.i"]
     assert dict(out.op.nest.kinds)["rx"] == "unroll"
-    out, _ = build_conv((1, 4, 16, 32), (16, 4, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1)
+    *_, out = conv((1, 4, 16, 32), (16, 4, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1)
     kinds = dict(out.op.nest.kinds)
     assert kinds["rx"] == "unroll" and kinds["y.o"] == "parallel"
 
