@@ -1,33 +1,36 @@
 """The default CPU schedule rule of an NCHW conv2d: a register-blocked micro-kernel, in parallel.
 
-A rule over the compute's structure (static shapes, any kernel size, stride, dilation or group
-count), applied when topi builds the compute, as `te.loop_nest` (see te.tensor.LoopNest):
+A rule over the compute's structure (static shapes, any kernel size, stride, dilation, group
+count or dtype), applied when topi builds the compute, as `te.loop_nest` (te.tensor.LoopNest):
 
     b, f.o, y.o, x.o      spatial tiles; the first with enough iterations runs in parallel
-      rc, ry, rx          the reduction, window unrolled
+      rc, ry, rx          the reduction, the window unrolled
         y.i, f.i, x.i     the register tile: `rows x channels` vectors of `lanes` columns
 
-The tile is `rows * channels <= 16` accumulators of at most 16 float lanes: each holds one
-AVX-512 register across the whole reduction (each input vector feeds `channels` FMAs with
-broadcast weights). More accumulators, or wider rows split over several registers, spill:
-measured on the 2-core Zen machine of bench/README.md, 16 channels x 16 lanes runs a 3x3
-conv at ~180-220 GFLOP/s per core, 16 channels x 28 lanes at ~45. Each output still sums
-over (rc, ry, rx) in the naive order, from zero (the init is its own block).
+The tile is at most 16 accumulators (8 without AVX-512) of one vector register each, held
+across the whole reduction: each input vector feeds `channels` FMAs with broadcast weights,
+each broadcast `rows` FMAs. More accumulators, or rows split over several registers, spill.
+On the Zen 5 machine of bench/README.md a 3x3 conv runs at 230-260 GFLOP/s per core with
+2 rows x 8 channels x 16 lanes, 190-220 with 1 x 16 x 16, ~45 with 1 x 16 x 28 lanes.
+Strided convolutions read a phase-split copy of the input (`column_reader`), so their vectors
+are contiguous. Each output still sums over (rc, ry, rx) in the naive order, from zero (the
+init is its own block).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
+
+import llvmlite.binding as llvm
 
 from .. import te
 from ..tir import expr as tx
 from ..tir.dtype import bits as dtype_bits
 from ..tir.functor import simplify
 
-VECTOR_BITS = 512  # one AVX-512 register
-MAX_LANES = 16  # of float32
-MAX_ACCUMULATORS = 16  # of the 32 vector registers; the rest hold inputs and broadcasts
+MAX_LANES = 16  # of float32 in one AVX-512 register
 MIN_PARALLEL = 4  # iterations a loop needs to be the parallel one (2 cores, some balance)
 
 
@@ -70,6 +73,19 @@ def pick_lanes(width: int, max_lanes: int = MAX_LANES) -> int:
     return width if width <= 4 * max_lanes else 0
 
 
+@functools.cache
+def host_vector_bits() -> int:
+    """The width of the vector registers of the CPU kernels are compiled for (the host)."""
+    features = llvm.get_host_cpu_features()
+    return 512 if features.get("avx512f") else 256 if features.get("avx") else 128
+
+
+def max_accumulators() -> int:
+    """Half the vector registers (32 with AVX-512, else 16): the rest hold the loaded inputs
+    and the broadcast weights."""
+    return 16 if host_vector_bits() == 512 else 8
+
+
 def pick_tile(channels: int, rows: int, lanes: int = MAX_LANES, max_lanes: int = MAX_LANES
               ) -> tuple[int, int]:
     """(output channels, output rows) of the register tile: two rows when they divide the
@@ -79,7 +95,7 @@ def pick_tile(channels: int, rows: int, lanes: int = MAX_LANES, max_lanes: int =
     regs = -(-lanes // max_lanes)
     yr = 2 if rows % 2 == 0 else 1
     fw = next(c for c in (16, 8, 4, 2, 1)
-              if channels % c == 0 and c * yr * regs <= MAX_ACCUMULATORS)
+              if channels % c == 0 and c * yr * regs <= max_accumulators())
     return fw, yr
 
 
@@ -92,7 +108,7 @@ def conv2d_nchw_nest(out: te.Tensor, contiguous_rows: bool = True) -> bool:
     if dims is None or len(dims) != 7:
         return False
     n, o, oh, ow, _, kh, kw = dims
-    max_lanes = max(1, VECTOR_BITS // dtype_bits(out.dtype))  # of the accumulators' type
+    max_lanes = max(1, host_vector_bits() // dtype_bits(out.dtype))  # accumulators' type
     xw = pick_lanes(ow, max_lanes)
     if not xw:
         return False
