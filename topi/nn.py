@@ -242,9 +242,10 @@ def conv2d_nchw(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, 
         cin = rc if groups == 1 else f // per_group * ci + rc
         v = read(b, cin, y * strides[0] + ry * dilation[0], xx, rx * dilation[1])
         return te.sum(_as(v, dt) * _as(weight[f, rc, ry, rx], dt), axis=[rc, ry, rx])
-    read, contiguous = column_reader(x, int(strides[1]))
+    depthwise = groups != 1 and T._is_one(simplify(ci))
+    read, contiguous = column_reader(x, int(strides[1]), depthwise)
     out = te.compute((n, o, oh, ow), body, name="conv2d_nchw")
-    conv2d_nchw_nest(out, contiguous)
+    conv2d_nchw_nest(out, contiguous, depthwise)
     return out
 
 

@@ -90,6 +90,8 @@ def test_rule_choices():
     assert pick_tile(512, 28) == (8, 2) and pick_tile(512, 7) == (16, 1)
     assert pick_tile(24, 9) == (8, 1) and pick_tile(24, 10) == (8, 2)
     assert pick_tile(6, 4) == (2, 2)
+    assert pick_tile(144, 56, 14, depthwise=True) == (1, 8)
+    assert pick_tile(144, 28, 14, depthwise=True) == (1, 4)
     assert pick_lanes(56, 8) == 8 and pick_tile(64, 28, 8, 8) == (8, 2)  # float64
 
 
@@ -146,3 +148,13 @@ def test_strided_rows_read_a_phase_split_copy():
     cols = np.minimum(np.arange(3)[None, :] * 3 + np.arange(3)[:, None], 6)  # [phase, j]
     np.testing.assert_array_equal(out, data[:, :, :, cols])
     assert column_reader(x, 1)[1]
+
+
+@avx512_only
+def test_depthwise_tiles_rows_and_leaves_strided_ones_naive():
+    *_, out = conv((1, 32, 16, 16), (32, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 32)
+    assert dict(out.op.nest.split) == {"y": 8} and "f" in out.op.nest.order
+    *_, out = conv((1, 32, 16, 16), (32, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 32)
+    assert out.op.nest is None
+    *_, out = conv((1, 1, 16, 16), (32, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 1)
+    assert out.op.nest is not None  # one input channel, not depthwise: channel tiles pay
