@@ -8,6 +8,7 @@ from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
 from . import transform as T
+from .conv2d_schedule import column_reader, conv2d_nchw_nest
 
 B = tx.BinaryOp
 
@@ -239,46 +240,13 @@ def conv2d_nchw(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, 
 
     def body(b: Any, f: Any, y: Any, xx: Any) -> tx.PrimExpr:
         cin = rc if groups == 1 else f // per_group * ci + rc
-        v = x[b, cin, y * strides[0] + ry * dilation[0], xx * strides[1] + rx * dilation[1]]
+        v = read(b, cin, y * strides[0] + ry * dilation[0], xx, rx * dilation[1])
         return te.sum(_as(v, dt) * _as(weight[f, rc, ry, rx], dt), axis=[rc, ry, rx])
+    depthwise = groups != 1 and T._is_one(simplify(ci))
+    read, contiguous = column_reader(x, int(strides[1]), depthwise)
     out = te.compute((n, o, oh, ow), body, name="conv2d_nchw")
-    if int(strides[1]) == 1:
-        _conv_nest(out)
+    conv2d_nchw_nest(out, contiguous, depthwise)
     return out
-
-
-def _ints(*dims: Any) -> list[int] | None:
-    vals = [simplify(d) if isinstance(d, tx.PrimExpr) else d for d in dims]
-    if all(isinstance(v, int) or isinstance(v, tx.IntImm) for v in vals):
-        return [v if isinstance(v, int) else v.value for v in vals]
-    return None
-
-
-def _conv_nest(out: te.Tensor) -> None:
-    """Register-tiled loops for a stride-1 NCHW convolution with static shapes: per output
-    row, a vector of `xw` columns for each of `fw` output channels stays in registers while
-    the reduction (rc, ry, rx) runs; the 3x3 window and the channel tile are unrolled. Each
-    output still sums over (rc, ry, rx) in the naive order, from zero."""
-    dims = _ints(*out.shape, *(a.dom.extent for a in out.op.reduce_axis))
-    if dims is None:
-        return
-    _, o, _, ow, _, kh, kw = dims
-    b, f, y, xx = (a.name for a in out.op.axis)
-    rc, ry, rx = (a.name for a in out.op.reduce_axis)
-    xw = ow if ow <= 64 else next((v for v in (64, 56, 48, 32, 16, 8) if ow % v == 0), 1)
-    if xw == 1:
-        return
-    regs = -(-xw // 16)
-    fw = next(c for c in (16, 8, 4, 2, 1) if o % c == 0 and c * regs <= 16)
-    xs = [f"{xx}.o", f"{xx}.i"] if xw != ow else [xx]
-    split = {f: fw} if fw > 1 else {}
-    if xw != ow:
-        split[xx] = xw
-    fo, fi = ([f"{f}.o"], [f"{f}.i"]) if fw > 1 else ([f], [])
-    kinds = {xs[-1]: "vectorized", **{k: "unroll" for k in fi}}
-    if kh * kw <= 25:
-        kinds.update({ry: "unroll", rx: "unroll"})
-    te.loop_nest(out, [b, *fo, y, *xs[:-1], rc, ry, rx, *fi, xs[-1]], split, kinds)
 
 
 def pool2d(data: te.Tensor, kind: str, pool_size: Any, strides: Any, padding: Any,
