@@ -5,14 +5,11 @@ from tvmlite.script import ir as I, tir as T, relax as R   # or: tvm.script.ir_m
 ```
 """
 
-import sys
-
 from . import diagnostics, ir, relax, tir
 from .diagnostics import DiagnosticError
 from .parser.entry import from_source, ir_module
 
-tirx = tir  # TVM 0.27 spells it `from tvm.script import tirx as T`
-sys.modules[f"{__name__}.tirx"] = tir
+from . import tirx  # noqa: E402 (TVM 0.27 spells it `from tvm.script import tirx as T`)
 
 diagnostics.install_excepthook()
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..tir.expr import Span
+from ..vm import errors as tvm_errors
 
 
 class TVMScriptError(ValueError):
@@ -47,8 +48,9 @@ class SourceText:
         return Span(self.name, line, col, end_line, end_col)
 
 
-class DiagnosticError(TVMScriptError):
-    """A located error in a TVMScript program; `str(err)` is the full TVM-style report."""
+class DiagnosticError(TVMScriptError, tvm_errors.DiagnosticError):
+    """A located error in a TVMScript program; `str(err)` is the full TVM-style report.
+    Both a ValueError and TVM's `tvm.error.DiagnosticError`, so either `except` catches it."""
 
     def __init__(self, message: str, span: Span | None = None,
                  source: SourceText | None = None) -> None:

@@ -15,13 +15,15 @@ from ...tir.functor import simplify
 from .. import expr as rx
 from .. import struct_info as si
 from ..op import get_op, register_op
+from ...vm import errors as tvm_errors
 
 # TVM's OpPatternKind, used by AnnotateTIROpPattern / FuseOps.
 ELEMWISE, BROADCAST, INJECTIVE, REDUCE, OUT_EWISE_FUSABLE, TUPLE, OPAQUE = 0, 1, 2, 3, 4, 7, 8
 
 
-class OpError(ValueError):
-    """A call whose arguments do not fit the operator (shape, rank, dtype, attribute)."""
+class OpError(ValueError, tvm_errors.OpError):
+    """A call whose arguments do not fit the operator (shape, rank, dtype, attribute); also
+    TVM's `tvm.error.OpError`."""
 
 
 def op_error(name: str, msg: str) -> OpError:

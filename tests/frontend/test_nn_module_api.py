@@ -26,7 +26,8 @@ def test_import_paths():
     import tvmlite.relax.frontend.nn as nn2
     from tvmlite import frontend
 
-    assert nn2 is nn and relax.frontend is frontend and frontend.nn is nn
+    assert nn2 is nn and relax.frontend.nn is frontend.nn is nn
+    assert relax.frontend.detach_params is frontend.detach_params
     assert nn.op.matmul is nn.matmul and nn.spec.Tensor((1,), "float32").dtype == "float32"
 
 

@@ -2,9 +2,9 @@
 
 from typing import Any
 
-from .vm.device import Device, cpu, cuda, device
-from .vm.executable import load_executable as load_module
-from .vm.ndarray import NDArray, array, empty, from_dlpack
+from ..vm.device import Device, cpu, cuda, device
+from ..vm.executable import load_executable as load_module
+from ..vm.ndarray import NDArray, array, empty, from_dlpack
 
 Tensor = NDArray
 tensor = array

@@ -1,0 +1,35 @@
+"""`tvm.relax` as users meet it: build, VirtualMachine, BlockBuilder, the graph IR's classes.
+
+This package is the TVM-facing facade: its modules sit on TVM's own paths
+(`relax/transform.py`, `relax/op/nn.py`, `relax/analysis.py`, ...) and re-export from the
+layers (`ir/`, `transforms/`, `vm/`, `frontend/`, `backend/`), which never import it.
+"""
+
+from __future__ import annotations
+
+from ..ir.expr import (  # noqa: F401 (relax.Var, relax.Call ... as TVM exports them)
+    Call, Constant, DataflowVar, Function, ShapeExpr, Tuple, TupleGetItem, Var,
+)
+from ..ir.ops.base import const  # noqa: F401 (relax.const)
+from ..ir.struct_info import (  # noqa: F401
+    ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo,
+)
+from ..ir.struct_info import ShapeStructInfo as ShapeType  # noqa: F401 (TVM 0.27's names)
+from ..ir.struct_info import TensorStructInfo as TensorType  # noqa: F401
+from ..ir.struct_info import TupleStructInfo as TupleType  # noqa: F401
+from ..script.relax import (  # noqa: F401 (relax.call_tir(...) as BlockBuilder users write it)
+    call_dps_packed, call_packed, call_pure_packed, call_tir,
+)
+from ..transforms.bind_params import BindParams  # noqa: F401 (relax.BindParams, old spelling)
+from ..transforms.pipeline import get_pipeline  # noqa: F401
+from ..vm.vm import VirtualMachine  # noqa: F401
+from . import (  # noqa: F401
+    analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, transform, vm,
+)
+from .block_builder import BlockBuilder  # noqa: F401
+from .expr_functor import PyExprMutator, PyExprVisitor  # noqa: F401
+from .vm_build import build  # noqa: F401
+
+__all__ = ["build", "vm", "VirtualMachine", "transform", "BindParams", "BlockBuilder", "op",
+           "const", "get_pipeline", "PyExprMutator", "PyExprVisitor", "expr_functor", "Var",
+           "TensorStructInfo"]

@@ -1,0 +1,5 @@
+"""`tvm.relax.expr_functor`: Python visitors and mutators over relax expressions."""
+
+from ..transforms.expr_functor import PyExprMutator, PyExprVisitor, mutator, visitor
+
+__all__ = ["PyExprMutator", "PyExprVisitor", "mutator", "visitor"]

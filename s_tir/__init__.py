@@ -1,0 +1,9 @@
+"""`tvm.s_tir`: TVM 0.27's home of the block-level schedule (`tvm.s_tir.Schedule`,
+`tvm.s_tir.schedule`) and of dlight (`from tvm.s_tir import dlight as dl`)."""
+
+from ..transforms import dlight  # noqa: F401
+from . import schedule  # noqa: F401
+from .schedule import BlockRV, ExprRV, Instruction, LoopRV, Schedule, ScheduleError, Trace
+
+__all__ = ["dlight", "schedule", "BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule",
+           "ScheduleError", "Trace"]
