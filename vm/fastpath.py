@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 import struct
+import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -54,11 +55,13 @@ def _scalar(ll_type: str, v: Any) -> str:
     return f"{ll_type} {int(v)}"
 
 
-def _operand(b: Any, ll_type: str, arena: int, out_regs: list[str]) -> str:
+def _operand(b: Any, ll_type: str, arena: int | None, out_regs: list[str]) -> str:
     if isinstance(b, Sym):  # a symbolic shape var: the host's i64 parameter (compile_symbolic)
         return f"i64 %s{b.slot}"
     if not isinstance(b, Buffer):
         return _scalar(ll_type, b)
+    if b.kind == "arena" and arena is None:  # the arena is the host's last parameter
+        return f"ptr %a{b.index}"
     if b.kind == "arena" and arena < 0:  # symbolic plan: the token's pointer, computed natively
         return f"ptr %tok{b.index}"
     if b.kind == "param":
@@ -69,16 +72,24 @@ def _operand(b: Any, ll_type: str, arena: int, out_regs: list[str]) -> str:
     return f"ptr inttoptr (i64 {addr} to ptr)"
 
 
-def emit_host(plan: StaticPlan, symbol: str, arena: int, prologue: Sequence[str] = ()) -> str:
+def emit_host(plan: StaticPlan, symbol: str, arena: int | None,
+              prologue: Sequence[str] = (), arena_param: bool = False) -> str:
     """LLVM IR of the host function for `plan` with its arena at address `arena`.
 
-    A symbolic plan passes `arena` < 0, and a `prologue` computing the arena token pointers
-    (`%tokK`) from the shape-var parameters `i64 %sK` appended to the host's parameters."""
+    With `arena` None (or `arena_param`), the arena's address is the host's last parameter,
+    `ptr %arena`: each call brings its own (see _ArenaPool). A symbolic plan passes `arena` < 0,
+    and a `prologue` computing the arena token pointers (`%tokK`) from the shape-var parameters
+    `i64 %sK` appended to the host's parameters."""
     decls = {_declare(s.sig) for s in plan.steps}
     params = [f"ptr %p{i}" for i in range(len(plan.params))]
     params += [f"ptr %o{i}" for i in range(len(plan.outputs))]
     params += [f"i64 %s{i}" for i in range(len(plan.slots))]
     body, out_regs = list(prologue), []
+    if arena is None or arena_param:
+        params.append("ptr %arena")
+    if arena is None:
+        offsets = sorted({b.index for b in plan.buffers if b.kind == "arena"})
+        body += [f"  %a{k} = getelementptr i8, ptr %arena, i64 {k}" for k in offsets]
     for i in range(len(plan.outputs)):
         if DATA_OFFSET is None:  # outputs came as data addresses already
             out_regs.append(f"%o{i}")
@@ -111,20 +122,60 @@ def compile_static(ex: Executable, fn: VMFunction, device: Device,
         return None
     if plan.slots:
         return compile_symbolic(ex, plan, device, slow, f"fast path of {fn.name!r}")
-    arena = np.empty(plan.arena_bytes + ARENA_ALIGN, np.uint8)
-    base = -(-data_ptr(arena) // ARENA_ALIGN) * ARENA_ALIGN
+    touched = sum(b.nbytes for b in plan.params + plan.buffers)
+    held = touched <= GIL_RELEASE_BYTES
+    # NOTE: a host entered holding the GIL runs alone, so it may bake in one arena per VM;
+    # one that releases the GIL may overlap with other threads' calls: it takes an arena per
+    # call from a pool (~0.2 us, on calls that move more than GIL_RELEASE_BYTES).
+    arena, base = _new_arena(plan.arena_bytes) if held else (None, None)
     symbol = f"__tvmlite_host_{next(_COUNTER)}"
     lib = ex.kernels.load()
     lib.add_ir(emit_host(plan, symbol, base), f"fast path of {fn.name!r}")
-    touched = sum(b.nbytes for b in plan.params + plan.buffers)
-    proto = ctypes.PYFUNCTYPE if touched <= GIL_RELEASE_BYTES else ctypes.CFUNCTYPE
+    proto = ctypes.PYFUNCTYPE if held else ctypes.CFUNCTYPE
     out_t = ctypes.py_object if DATA_OFFSET is not None else ctypes.c_void_p
     host = proto(ctypes.c_void_p, *([ctypes.c_void_p] * len(plan.params)),
-                 *([out_t] * len(plan.outputs)))(lib.get_address(symbol))
+                 *([out_t] * len(plan.outputs)),
+                 *([] if held else [ctypes.c_void_p]))(lib.get_address(symbol))
+    if not held:
+        host = _ArenaPool().pooled(host, plan.arena_bytes)
     caller = _make_caller(plan, host, device, slow)
     caller.fast_path = "static"  # type: ignore[attr-defined]  # which path runs (tests, bench)
     caller._keepalive = (arena, ex)  # type: ignore[attr-defined]  # the host bakes in addresses
     return caller
+
+
+def _new_arena(nbytes: int) -> tuple[np.ndarray, int]:
+    """An arena of `nbytes` and its aligned base address."""
+    arena = np.empty(nbytes + ARENA_ALIGN, np.uint8)
+    return arena, -(-data_ptr(arena) // ARENA_ALIGN) * ARENA_ALIGN
+
+
+class _ArenaPool:
+    """Arenas for calls that run with the GIL released: each call takes one of its own.
+
+    `list.pop` and `list.append` are atomic under the GIL, so the pool needs no lock; it holds
+    as many arenas as calls have ever overlapped."""
+
+    def __init__(self) -> None:
+        self.free: list[tuple[np.ndarray, int]] = []
+
+    def pooled(self, raw: Callable[..., Any], nbytes: int) -> Callable[..., Any]:
+        """`raw(*args, arena_base)` as `f(*args)`, with an arena of at least `nbytes`."""
+        free, need = self.free, nbytes + ARENA_ALIGN
+
+        def call_with_arena(*args: Any) -> Any:
+            try:
+                slot = free.pop()
+            except IndexError:
+                slot = _new_arena(nbytes)
+            if slot[0].size < need:
+                slot = _new_arena(nbytes)
+            try:
+                return raw(*args, slot[1])
+            finally:
+                free.append(slot)
+
+        return call_with_arena
 
 
 def _make_caller(plan: StaticPlan, host: Any, device: Device,
@@ -217,9 +268,12 @@ _CACHE_MAX = 256  # bindings remembered per function; a process of endless shape
 _SymEntry = tuple[Any, ...]  # (slot values, outputs [(shape, sig)], host, keep-alive sigs)
 
 
-def _token_prologue(plan: StaticPlan, cell: int) -> list[str]:
-    """IR computing `%tokK` = arena base + sum of the aligned sizes of tokens before K."""
-    body = [f"  %base = load ptr, ptr inttoptr (i64 {cell} to ptr)"]
+def _token_prologue(plan: StaticPlan, cell: int | None) -> list[str]:
+    """IR computing `%tokK` = arena base + sum of the aligned sizes of tokens before K.
+
+    The base is read from `cell`, or with `cell` None is the host's parameter `%arena`."""
+    body = [f"  %base = load ptr, ptr inttoptr (i64 {cell} to ptr)" if cell is not None
+            else "  %base = getelementptr i8, ptr %arena, i64 0"]
     offset = "0"
     for k, (itemsize, dims) in enumerate(plan.tokens):
         body.append(f"  %tok{k} = getelementptr i8, ptr %base, i64 {offset}")
@@ -259,6 +313,8 @@ class _SymbolicBinder:
         self.sym = [k for k, b in enumerate(plan.params) if not _is_static(b.shape)]
         self.arena = np.empty(0, np.uint8)
         self.cell = np.zeros(1, np.uint64)  # the arena base the host reads
+        self.pool = _ArenaPool()  # arenas of the calls that release the GIL
+        self.lock = threading.Lock()
 
     def bind(self, args: tuple[Any, ...]) -> _SymEntry | None:
         """The entry for `args`, or None when the reference path must run (it raises)."""
@@ -276,23 +332,37 @@ class _SymbolicBinder:
                 return None
         if any(_value(d, vals) < 0 for b in plan.buffers for d in b.shape):
             return None  # alloc_tensor raises on a negative dim
-        self._reserve(sum(-(-_nbytes(it, dims, vals) // ARENA_ALIGN) * ARENA_ALIGN
-                          for it, dims in plan.tokens))
+        arena_bytes = sum(-(-_nbytes(it, dims, vals) // ARENA_ALIGN) * ARENA_ALIGN
+                          for it, dims in plan.tokens)
         touched = sum(_nbytes(np.dtype(b.dtype).itemsize, b.shape, vals)
                       for b in plan.params + plan.buffers)
         outs = []
         for b in plan.outputs:
             shape = tuple(_value(d, vals) for d in b.shape)
             outs.append((shape, intern_sig((shape, b.dtype, dev))))
-        host = self.hosts[touched > GIL_RELEASE_BYTES]
+        if touched <= GIL_RELEASE_BYTES:  # runs alone: the binder's one arena serves
+            self._reserve(arena_bytes)
+            host = self.hosts[0]
+        else:  # may overlap with other threads' calls: an arena of its own per call
+            host = self.pool.pooled(self._released_host(), arena_bytes)
         return tuple(vals), outs, host, tuple(args[k]._sig for k in self.sym)
 
+    def _released_host(self) -> Any:
+        with self.lock:
+            if not isinstance(self.hosts[1], ctypes._CFuncPtr):  # still its factory
+                self.hosts = (self.hosts[0], self.hosts[1]())
+        return self.hosts[1]
+
     def _reserve(self, nbytes: int) -> None:
-        """Grow the arena (never shrink: the largest binding seen sets its size)."""
-        if nbytes + ARENA_ALIGN <= self.arena.size:
-            return
-        self.arena = np.empty(nbytes + ARENA_ALIGN, np.uint8)
-        self.cell[0] = -(-data_ptr(self.arena) // ARENA_ALIGN) * ARENA_ALIGN
+        """Grow the arena (never shrink: the largest binding seen sets its size).
+
+        Under the lock, and the cell moves before the old arena is dropped: a host entered by
+        another thread between two bytecodes here must never see a smaller or freed arena."""
+        with self.lock:
+            if nbytes + ARENA_ALIGN <= self.arena.size:
+                return
+            arena, self.cell[0] = _new_arena(nbytes)
+            self.arena = arena
 
 
 def _is_static(shape: tuple[Any, ...]) -> bool:
@@ -309,15 +379,19 @@ def _nbytes(itemsize: int, dims: tuple[Any, ...], vals: Sequence[int]) -> int:
 def compile_symbolic(ex: Executable, plan: StaticPlan, device: Device,
                      slow: Callable[[tuple[Any, ...]], Any], what: str) -> Callable[..., Any]:
     """The fast callable of a plan with symbolic dims (see the ABI note above)."""
-    symbol = f"__tvmlite_host_{next(_COUNTER)}"
+    held, free = (f"__tvmlite_host_{next(_COUNTER)}" for _ in range(2))
     lib = ex.kernels.load()
     binder = _SymbolicBinder(plan, (None, None), device)
-    lib.add_ir(emit_host(plan, symbol, -1, _token_prologue(plan, data_ptr(binder.cell))), what)
+    lib.add_ir(emit_host(plan, held, -1, _token_prologue(plan, data_ptr(binder.cell))), what)
     out_t = ctypes.py_object if DATA_OFFSET is not None else ctypes.c_void_p
     types = (ctypes.c_void_p, *([ctypes.c_void_p] * len(plan.params)),
              *([out_t] * len(plan.outputs)), *([ctypes.c_int64] * len(plan.slots)))
-    addr = lib.get_address(symbol)
-    binder.hosts = (ctypes.PYFUNCTYPE(*types)(addr), ctypes.CFUNCTYPE(*types)(addr))
+
+    def released_host() -> Any:  # compiled at the first binding that needs it
+        lib.add_ir(emit_host(plan, free, -1, _token_prologue(plan, None), arena_param=True), what)
+        return ctypes.CFUNCTYPE(*types, ctypes.c_void_p)(lib.get_address(free))
+
+    binder.hosts = (ctypes.PYFUNCTYPE(*types)(lib.get_address(held)), released_host)
     caller = _symbolic_caller(plan, binder, device, slow)
     caller.fast_path = "symbolic"  # type: ignore[attr-defined]
     caller.binder = binder  # type: ignore[attr-defined]  # arena and cache, for tests

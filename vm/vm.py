@@ -4,13 +4,16 @@ Per function it picks the fastest path that applies: the native fast path (fastp
 static regions and those whose only unknowns are symbolic dims, else prebuilt closures
 (closures.py) for branch-free code, else the reference interpreter. `mode="interpreter"`
 (or env `TVMLITE_VM_MODE=interpreter`) forces the reference; `mode="closure"` skips the
-native path. Like TVM's VM, one VirtualMachine is not meant to be
-called from several threads at once (the fast path's arena is per VM).
+native path. Unlike TVM's VM, one VirtualMachine may be called from several threads at once:
+a native host that runs holding the GIL keeps one arena per VM (it runs alone), one that
+releases the GIL takes an arena per call from a pool (fastpath.py); the closure and interpreter
+paths keep their registers per call.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -55,6 +58,7 @@ class VirtualMachine:
             ex, self.mode = prepare_vm(ex, self.device, self.mode)
         self.executable = ex
         self._callables: dict[str, Callable[..., Any]] = {}
+        self._build_lock = threading.RLock()  # NOTE: reentrant: building may look up callees
         self._table = interpreter.resolve_func_table(ex, self.device, self._late_vm_call)
         self._inputs: dict[str, tuple[Any, ...]] = {}
         self._outputs: dict[str, Any] = {}
@@ -69,7 +73,10 @@ class VirtualMachine:
             if fn is None:
                 raise AttributeError(f"VM has no function {name!r}; it has "
                                      f"{sorted(self.executable.functions)}")
-            f = self._callables[name] = self._build(fn)
+            with self._build_lock:  # threads' first calls build it once
+                f = self._callables.get(name)
+                if f is None:
+                    f = self._callables[name] = self._build(fn)
         return f
 
     get_function = __getitem__
