@@ -31,7 +31,8 @@ _LIBM = ("exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "expm1", "sqrt
          "atanh", "erf", "erfc", "pow", "fmod", "floor", "ceil", "trunc", "round", "nearbyint",
          "fabs", "copysign", "hypot", "cbrt", "lgamma", "tgamma", "fmin", "fmax", "ldexp",
          "nextafter", "logb", "rint", "isnan", "isinf", "isfinite")
-RUNTIME_DECLARATIONS = frozenset({"malloc", "free", "tvmlite_parallel_launch"}
+RUNTIME_DECLARATIONS = frozenset({"malloc", "free", "tvmlite_parallel_launch",
+                                  "tvmlite_bounds_fail"}
                                  | set(_LIBM) | {n + "f" for n in _LIBM})
 _FORBIDDEN_TEXT = [
     (re.compile(r"^\s*module\s+asm\b", re.M), "module-level inline assembly"),

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import llvmlite.binding as llvm
 
+from . import bounds_runtime
 from .kernel_signature import KernelParam, KernelSignature
 
 _C_SCALAR = {
@@ -102,6 +103,8 @@ class KernelLibrary:
             from .parallel_runtime import ensure_loaded  # parallel loops call the native pool
 
             ensure_loaded()
+        if bounds_runtime.instrumented(self.llvm_ir):
+            bounds_runtime.ensure_loaded()  # checks report through a symbol of the runtime
         with _LLVM_LOCK:
             if self._engine is None:
                 module = _parse(self.llvm_ir or "", "kernel library")
@@ -141,7 +144,8 @@ class KernelLibrary:
             if sig is None:
                 raise KernelLoadError(f"no kernel named {name!r}; have {sorted(self.signatures)}")
             proto = ctypes.CFUNCTYPE(None, *ctypes_argtypes(sig))
-            fn = self._cfuncs[name] = proto(self.get_address(name))
+            fn = self._cfuncs[name] = bounds_runtime.checked(proto(self.get_address(name)),
+                                                             self.llvm_ir)
         return fn
 
     def __repr__(self) -> str:

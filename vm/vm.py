@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import interpreter
+from . import bounds_runtime, interpreter
 from .closures import compile_closures
 from .device import Device, cpu, intern
 from .executable import Executable, VMFunction
@@ -108,6 +108,8 @@ class VirtualMachine:
             return run(prepared)  # raises the precise error, or computes the answer
 
         fast = compile_static(self.executable, fn, self.device, slow)
+        if fast is not None:  # a kernel's failed run-time bounds check raises after the call
+            fast = bounds_runtime.checked(fast, self.executable.kernels.llvm_ir)
         return fast or checked
 
     def _preparer(self, fn: VMFunction) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
