@@ -124,24 +124,43 @@ def compile_static(ex: Executable, fn: VMFunction, device: Device,
         return compile_symbolic(ex, plan, device, slow, f"fast path of {fn.name!r}")
     touched = sum(b.nbytes for b in plan.params + plan.buffers)
     held = touched <= GIL_RELEASE_BYTES
-    # NOTE: a host entered holding the GIL runs alone, so it may bake in one arena per VM;
-    # one that releases the GIL may overlap with other threads' calls: it takes an arena per
-    # call from a pool (~0.2 us, on calls that move more than GIL_RELEASE_BYTES).
-    arena, base = _new_arena(plan.arena_bytes) if held else (None, None)
+    arena, base = _new_arena(plan.arena_bytes)
     symbol = f"__tvmlite_host_{next(_COUNTER)}"
     lib = ex.kernels.load()
-    lib.add_ir(emit_host(plan, symbol, base), f"fast path of {fn.name!r}")
-    proto = ctypes.PYFUNCTYPE if held else ctypes.CFUNCTYPE
+    what = f"fast path of {fn.name!r}"
+    lib.add_ir(emit_host(plan, symbol, base), what)
     out_t = ctypes.py_object if DATA_OFFSET is not None else ctypes.c_void_p
-    host = proto(ctypes.c_void_p, *([ctypes.c_void_p] * len(plan.params)),
-                 *([out_t] * len(plan.outputs)),
-                 *([] if held else [ctypes.c_void_p]))(lib.get_address(symbol))
-    if not held:
-        host = _ArenaPool().pooled(host, plan.arena_bytes)
-    caller = _make_caller(plan, host, device, slow)
+    types = (ctypes.c_void_p, *([ctypes.c_void_p] * len(plan.params)),
+             *([out_t] * len(plan.outputs)))
+    proto = ctypes.PYFUNCTYPE if held else ctypes.CFUNCTYPE
+    host = proto(*types)(lib.get_address(symbol))
+    # NOTE: a host entered holding the GIL runs alone, so one arena per VM serves it. One that
+    # releases the GIL may overlap with other threads' calls: the call that gets the VM's arena
+    # lock (non-blocking, ~50 ns) uses the VM's arena; a call that finds it taken runs a second
+    # host taking an arena from a pool (compiled at the first contention).
+    contended = None if held else _contended_host(plan, lib, types, what)
+    caller = _make_caller(plan, host, device, slow, contended)
     caller.fast_path = "static"  # type: ignore[attr-defined]  # which path runs (tests, bench)
     caller._keepalive = (arena, ex)  # type: ignore[attr-defined]  # the host bakes in addresses
     return caller
+
+
+def _contended_host(plan: StaticPlan, lib: Any, types: tuple[Any, ...], what: str
+                    ) -> tuple[Any, Callable[..., Any]]:
+    """(the VM arena's lock, `f(*host_args)` running a host on an arena of the call's own)."""
+    pool, built, lock = _ArenaPool(), [], threading.Lock()
+
+    def call(*args: Any) -> Any:
+        if not built:
+            with lock:
+                if not built:
+                    symbol = f"__tvmlite_host_{next(_COUNTER)}"
+                    lib.add_ir(emit_host(plan, symbol, None), what)
+                    raw = ctypes.CFUNCTYPE(*types, ctypes.c_void_p)(lib.get_address(symbol))
+                    built.append(pool.pooled(raw, plan.arena_bytes))
+        return built[0](*args)
+
+    return threading.Lock(), call
 
 
 def _new_arena(nbytes: int) -> tuple[np.ndarray, int]:
@@ -179,11 +198,58 @@ class _ArenaPool:
 
 
 def _make_caller(plan: StaticPlan, host: Any, device: Device,
-                 slow: Callable[[tuple[Any, ...]], Any]) -> Callable[..., Any]:
+                 slow: Callable[[tuple[Any, ...]], Any], contended: Any = None
+                 ) -> Callable[..., Any]:
     sigs = [intern_sig((b.shape, b.dtype, device)) for b in plan.params]
     if len(plan.outputs) == 1 and plan.ret is plan.outputs[0] and DATA_OFFSET is not None:
+        if contended is not None:
+            return _released_single_caller(sigs, plan.outputs[0], host, device, slow, contended)
         return _single_output_caller(sigs, plan.outputs[0], host, device, slow)
-    return _general_caller(plan, sigs, host, device, slow)
+    return _general_caller(plan, sigs, host, device, slow, contended)
+
+
+def _run_guarded(host: Any, contended: Any, args: tuple[Any, ...]) -> Any:
+    """`host(*args)` on the VM's arena if its lock is free, else the pooled host."""
+    lock, other = contended
+    if lock.acquire(False):
+        try:
+            return host(*args)
+        finally:
+            lock.release()
+    return other(*args)
+
+
+def _released_single_caller(sigs: list[Any], out: Buffer, host: Any, device: Device,
+                            slow: Callable[[tuple[Any, ...]], Any], contended: Any
+                            ) -> Callable[..., Any]:
+    """The single-output caller of a host that releases the GIL (see _contended_host)."""
+    n, empty, new = len(sigs), np.empty, object.__new__
+    oshape, odtype = out.shape, np.dtype(out.dtype)
+    osig = intern_sig((oshape, out.dtype, device))
+    lock, other = contended
+    acquire, release = lock.acquire, lock.release
+
+    def call(*args: Any) -> Any:
+        if len(args) != n:
+            return slow(args)
+        ptrs = []
+        for a, s in zip(args, sigs):
+            if type(a) is not NDArray or (a._sig is not s and a._sig != s):
+                return slow(args)
+            ptrs.append(a._ptr)
+        o = empty(oshape, odtype)
+        r = new(NDArray)
+        if acquire(False):
+            try:
+                r._ptr = host(*ptrs, o)
+            finally:
+                release()
+        else:
+            r._ptr = other(*ptrs, o)
+        r._arr, r._sig = o, osig
+        return r
+
+    return call
 
 
 def _single_output_caller(sigs: list[Any], out: Buffer, host: Any, device: Device,
@@ -227,7 +293,8 @@ def _single_output_caller(sigs: list[Any], out: Buffer, host: Any, device: Devic
 
 
 def _general_caller(plan: StaticPlan, sigs: list[Any], host: Any, device: Device,
-                    slow: Callable[[tuple[Any, ...]], Any]) -> Callable[..., Any]:
+                    slow: Callable[[tuple[Any, ...]], Any], contended: Any = None
+                    ) -> Callable[..., Any]:
     """Several outputs, tuples, or returning a parameter/constant."""
     n = len(sigs)
     outs = [(b.shape, np.dtype(b.dtype), (b.shape, b.dtype, device)) for b in plan.outputs]
@@ -239,7 +306,11 @@ def _general_caller(plan: StaticPlan, sigs: list[Any], host: Any, device: Device
             return slow(args)
         arrs = [np.empty(shape, dt) for shape, dt, _ in outs]
         ptrs = [data_ptr(o) for o in arrs]
-        host(*[a._ptr for a in args], *(arrs if by_output else ptrs))
+        host_args = (*[a._ptr for a in args], *(arrs if by_output else ptrs))
+        if contended is None:
+            host(*host_args)
+        else:
+            _run_guarded(host, contended, host_args)
         res = [NDArray._wrap(o, s, p) for o, (_, _, s), p in zip(arrs, outs, ptrs)]
         return _pick(plan.ret, args, res)
 
