@@ -6,6 +6,7 @@ An index is checked only where everything about it is known and nothing guards i
   constant base: then the exact range of values it takes is `[lo, hi]`, each loop var sweeping
   its range independently, and every loop having at least one iteration;
 - the buffer's dim is a constant;
+- the buffer is a parameter's or an allocation (not a view declared over other data);
 - no `if`, `T.where`, `T.if_then_else`, `T.Select` or `while` encloses it (a guard may keep
   the bad iterations from running, as in a padded conv), and no `let` binds a var it uses.
 Anything else is left alone: this check must never reject a valid program. Unproven accesses
@@ -22,7 +23,7 @@ from .arith import affine
 from .expr import BinaryOp, BinOp, BufferLoad, Call, IntImm, PrimExpr, Select, Span, Var
 from .function import PrimFunc, free_vars
 from .functor import Visitor, simplify
-from .stmt import BufferStore, For, IfThenElse, LetStmt, While
+from .stmt import Allocate, BufferStore, For, IfThenElse, LetStmt, While
 
 
 def _int(e: PrimExpr) -> int | None:
@@ -60,7 +61,10 @@ def index_range(e: PrimExpr, loops: dict[Var, tuple[int, int]]) -> tuple[int, in
 
 
 class _Checker(Visitor):
-    def __init__(self) -> None:
+    def __init__(self, func: PrimFunc) -> None:
+        # NOTE: only the function's own buffers and its allocations: a buffer declared over
+        # another's data (T.decl_buffer, a flat view) may legitimately be indexed past its shape
+        self.owned = {id(b) for _, b in func.buffer_map}
         self.loops: dict[Var, tuple[int, int]] = {}
         self.guarded = 0
         self.stmt_span: Span | None = None
@@ -104,6 +108,10 @@ class _Checker(Visitor):
         else:
             self.generic_visit(e)
 
+    def visit_Allocate(self, s: Allocate) -> None:
+        self.owned.add(id(s.buffer))
+        self.generic_visit(s)
+
     def visit_BufferStore(self, s: BufferStore) -> None:
         outer, self.stmt_span = self.stmt_span, s.span or self.stmt_span
         self.visit(s.value)
@@ -116,7 +124,8 @@ class _Checker(Visitor):
         self._access(e.buffer, e.indices, e.span or self.stmt_span)
 
     def _access(self, buf: Any, indices: tuple[PrimExpr, ...], span: Span | None) -> None:
-        if self.guarded or self.found is not None or len(indices) != len(buf.shape):
+        if (self.guarded or self.found is not None or len(indices) != len(buf.shape)
+                or id(buf) not in self.owned):
             return
         for axis, (index, dim) in enumerate(zip(indices, buf.shape)):
             extent = _int(dim)
@@ -132,7 +141,7 @@ class TIRBoundsError(DiagnosticError, IndexError):
 
 def check_bounds(func: PrimFunc, name: str) -> None:
     """Raise `TIRBoundsError` for an access proven out of bounds for a reachable iteration."""
-    checker = _Checker()
+    checker = _Checker(func)
     checker.visit(func.body)
     if checker.found is None:
         return

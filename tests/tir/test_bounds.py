@@ -139,3 +139,21 @@ def test_index_range_is_exact_for_affine_indices() -> None:
     values = [a * 3 - b + 1 for a in range(4) for b in range(2, 5)]
     assert (min(values), max(values)) == (-3, 8)
     assert index_range(i // 2, loops) is None  # floordiv: not claimed exact
+
+
+@T.prim_func
+def scratch_too_small(A: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+    B = T.alloc_buffer((4,), "float32")
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.spatial(8, i)
+            B[vi] = A[vi]
+    for i in range(8):
+        with T.block("C"):
+            vi = T.axis.spatial(8, i)
+            C[vi] = A[vi]
+
+
+def test_allocated_buffer_is_checked_too() -> None:
+    with pytest.raises(TIRBoundsError, match=r"B\[i\] takes values 0\.\.7, but B has extent 4"):
+        tvm.build(scratch_too_small, target="llvm")
