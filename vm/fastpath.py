@@ -123,7 +123,7 @@ def compile_static(ex: Executable, fn: VMFunction, device: Device,
     if plan.slots:
         return compile_symbolic(ex, plan, device, slow, f"fast path of {fn.name!r}")
     touched = sum(b.nbytes for b in plan.params + plan.buffers)
-    held = touched <= GIL_RELEASE_BYTES
+    held = touched <= GIL_RELEASE_BYTES and not _reports_to_python(ex)
     arena, base = _new_arena(plan.arena_bytes)
     symbol = f"__tvmlite_host_{next(_COUNTER)}"
     lib = ex.kernels.load()
@@ -161,6 +161,14 @@ def _contended_host(plan: StaticPlan, lib: Any, types: tuple[Any, ...], what: st
         return built[0](*args)
 
     return threading.Lock(), call
+
+
+def _reports_to_python(ex: Executable) -> bool:
+    """Kernels with run-time bounds checks call a Python callback, maybe from the parallel
+    pool's threads: entered holding the GIL, such a host would deadlock with them."""
+    from .bounds_runtime import instrumented
+
+    return instrumented(ex.kernels.llvm_ir)
 
 
 def _new_arena(nbytes: int) -> tuple[np.ndarray, int]:
@@ -386,6 +394,7 @@ class _SymbolicBinder:
         self.cell = np.zeros(1, np.uint64)  # the arena base the host reads
         self.pool = _ArenaPool()  # arenas of the calls that release the GIL
         self.lock = threading.Lock()
+        self.reports = False  # kernels call back into Python (see _reports_to_python)
 
     def bind(self, args: tuple[Any, ...]) -> _SymEntry | None:
         """The entry for `args`, or None when the reference path must run (it raises)."""
@@ -411,7 +420,7 @@ class _SymbolicBinder:
         for b in plan.outputs:
             shape = tuple(_value(d, vals) for d in b.shape)
             outs.append((shape, intern_sig((shape, b.dtype, dev))))
-        if touched <= GIL_RELEASE_BYTES:  # runs alone: the binder's one arena serves
+        if touched <= GIL_RELEASE_BYTES and not self.reports:  # runs alone: one arena serves
             self._reserve(arena_bytes)
             host = self.hosts[0]
         else:  # may overlap with other threads' calls: an arena of its own per call
@@ -453,6 +462,7 @@ def compile_symbolic(ex: Executable, plan: StaticPlan, device: Device,
     held, free = (f"__tvmlite_host_{next(_COUNTER)}" for _ in range(2))
     lib = ex.kernels.load()
     binder = _SymbolicBinder(plan, (None, None), device)
+    binder.reports = _reports_to_python(ex)
     lib.add_ir(emit_host(plan, held, -1, _token_prologue(plan, data_ptr(binder.cell))), what)
     out_t = ctypes.py_object if DATA_OFFSET is not None else ctypes.c_void_p
     types = (ctypes.c_void_p, *([ctypes.c_void_p] * len(plan.params)),

@@ -97,3 +97,36 @@ def test_vm_paths_raise(mode: str) -> None:
     np.testing.assert_array_equal(ok.numpy(), [0, 2, 4, 6])
     with pytest.raises(BoundsCheckError, match="kernel 'take': index 9 of buffer A"):
         vm["main"](tvm.nd.array(a), tvm.nd.array(np.array([0, 9, 4, 6], "int32")))
+
+
+@I.ir_module
+class ParallelGather:
+    @T.prim_func
+    def take(A: T.Buffer((64,), "float32"), idx: T.Buffer((64,), "int32"),
+             B: T.Buffer((64,), "float32")):
+        for i in T.parallel(64):
+            with T.block("B"):
+                vi = T.axis.spatial(64, i)
+                B[vi] = A[idx[vi]]
+
+    @R.function
+    def main(a: R.Tensor((64,), "float32"), idx: R.Tensor((64,), "int32")):
+        cls = ParallelGather
+        y = R.call_tir(cls.take, (a, idx), out_sinfo=R.Tensor((64,), "float32"))
+        return y
+
+
+def test_failure_in_a_parallel_task_of_a_small_call_raises() -> None:
+    """Small calls normally run holding the GIL; a check failing in a pool thread (which calls
+    back into Python) must not deadlock with them."""
+    with PassContext(config=CHECKS):
+        ex = relax.build(ParallelGather, target="llvm")
+    f = relax.VirtualMachine(ex, tvm.cpu())["main"]
+    a = np.arange(64, dtype="float32")
+    bad = np.arange(64, dtype="int32")
+    bad[::2] = 64 + np.arange(32)
+    for _ in range(5):
+        with pytest.raises(BoundsCheckError, match="kernel 'take': index 6[4-9]|index [7-9]"):
+            f(tvm.nd.array(a), tvm.nd.array(bad))
+    np.testing.assert_array_equal(f(tvm.nd.array(a), tvm.nd.array(bad[::-1] % 64)).numpy(),
+                                  a[bad[::-1] % 64])
