@@ -344,7 +344,8 @@ def _pick(value: Any, args: tuple[Any, ...], outs: list[NDArray]) -> Any:
 # slot values, output shapes and signatures, and the host entry (GIL held or released).
 
 _CACHE_MAX = 256  # bindings remembered per function; a process of endless shapes starts over
-_SymEntry = tuple[Any, ...]  # (slot values, outputs [(shape, sig)], host, keep-alive sigs)
+# (slot values, outputs [(shape, sig)], host, keep-alive sigs, pooled host of a released call)
+_SymEntry = tuple[Any, ...]
 
 
 def _token_prologue(plan: StaticPlan, cell: int | None) -> list[str]:
@@ -392,7 +393,9 @@ class _SymbolicBinder:
         self.sym = [k for k, b in enumerate(plan.params) if not _is_static(b.shape)]
         self.arena = np.empty(0, np.uint8)
         self.cell = np.zeros(1, np.uint64)  # the arena base the host reads
-        self.pool = _ArenaPool()  # arenas of the calls that release the GIL
+        self.pool = _ArenaPool()  # arenas of the released calls that find the shared one taken
+        self.released = _new_arena(0)  # (arena, base) the uncontended released calls share
+        self.released_lock = threading.Lock()
         self.lock = threading.Lock()
         self.reports = False  # kernels call back into Python (see _reports_to_python)
 
@@ -420,18 +423,27 @@ class _SymbolicBinder:
         for b in plan.outputs:
             shape = tuple(_value(d, vals) for d in b.shape)
             outs.append((shape, intern_sig((shape, b.dtype, dev))))
+        keep = tuple(args[k]._sig for k in self.sym)
         if touched <= GIL_RELEASE_BYTES and not self.reports:  # runs alone: one arena serves
             self._reserve(arena_bytes)
-            host = self.hosts[0]
-        else:  # may overlap with other threads' calls: an arena of its own per call
-            host = self.pool.pooled(self._released_host(), arena_bytes)
-        return tuple(vals), outs, host, tuple(args[k]._sig for k in self.sym)
+            return tuple(vals), outs, self.hosts[0], keep, None
+        # NOTE: may overlap with other threads' calls: the caller runs `host` on the shared
+        # released-call arena if its lock is free, else the pooled host (an arena per call)
+        host = self._released_host()
+        self._reserve_released(arena_bytes)
+        return tuple(vals), outs, host, keep, self.pool.pooled(host, arena_bytes)
 
     def _released_host(self) -> Any:
         with self.lock:
             if not isinstance(self.hosts[1], ctypes._CFuncPtr):  # still its factory
                 self.hosts = (self.hosts[0], self.hosts[1]())
         return self.hosts[1]
+
+    def _reserve_released(self, nbytes: int) -> None:
+        """Grow the released calls' shared arena; waits for a call using it to finish."""
+        with self.released_lock:
+            if nbytes + ARENA_ALIGN > self.released[0].size:
+                self.released = _new_arena(nbytes)
 
     def _reserve(self, nbytes: int) -> None:
         """Grow the arena (never shrink: the largest binding seen sets its size).
@@ -491,6 +503,7 @@ def _symbolic_caller(plan: StaticPlan, binder: _SymbolicBinder, device: Device,
     odtypes = [np.dtype(b.dtype) for b in plan.outputs]
     lean = len(plan.outputs) == 1 and plan.ret is plan.outputs[0] and DATA_OFFSET is not None
     odtype = odtypes[0] if lean else None
+    acquire, release = binder.released_lock.acquire, binder.released_lock.release
 
     def entry(args: tuple[Any, ...]) -> _SymEntry | None:
         key = id(args[first]._sig) if single else tuple(id(args[k]._sig) for k in sym)
@@ -512,16 +525,33 @@ def _symbolic_caller(plan: StaticPlan, binder: _SymbolicBinder, device: Device,
         e = entry(args)
         if e is None:
             return slow(args)
-        vals, outs, host = e[0], e[1], e[2]
+        vals, outs, host, other = e[0], e[1], e[2], e[4]
         if lean:
             o = empty(outs[0][0], odtype)
             r = new(NDArray)
-            r._ptr = host(*[a._ptr for a in args], o, *vals)
+            if other is None:
+                r._ptr = host(*[a._ptr for a in args], o, *vals)
+            elif acquire(False):
+                try:
+                    r._ptr = host(*[a._ptr for a in args], o, *vals, binder.released[1])
+                finally:
+                    release()
+            else:
+                r._ptr = other(*[a._ptr for a in args], o, *vals)
             r._arr, r._sig = o, outs[0][1]
             return r
         arrs = [empty(shape, dt) for (shape, _), dt in zip(outs, odtypes)]
         ptrs = [data_ptr(o) for o in arrs]
-        host(*[a._ptr for a in args], *(arrs if DATA_OFFSET is not None else ptrs), *vals)
+        host_args = (*[a._ptr for a in args], *(arrs if DATA_OFFSET is not None else ptrs), *vals)
+        if other is None:
+            host(*host_args)
+        elif acquire(False):
+            try:
+                host(*host_args, binder.released[1])
+            finally:
+                release()
+        else:
+            other(*host_args)
         res = [NDArray._wrap(o, s, p) for o, (_, s), p in zip(arrs, outs, ptrs)]
         return _pick(plan.ret, args, res)
 
