@@ -338,7 +338,8 @@ def _pick(value: Any, args: tuple[Any, ...], outs: list[NDArray]) -> Any:
 # -- symbolic dims ------------------------------------------------------------------------------
 # Host ABI: `ptr @host(ptr %p0.., ptr %o0.., i64 %s0..)`: as above, plus one i64 per shape-var
 # slot. The arena base is read from an 8-byte cell (its address baked in), so growing the arena
-# costs the hot path nothing; the host computes each token's offset from the slot values.
+# costs the hot path nothing; the host computes each token's offset from the slot values. The
+# host for calls that release the GIL takes the arena base as a last parameter (threads).
 # Per call, Python checks the arguments and looks the symbolic parameters' shapes up in a small
 # cache (by the id of their interned signature) that holds everything derived from a binding:
 # slot values, output shapes and signatures, and the host entry (GIL held or released).

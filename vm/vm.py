@@ -6,8 +6,8 @@ static regions and those whose only unknowns are symbolic dims, else prebuilt cl
 (or env `TVMLITE_VM_MODE=interpreter`) forces the reference; `mode="closure"` skips the
 native path. Unlike TVM's VM, one VirtualMachine may be called from several threads at once:
 a native host that runs holding the GIL keeps one arena per VM (it runs alone), one that
-releases the GIL takes an arena per call from a pool (fastpath.py); the closure and interpreter
-paths keep their registers per call.
+releases the GIL uses the VM's arena under a non-blocking lock, or an arena from a pool when
+another call holds it (fastpath.py); the closure and interpreter paths keep registers per call.
 """
 
 from __future__ import annotations
