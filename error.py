@@ -5,7 +5,10 @@ from .vm.errors import (  # noqa: F401
     OpAttributeUnImplemented, OpError, OpNotImplemented, RPCError, RPCSessionTimeoutError,
     TVMError, register_error,
 )
+from .vm.bounds_runtime import BoundsCheckError  # noqa: F401 (a failed run-time bounds check)
+from .vm.executable import ExecutableFormatError  # noqa: F401 (a damaged exported file)
 
-__all__ = ["DiagnosticError", "InternalError", "OpAttributeInvalid", "OpAttributeRequired",
+__all__ = ["BoundsCheckError", "DiagnosticError", "ExecutableFormatError", "InternalError",
+           "OpAttributeInvalid", "OpAttributeRequired",
            "OpAttributeUnImplemented", "OpError", "OpNotImplemented", "RPCError",
            "RPCSessionTimeoutError", "TVMError", "register_error"]

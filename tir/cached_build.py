@@ -23,6 +23,7 @@ from .compile_mode import compiling
 from .function import PrimFunc
 from .kernel_cache import KernelCache
 from .kernel_fingerprint import NotFingerprintable, environment_digest, fingerprint
+from .bounds_instrument import enabled as bounds_checks_enabled
 from .lower import lower
 
 CACHE_FORMAT = "tvmlite-kernel-cache-1"  # bump when what an entry holds changes
@@ -32,7 +33,8 @@ def kernel_key(name: str, func: PrimFunc, target: Any) -> str | None:
     """The cache key of kernel `name` compiled from `func` for `target` (a parsed Target);
     None when some value in the function has no stable text (it is then compiled uncached)."""
     try:
-        return fingerprint(CACHE_FORMAT, environment_digest(), target, name, func)
+        return fingerprint(CACHE_FORMAT, environment_digest(), target, name,
+                           bounds_checks_enabled(), func)
     except NotFingerprintable:
         return None
 

@@ -578,6 +578,17 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         x = self.visit(e.args[0])
         return self.builder.fcmp_unordered("uno", x, x)
 
+    def _bounds_fail(self, e: Call) -> ir.Value:
+        """`tvmlite.bounds_fail("message", index)`: report a failed run-time bounds check
+        (tir/bounds_instrument.py) to the runtime (vm/bounds_runtime.py)."""
+        text = bytearray(e.args[0].value.encode() + b"\0")  # type: ignore[attr-defined]
+        ty = ir.ArrayType(ir.IntType(8), len(text))
+        msg = ir.GlobalVariable(self.module, ty, self.module.get_unique_name("bounds_msg"))
+        msg.global_constant, msg.linkage, msg.initializer = True, "private", ir.Constant(ty, text)
+        fail = self._libfunc("tvmlite_bounds_fail", ir.VoidType(), [PTR, I64])
+        self.builder.call(fail, [self.builder.bitcast(msg, PTR), self.visit(e.args[1])])
+        return ir.Constant(ir.IntType(32), 0)
+
 
 _FLOAT_ARITH: dict[BinaryOp, Callable[[CodeGenLLVM, ir.Value, ir.Value], ir.Value]] = {
     BinaryOp.ADD: lambda g, a, b: g.builder.fadd(a, b, flags=g._flags),
@@ -597,6 +608,7 @@ _SPECIAL_CALLS: dict[str, Callable[[CodeGenLLVM, Call], ir.Value]] = {
     "rsqrt": CodeGenLLVM._rsqrt,
     "abs": CodeGenLLVM._abs,
     "isnan": CodeGenLLVM._isnan,
+    "tvmlite.bounds_fail": CodeGenLLVM._bounds_fail,
     "likely": lambda g, e: g.visit(e.args[0]),
 }
 

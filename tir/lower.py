@@ -27,6 +27,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from .bounds import check_bounds
+from .bounds_instrument import enabled as bounds_checks_enabled, instrument_bounds
 from .arith import Window, bound, subtract, union_windows
 from .expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var, binop, const
 from .function import PrimFunc
@@ -40,6 +42,10 @@ from .stmt import (
 def lower(func: PrimFunc) -> PrimFunc:
     """Blocks to loops, init hoisting, flattening and index folding: what codegen consumes."""
     func = lower_blocks(func)
+    name = str(dict(func.attrs).get("global_symbol") or "prim_func")
+    check_bounds(func, name)
+    if bounds_checks_enabled():
+        func = instrument_bounds(func, name)
     func = plan_allocations(func)
     func = unroll_loops(func)
     func = hoist_reduction_init(func)

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import LarkError, VisitError
+from lark.exceptions import LarkError, UnexpectedEOF, UnexpectedInput, VisitError
+from lark.lexer import PatternStr
 
 from .bytecode import Arg, ArgKind, Call, Goto, If, Ret
 from .executable import Executable, ExecutableFormatError, FuncEntry, VMFunction
@@ -220,8 +221,10 @@ def parse_executable(text: str, arrays: dict[str, np.ndarray], kernels: KernelLi
         items = _Build().transform(_parser().parse(text))
     except VisitError as err:
         raise ExecutableFormatError(f"malformed executable: {err.orig_exc}") from None
+    except UnexpectedInput as err:
+        raise syntax_error(err, text) from None
     except LarkError as err:
-        raise ExecutableFormatError(f"malformed executable assembly: {err}") from None
+        raise ExecutableFormatError(f"executable.asm: malformed assembly ({err})") from None
     entries = [x for x in items if isinstance(x[1], FuncEntry)]
     consts = [x for x in items if len(x) == 2 and not isinstance(x[1], FuncEntry)]
     funcs = [x for x in items if len(x) == 5]
@@ -230,6 +233,39 @@ def parse_executable(text: str, arrays: dict[str, np.ndarray], kernels: KernelLi
     constants = [_constant(i, c, arrays) for i, c in enumerate(_in_order(consts, "c"))]
     functions = {f[0]: _function(f, index) for f in funcs}
     return Executable(table, functions, constants, kernels)
+
+
+_NAMED = {"REG": "a register (%3)", "IMM": "an immediate (i7)", "CREF": "a constant (c0)",
+          "FREF": "a function (f0)", "NAME": "a name", "STRING": "a quoted string",
+          "FLOATLIT": "a float", "SIGNED_INT": "an integer", "INT": "a number",
+          "KIND": "vm, packed or kernel", "$END": "the end of the text"}
+
+
+def _terminal_text(name: str) -> str:
+    if name in _NAMED:
+        return _NAMED[name]
+    term = next((t for t in _parser().terminals if t.name == name), None)
+    if term is not None and isinstance(term.pattern, PatternStr):
+        return repr(term.pattern.value)
+    return name.lower()
+
+
+def syntax_error(err: UnexpectedInput, text: str) -> ExecutableFormatError:
+    """`executable.asm, line L, column C: expected ...; got ...` (lark's terminal names never
+    show: a truncated or damaged file names what was expected in the assembly's own terms)."""
+    expected = getattr(err, "expected", None) or getattr(err, "allowed", None) or ()
+    wanted = sorted({_terminal_text(t) for t in expected})
+    token = getattr(err, "token", None)
+    if isinstance(err, UnexpectedEOF) or (token is not None and token.type == "$END"):
+        got = "the end of the text (is the file truncated?)"
+        line, col = text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
+    else:
+        got = repr(token.value if token is not None else getattr(err, "char", "?"))
+        line, col = getattr(err, "line", 0), getattr(err, "column", 0)
+    listed = ", ".join(wanted[:10]) + (", ..." if len(wanted) > 10 else "")
+    return ExecutableFormatError(f"executable.asm, line {line}, column {col}: expected "
+                                 f"{'one of ' if len(wanted) > 1 else ''}{listed or 'nothing'}"
+                                 f"; got {got}")
 
 
 def _in_order(pairs: list[tuple[int, Any]], prefix: str) -> list[Any]:

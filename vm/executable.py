@@ -192,9 +192,11 @@ def load_executable(path: str) -> Executable:
     for BYOC functions, the loaders of our backends (`backend/*_runtime.py`)."""
     from .asm import parse_executable
     from .external import build_externals, read_manifest
+    from .file_checks import check_kernel_ir, check_members
 
     try:
         with zipfile.ZipFile(path) as zf:
+            check_members(zf, path)
             if zf.read("FORMAT").decode() != FORMAT:
                 raise ExecutableFormatError(f"{path}: not a {FORMAT} file")
             text = zf.read("executable.asm").decode()
@@ -207,6 +209,7 @@ def load_executable(path: str) -> Executable:
         if isinstance(err, FileNotFoundError):
             raise
         raise ExecutableFormatError(f"{path}: not a readable tvmlite executable ({err})") from None
+    check_kernel_ir(llvm_ir, sigs)  # NOTE: before LLVM compiles (and runs) anything of it
     ex = parse_executable(text, arrays, KernelLibrary(llvm_ir, sigs))
     ex.externals = build_externals(ex, manifest, external_arrays)
     return ex

@@ -26,9 +26,9 @@ class KernelUnit:
     from_cache: bool = False  # a cache hit
     pending: Future | None = None  # its object code, being compiled on the LLVM thread
 
-    def calls_parallel_pool(self) -> bool:
-        marker = "tvmlite_parallel_launch"
-        return marker.encode() in (self.obj or b"") or marker in (self.llvm_ir or "")
+    def mentions(self, symbol: str) -> bool:
+        """Whether this kernel refers to `symbol` (the parallel pool, the bounds callback)."""
+        return symbol.encode() in (self.obj or b"") or symbol in (self.llvm_ir or "")
 
 
 _OBJECT_TM: Any = None

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import llvmlite.binding as llvm
 
+from . import bounds_runtime
 from .kernel_objects import (KernelUnit, background_compiler, compile_object, link_objects,
                              object_target_machine)
 from .kernel_signature import KernelParam, KernelSignature
@@ -142,10 +143,12 @@ class KernelLibrary:
         """Compile (once; later calls return at once) and return self."""
         if self._engine is not None:
             return self
-        if self._calls_parallel_pool():
+        if self.mentions("tvmlite_parallel_launch"):
             from .parallel_runtime import ensure_loaded  # parallel loops call the native pool
 
             ensure_loaded()
+        if self.mentions(bounds_runtime.SYMBOL):
+            bounds_runtime.ensure_loaded()  # checks report through a symbol of the runtime
         with _LLVM_LOCK:
             if self._engine is None and self.units is not None:
                 self._engine, self._modules = link_objects(self._unit_objects(),
@@ -163,10 +166,12 @@ class KernelLibrary:
                 raise KernelLoadError(f"kernel {name!r} has a signature but no LLVM function")
         return self
 
-    def _calls_parallel_pool(self) -> bool:
+    def mentions(self, symbol: str) -> bool:
+        """Whether any kernel refers to `symbol` (read from each unit's IR or object code, so
+        a cached library never makes its one-module text just to ask)."""
         if self.units is not None:
-            return any(u.calls_parallel_pool() for u in self.units)
-        return "tvmlite_parallel_launch" in (self.llvm_ir or "")
+            return any(unit.mentions(symbol) for unit in self.units)
+        return symbol in (self.llvm_ir or "")
 
     def _unit_objects(self) -> list[bytes]:
         """Every unit's object code: compiled (and stored in the cache) where missing."""
@@ -202,7 +207,10 @@ class KernelLibrary:
             if sig is None:
                 raise KernelLoadError(f"no kernel named {name!r}; have {sorted(self.signatures)}")
             proto = ctypes.CFUNCTYPE(None, *ctypes_argtypes(sig))
-            fn = self._cfuncs[name] = proto(self.get_address(name))
+            fn = proto(self.get_address(name))
+            if self.mentions(bounds_runtime.SYMBOL):
+                fn = bounds_runtime.checked(fn)
+            self._cfuncs[name] = fn
         return fn
 
     def __repr__(self) -> str:

@@ -4,18 +4,21 @@ Per function it picks the fastest path that applies: the native fast path (fastp
 static regions and those whose only unknowns are symbolic dims, else prebuilt closures
 (closures.py) for branch-free code, else the reference interpreter. `mode="interpreter"`
 (or env `TVMLITE_VM_MODE=interpreter`) forces the reference; `mode="closure"` skips the
-native path. Like TVM's VM, one VirtualMachine is not meant to be
-called from several threads at once (the fast path's arena is per VM).
+native path. Unlike TVM's VM, one VirtualMachine may be called from several threads at once:
+a native host that runs holding the GIL keeps one arena per VM (it runs alone), one that
+releases the GIL uses the VM's arena under a non-blocking lock, or an arena from a pool when
+another call holds it (fastpath.py); the closure and interpreter paths keep registers per call.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import interpreter
+from . import bounds_runtime, interpreter
 from .closures import compile_closures
 from .device import Device, cpu, intern
 from .executable import Executable, VMFunction
@@ -55,6 +58,7 @@ class VirtualMachine:
             ex, self.mode = prepare_vm(ex, self.device, self.mode)
         self.executable = ex
         self._callables: dict[str, Callable[..., Any]] = {}
+        self._build_lock = threading.RLock()  # NOTE: reentrant: building may look up callees
         self._table = interpreter.resolve_func_table(ex, self.device, self._late_vm_call)
         self._inputs: dict[str, tuple[Any, ...]] = {}
         self._outputs: dict[str, Any] = {}
@@ -69,7 +73,10 @@ class VirtualMachine:
             if fn is None:
                 raise AttributeError(f"VM has no function {name!r}; it has "
                                      f"{sorted(self.executable.functions)}")
-            f = self._callables[name] = self._build(fn)
+            with self._build_lock:  # threads' first calls build it once
+                f = self._callables.get(name)
+                if f is None:
+                    f = self._callables[name] = self._build(fn)
         return f
 
     get_function = __getitem__
@@ -101,6 +108,8 @@ class VirtualMachine:
             return run(prepared)  # raises the precise error, or computes the answer
 
         fast = compile_static(self.executable, fn, self.device, slow)
+        if fast is not None and self.executable.kernels.mentions(bounds_runtime.SYMBOL):
+            fast = bounds_runtime.checked(fast)  # a failed run-time bounds check raises after it
         return fast or checked
 
     def _preparer(self, fn: VMFunction) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:

@@ -11,6 +11,8 @@ decorator runs.
 from __future__ import annotations
 
 import ast
+import linecache
+import os
 import sys
 import types
 from collections.abc import Callable
@@ -186,6 +188,8 @@ def from_source(text: str, name: str = "<tvmscript>", env: dict[str, Any] | None
     from ... import script as script_pkg
 
     src = SourceText(name, tuple(text.splitlines(keepends=True)))
+    if not os.path.exists(name):  # errors found later (at build) show the line, as for a file
+        linecache.cache[name] = (len(text), None, list(src.lines), name)
     names: dict[str, Any] = {"T": script_pkg.tir, "R": script_pkg.relax, "I": script_pkg.ir,
                              "tvm": sys.modules[__package__.split(".")[0]]}
     names.update(env or {})

@@ -87,7 +87,7 @@ def test_a_new_process_hits_with_another_hash_seed(cache_env: Path) -> None:
     assert outs[0][0] == "MISS" and outs[1] == ["HIT", outs[0][1]]
 
 
-def test_any_key_change_misses(cache_env: Path) -> None:
+def test_any_key_change_misses(cache_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     base = affine(3.0)
     llvm = parse_target("llvm")
     key = kernel_key("affine", base, llvm)
@@ -101,6 +101,9 @@ def test_any_key_change_misses(cache_env: Path) -> None:
         "cores": kernel_key("affine", base, parse_target("llvm -num-cores=4")),
         "cpu": kernel_key("affine", base, parse_target("llvm -mcpu=skylake")),
     }
+    monkeypatch.setenv("TVMLITE_BOUNDS_CHECK", "1")  # instrumented kernels are other code
+    changed["bounds checks"] = kernel_key("affine", base, llvm)
+    monkeypatch.delenv("TVMLITE_BOUNDS_CHECK")
     assert len(set(changed.values()) | {key}) == len(changed) + 1, changed
     run_affine(base)
     y, lib = run_affine(base, "llvm -fast-math=none")  # another target: compiled and stored

@@ -74,9 +74,25 @@ def test_arena_grows_and_is_reused(mlp_ex) -> None:
     for batch in (2, 64, 2):
         args = _mlp_args(batch)
         np.testing.assert_array_equal(fast(*args).numpy(), ref(*args).numpy())
-        sizes.append((fast.binder.arena.size, fast.binder.arena.ctypes.data))
+        # NOTE: the weights alone pass GIL_RELEASE_BYTES, so the calls use the arena the
+        # binder keeps for calls that release the GIL (never taken here: no pool arena made)
+        arena = fast.binder.released[0]
+        sizes.append((arena.size, arena.ctypes.data))
+        assert not fast.binder.pool.free
     assert sizes[1][0] > sizes[0][0] >= 2 * 2 * 128 * 4  # two (n, 128) intermediates
     assert sizes[2] == sizes[1]  # big enough already: kept, not reallocated
+
+
+def test_shared_arena_of_small_calls_grows_and_is_reused() -> None:
+    """Calls below GIL_RELEASE_BYTES run holding the GIL and share the binder's one arena."""
+    fast = relax.VirtualMachine(tvm.compile(Twice, target="llvm"))["main"]
+    sizes = []
+    for n in (3, 50, 3):
+        x, y = (RNG.standard_normal(n).astype("float32") for _ in range(2))
+        np.testing.assert_array_equal(fast(tvm.nd.array(x), tvm.nd.array(y)).numpy(),
+                                      np.concatenate([x, y]))
+        sizes.append((fast.binder.arena.size, fast.binder.arena.ctypes.data))
+    assert sizes[1] == sizes[2] and not fast.binder.pool.free
 
 
 def test_outputs_are_fresh_arrays(mlp_ex) -> None:
