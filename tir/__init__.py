@@ -11,7 +11,6 @@ from .stmt import (
     SeqStmt, Stmt, While, make_buffer,
 )
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
-from .bounds import TIRBoundsError  # an index proven out of bounds at build time
 
 
 def build(mod: object, target: object = "llvm", **_: object) -> object:
