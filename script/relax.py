@@ -335,18 +335,20 @@ def _sinfo_args(sinfo_args: Any) -> tuple[si.StructInfo, ...]:
     return tuple(_sinfo(s) for s in items)
 
 
-def call_packed(func: str, *args: Any, sinfo_args: Any = None) -> rx.Call:
-    """Call a registered function; use its return value: `R.call_packed("f", x, sinfo_args=S)`."""
-    sargs = _sinfo_args(sinfo_args)
+def call_packed(func: str, *args: Any, sinfo_args: Any = None, ty_args: Any = None) -> rx.Call:
+    """Call a registered function; use its return value: `R.call_packed("f", x, sinfo_args=S)`
+    (`ty_args=` is TVM 0.27's spelling of `sinfo_args=`)."""
+    sargs = _sinfo_args(sinfo_args if sinfo_args is not None else ty_args)
     ret = sargs[0] if len(sargs) == 1 else (si.TupleStructInfo(sargs) if sargs else
                                              si.ObjectStructInfo())
     return rx.Call(rx.ExternFunc(str(func)), tuple(to_expr(a) for a in args), sinfo_args=sargs,
                    struct_info=ret)
 
 
-def call_pure_packed(func: str, *args: Any, sinfo_args: Any = None) -> rx.Call:
+def call_pure_packed(func: str, *args: Any, sinfo_args: Any = None, ty_args: Any = None
+                     ) -> rx.Call:
     """`R.call_packed` that the compiler may treat as pure."""
-    inner = call_packed(func, *args, sinfo_args=sinfo_args)
+    inner = call_packed(func, *args, sinfo_args=sinfo_args, ty_args=ty_args)
     return rx.Call(ops.CALL_PURE_PACKED, (inner.op, *inner.args), sinfo_args=inner.sinfo_args,
                    struct_info=inner.struct_info)
 
