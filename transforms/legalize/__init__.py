@@ -18,6 +18,7 @@ from ...ir.functor import ExprMutator
 from ...ir.module import IRModule
 from ..pass_infra import Pass, PassContext
 from .emit import TEEmitter, sinfo_key
+from . import rules_ext  # noqa: F401 (registers the newer operators' rules)
 from .rules import LEGALIZE, register_legalize
 
 __all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]
