@@ -422,6 +422,7 @@ class _OpNamespace:
 
 
 nn = _OpNamespace("relax.nn")
+image = _OpNamespace("relax.image")
 _SPECIAL = {"tuple": _tuple_expr, "str": _str_expr, "Callable": Callable_}
 
 

@@ -9,6 +9,8 @@ from ...ir.ops.math_ext import ANY_UNARY, CLASSIFY, EXTRA_BINARY, FLOAT_UNARY
 from ...topi import creation as cr
 from ...topi import indexing as ix
 from ...topi import math_ext as m
+from ...topi import nn_ext as nx
+from ...topi.transform import reshape
 from .rules import register_legalize
 
 for _n in FLOAT_UNARY + ANY_UNARY + CLASSIFY + EXTRA_BINARY + ("logical_xor",):
@@ -59,3 +61,36 @@ def _topk(call: Any, x: Any) -> Any:
     vals = ix.sort_by_rank(x, axis, largest, k)
     idx = ix.sort_by_rank(x, axis, largest, k, want="indices", dtype=call.attr("dtype"))
     return {"both": [vals, idx], "values": vals, "indices": idx}[call.attr("ret_type")]
+
+register_legalize("relax.nn.pad", lambda c, x: nx.pad(
+    x, c.attr("pad_width"), c.attr("pad_mode"), c.attr("pad_value")))
+register_legalize("relax.nn.conv1d", lambda c, x, w: nx.conv1d(
+    x, w, c.attr("strides"), c.attr("padding"), c.attr("dilation"), c.attr("groups"),
+    c.attr("out_dtype")))
+register_legalize("relax.nn.conv2d_transpose", lambda c, x, w: nx.conv2d_transpose(
+    x, w, c.struct_info.shape, c.attr("strides"), c.attr("padding"), c.attr("dilation"),
+    c.attr("groups"), c.struct_info.dtype))
+
+
+def _group_norm(call: Any, x: Any, gamma: Any, beta: Any) -> Any:
+    groups = call.attr("num_groups") or x.shape[call.attr("channel_axis") % x.ndim].value
+    return nx.group_norm(x, gamma, beta, groups, call.attr("channel_axis"), call.attr("axes"),
+                         call.attr("epsilon"), call.attr("center"), call.attr("scale"))
+
+
+register_legalize("relax.nn.group_norm", _group_norm)
+register_legalize("relax.nn.instance_norm", _group_norm)
+register_legalize("relax.nn.attention", lambda c, q, k, v, bias=None: nx.attention(
+    q, k, v, bias, c.attr("scale"), c.attr("causal_mask")))
+for _kind in ("max", "avg"):
+    register_legalize(f"relax.nn.{_kind}_pool1d", (lambda kind: lambda c, x: nx.pool1d(
+        x, kind, c.attr("pool_size"), c.attr("strides"), c.attr("padding"),
+        c.attr("dilation"), c.attr("ceil_mode"), c.attr("count_include_pad")))(_kind))
+register_legalize("relax.nn.adaptive_avg_pool1d", lambda c, x: nx.adaptive_avg_pool1d(
+    x, c.struct_info.shape[2]))
+register_legalize("relax.nn.pixel_shuffle",
+                  lambda c, x: nx.pixel_shuffle(x, c.attr("upscale_factor")))
+register_legalize("relax.nn.batch_flatten", lambda c, x: reshape(x, c.struct_info.shape))
+register_legalize("relax.image.resize2d", lambda c, x, size: nx.resize2d(
+    x, size, c.attr("method"), c.attr("coordinate_transformation_mode"),
+    c.attr("rounding_method"), c.struct_info.dtype))
