@@ -18,6 +18,7 @@ import numpy as np
 from ..ir import expr as rx
 from ..ir import op as ops
 from ..ir import struct_info as si
+from ..ir.ops import linalg_stats as _linalg
 from ..ir.module import GlobalVar
 from ..tir import expr as tx
 from ..tir.function import PrimFunc
@@ -423,7 +424,8 @@ class _OpNamespace:
 
 nn = _OpNamespace("relax.nn")
 image = _OpNamespace("relax.image")
-_SPECIAL = {"tuple": _tuple_expr, "str": _str_expr, "Callable": Callable_}
+_SPECIAL = {"tuple": _tuple_expr, "str": _str_expr, "Callable": Callable_,
+            "linear": _linalg.linear, "masked_fill": _linalg.masked_fill}
 
 
 def __getattr__(attr: str) -> Any:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...ir.ops.math_ext import ANY_UNARY, CLASSIFY, EXTRA_BINARY, FLOAT_UNARY
+from ...ir.ops.linalg_stats import parse_subscripts
 from ...topi import creation as cr
+from ...topi import linalg_stats as ls
 from ...topi import indexing as ix
 from ...topi import math_ext as m
 from ...topi import nn_ext as nx
@@ -94,3 +96,15 @@ register_legalize("relax.nn.batch_flatten", lambda c, x: reshape(x, c.struct_inf
 register_legalize("relax.image.resize2d", lambda c, x, size: nx.resize2d(
     x, size, c.attr("method"), c.attr("coordinate_transformation_mode"),
     c.attr("rounding_method"), c.struct_info.dtype))
+
+register_legalize("relax.einsum", lambda c, xs: ls.einsum(
+    *parse_subscripts("relax.einsum", c.attr("subscripts"), len(xs)), xs))
+register_legalize("relax.outer", lambda c, a, b: ls.outer(a, b))
+register_legalize("relax.variance",
+                  lambda c, x: ls.variance(x, c.attr("axis"), c.attr("keepdims")))
+register_legalize("relax.std", lambda c, x: ls.std(x, c.attr("axis"), c.attr("keepdims")))
+register_legalize("relax.meshgrid", lambda c, xs: ls.meshgrid(xs, c.attr("indexing")))
+register_legalize("relax.collapse_sum_like",
+                  lambda c, x, t: ls.collapse_sum(x, c.struct_info.shape))
+register_legalize("relax.collapse_sum_to",
+                  lambda c, x, shape: ls.collapse_sum(x, c.struct_info.shape))
