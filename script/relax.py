@@ -31,6 +31,7 @@ from .parser.relax_parser import (
     function_frame,
     sym_var,
     to_expr,
+    tuple_get_item,
 )
 
 # -- the decorator ------------------------------------------------------------------------------
@@ -352,6 +353,25 @@ def call_pure_packed(func: str, *args: Any, sinfo_args: Any = None, ty_args: Any
     inner = call_packed(func, *args, sinfo_args=sinfo_args, ty_args=ty_args)
     return rx.Call(ops.CALL_PURE_PACKED, (inner.op, *inner.args), sinfo_args=inner.sinfo_args,
                    struct_info=inner.struct_info)
+
+
+def print(*values: Any, format: str = "") -> rx.Call:  # noqa: A001,A002 (TVM's names)
+    """`R.print(x, format="x={}")`: print at run time (an impure call: `pure=False`)."""
+    return call_packed("relax.run.print", rx.StringImm(str(format)), *values,
+                       sinfo_args=si.ObjectStructInfo())
+
+
+def assert_op(condition: Any, format_args: Any = None, format: str = "") -> rx.Call:  # noqa: A002
+    """`R.assert_op(cond, args, format=...)`: fail at run time when `cond` is false."""
+    items = () if format_args is None else (
+        tuple(format_args) if isinstance(format_args, (list, tuple)) else (format_args,))
+    return call_packed("relax.run.assert_op", condition, rx.StringImm(str(format)), *items,
+                       sinfo_args=si.ObjectStructInfo())
+
+
+def TupleGetItem(tup: Any, index: int) -> rx.Expr:  # noqa: N802 (TVM's name)
+    """`R.TupleGetItem(t, i)`: the same as `t[i]`."""
+    return tuple_get_item(to_expr(tup), int(index))
 
 
 # -- values -------------------------------------------------------------------------------------
