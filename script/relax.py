@@ -379,6 +379,7 @@ def TupleGetItem(tup: Any, index: int) -> rx.Expr:  # noqa: N802 (TVM's name)
 
 def const(value: Any, dtype: str | None = None) -> rx.Constant:
     """A tensor constant from a numpy array or a Python number."""
+    dtype = getattr(dtype, "dtype", dtype)  # the 2022 API passed a DynTensorType
     arr = np.asarray(value, dtype=dtype) if dtype is not None else np.asarray(value)
     if dtype is None and arr.dtype == np.float64 and not isinstance(value, np.ndarray):
         arr = arr.astype("float32")  # NOTE: TVM makes Python floats float32 constants

@@ -85,6 +85,7 @@ def const(value: Any, dtype: str | None = None) -> rx.Constant:
     from ...vm.ndarray import NDArray, array
 
     data = value.numpy() if isinstance(value, NDArray) else np.asarray(value)
+    dtype = getattr(dtype, "dtype", dtype)  # the 2022 API passed a DynTensorType
     if dtype is not None:
         data = data.astype(str(dtype), copy=False)
     elif data.dtype == np.float64 and not isinstance(value, np.ndarray):
