@@ -96,9 +96,17 @@ def _batch_norm(call: rx.Call, x: Any, gamma: Any, beta: Any, mean: Any, var: An
 
 register_legalize("relax.nn.dropout", lambda c, x: [topi.identity(x), topi.full(
     x.shape, x.dtype, 1)])  # inference: the identity, and a mask of ones
-register_legalize("relax.nn.conv2d", lambda c, x, w: topi.nn.conv2d_nchw(
-    x, w, c.attr("strides"), c.attr("padding"), c.attr("dilation"), c.attr("groups"),
-    c.attr("out_dtype")))
+@register_legalize("relax.nn.conv2d")
+def _conv2d(call: rx.Call, x: Any, w: Any) -> Any:
+    """Other layouts run the NCHW/OIHW compute between transposes."""
+    dl, kl = call.attr("data_layout") or "NCHW", call.attr("kernel_layout") or "OIHW"
+    if dl != "NCHW":
+        x = topi.transpose(x, [dl.index(ch) for ch in "NCHW"])
+    if kl != "OIHW":
+        w = topi.transpose(w, [kl.index(ch) for ch in "OIHW"])
+    out = topi.nn.conv2d_nchw(x, w, call.attr("strides"), call.attr("padding"),
+                              call.attr("dilation"), call.attr("groups"), call.attr("out_dtype"))
+    return out if dl == "NCHW" else topi.transpose(out, ["NCHW".index(ch) for ch in dl])
 
 
 def _pool(kind: str) -> Rule:
