@@ -369,6 +369,27 @@ def assert_op(condition: Any, format_args: Any = None, format: str = "") -> rx.C
                        sinfo_args=si.ObjectStructInfo())
 
 
+def emit_te(func: _Fn[..., Any], *args: Any, primfunc_name_hint: str | None = None,
+            **kwargs: Any) -> rx.Call:
+    """`R.emit_te(topi.exp, x)`: make a prim_func from a te compute, add it to the module
+    being parsed, and call it (as `BlockBuilder.emit_te` does)."""
+    from ..transforms.legalize.emit import TEEmitter
+
+    p = current()
+    ctx = p.module if p is not None else None
+    if ctx is None or not hasattr(ctx, "add_function"):
+        raise ValueError("R.emit_te adds a prim_func to the module: use it in a function of "
+                         "an @I.ir_module class")
+    funcs: dict[GlobalVar, Any] = {}
+    emitter = TEEmitter(funcs)
+    emitter.names |= set(ctx.gvars)
+    exprs = [to_expr(a) if isinstance(a, (rx.Expr, tuple, list)) else a for a in args]
+    call = emitter.call_te(func, exprs, kwargs, primfunc_name_hint or func.__name__)
+    for gv, f in funcs.items():
+        ctx.add_function(gv, f)
+    return call
+
+
 def TupleGetItem(tup: Any, index: int) -> rx.Expr:  # noqa: N802 (TVM's name)
     """`R.TupleGetItem(t, i)`: the same as `t[i]`."""
     return tuple_get_item(to_expr(tup), int(index))

@@ -65,6 +65,8 @@ def clip(x: te.Tensor, lo: Any, hi: Any) -> te.Tensor:
 
 
 def _bound(value: Any, like: tx.PrimExpr) -> tx.PrimExpr:
+    if isinstance(value, (tx.IntImm, tx.FloatImm)):
+        return tx.const(value.value, like.dtype)
     if isinstance(value, tx.PrimExpr):
         return value if value.dtype == like.dtype else tx.Cast(like.dtype, value)
     return _c(value, like)

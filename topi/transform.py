@@ -104,7 +104,7 @@ exp, log, sqrt, tanh, sigmoid, erf, rsqrt, floor, ceil, round, sin, cos = (
                                  "floor", "ceil", "round", "sin", "cos"))
 abs = unary("abs", _call("abs"))  # noqa: A001
 negative = unary("negative", lambda x: tx.binop(B.SUB, tx.const(0, x.dtype), x))
-square = unary("square", lambda x: x * x)
+square = unary("multiply", lambda x: x * x)  # NOTE: TVM's square is x * x, named T_multiply
 logical_not = unary("logical_not", lambda x: tx.Not(x))
 identity = unary("identity", lambda x: x)
 

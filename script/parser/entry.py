@@ -96,9 +96,16 @@ class ModuleContext:
     funcs: dict[str, Any] = field(default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
     global_infos: dict[str, Any] = field(default_factory=dict)
+    added: list[str] = field(default_factory=list)  # prim_funcs made by R.emit_te
 
     def __post_init__(self) -> None:
         self.proxy = ModuleProxy(self.name, self.gvars)
+
+    def add_function(self, gv: GlobalVar, func: Any) -> None:
+        """A function made while parsing (R.emit_te's prim_func) joins the module."""
+        self.gvars[gv.name_hint] = gv
+        self.funcs[gv.name_hint] = func
+        self.added.append(gv.name_hint)
 
     def lookup(self, name: str) -> Any:
         if name == self.name:
@@ -140,7 +147,7 @@ def parse_module(node: ast.ClassDef, src: SourceText, env: dict[str, Any]) -> IR
         for name, kind in kinds.items():
             if kind == wanted:
                 ctx.function(name)
-    funcs = {ctx.gvars[name]: ctx.funcs[name] for name in kinds}
+    funcs = {ctx.gvars[name]: ctx.funcs[name] for name in [*kinds, *ctx.added]}
     mod = IRModule(funcs, ctx.attrs, ctx.global_infos)
     verify_if_enabled(mod, f"parsing {node.name}")
     return mod

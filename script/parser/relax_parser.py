@@ -396,6 +396,11 @@ def visit_pass(p: Parser, node: ast.Pass) -> None:
     return None
 
 
+@RELAX.register("Nonlocal")
+def visit_nonlocal(p: Parser, node: ast.Nonlocal) -> None:
+    return None  # `nonlocal dtype`: Python closure variables are read as they are
+
+
 def check_output(vars_: tuple[Any, ...]) -> None:
     """`R.output(a, b)`: each must be a var of this block named as an output (the last stmt)."""
     frame = function_frame()

@@ -75,3 +75,20 @@ def test_image_namespace_and_linear():
     w = np.ones((3, 4), "float32")
     up = x.repeat(2, axis=2).repeat(2, axis=3).reshape(4, 4)
     np.testing.assert_allclose(_vm(main)["main"](x, w).numpy(), up @ w.T)
+
+
+def test_emit_te_in_tvmscript():
+    from tvmlite import topi
+    from tvmlite.script import ir as I
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32")):
+            y = R.emit_te(topi.exp, x, primfunc_name_hint="tir_exp")
+            z = R.emit_te(topi.add, y, x)
+            return z
+
+    assert sorted(gv.name_hint for gv in Mod.functions) == ["add", "main", "tir_exp"]
+    a = np.random.rand(2, 3).astype("float32")
+    np.testing.assert_allclose(_vm(Mod)["main"](a).numpy(), np.exp(a) + a, rtol=1e-6)

@@ -18,6 +18,19 @@ from ...tir import expr as tx
 
 Rule = Callable[..., Any]
 LEGALIZE: dict[str, Rule] = {}
+# TVM names the prim_funcs of these operators `tir_<op>` (every other one plain `<op>`).
+TIR_PREFIXED = frozenset(
+    f"relax.{n}" for n in (
+        "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_not", "ceil", "cos",
+        "cosh", "exp", "floor", "isfinite", "isinf", "isnan", "log", "logical_not",
+        "negative", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "square", "sqrt",
+        "tan", "tanh", "trunc", "clip"))
+
+
+def primfunc_name(op_name: str) -> str:
+    """The name LegalizeOps gives the prim_func of an `op_name` call (before uniquing)."""
+    base = op_name.split(".")[-1]
+    return f"tir_{base}" if op_name in TIR_PREFIXED else base
 
 
 def register_legalize(name: str, rule: Rule | None = None) -> Any:

@@ -108,3 +108,17 @@ register_legalize("relax.collapse_sum_like",
                   lambda c, x, t: ls.collapse_sum(x, c.struct_info.shape))
 register_legalize("relax.collapse_sum_to",
                   lambda c, x, shape: ls.collapse_sum(x, c.struct_info.shape))
+
+
+def _rounding(name: str) -> Any:
+    """floor / ceil / round of integers is the identity (TVM legalizes them so)."""
+    from ... import topi
+
+    def rule(call: Any, x: Any) -> Any:
+        f = topi.identity if not x.dtype.startswith(("float", "bfloat")) else getattr(topi, name)
+        return f(x)
+    return rule
+
+
+for _n in ("floor", "ceil", "round"):
+    register_legalize(f"relax.{_n}", _rounding(_n))
