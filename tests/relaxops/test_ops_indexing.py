@@ -165,3 +165,16 @@ def test_errors():
         R.stack([x, relax.Var("y", relax.TensorStructInfo((3, 2), "float32"))])
     with pytest.raises(OpError, match="step must not be 0"):
         R.arange(0, 4, 0)
+
+
+@pytest.mark.parametrize("mode", ["clip", "wrap", "nan"])
+def test_take_modes_and_prim_index(mode):
+    a = rand(3, 4)
+    ind = np.array([0, 2, 4, -1], "int64")
+    out = run_graph(lambda x, i: R.take(x, i, axis=1, mode=mode), [a, ind])
+    if mode == "nan":
+        ref = np.where((ind >= 0) & (ind < 4), np.take(a, np.clip(ind, 0, 3), axis=1), np.nan)
+    else:
+        ref = np.take(a, ind, axis=1, mode=mode)
+    np.testing.assert_array_equal(out, ref)
+    np.testing.assert_array_equal(run_graph(lambda x: R.take(x, 2, axis=0), [a]), a[2])
