@@ -50,11 +50,12 @@ class BlockRewriter:
                 if new is not DROP:
                     self.out.append(b if new is None else replace(b, value=new))
             blocks.append(replace(blk, bindings=tuple(self.out)))
+        self.begin_block()  # NOTE: also ends the last block before the body is rewritten
         body = substitute_vars(func.body.body, self.mapping) if self.mapping else func.body.body
         return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
 
     def begin_block(self) -> None:
-        """Called at the start of every binding block."""
+        """Called at the start of every binding block and once after the last."""
 
     def rewrite(self, b: Any) -> Any:
         return None
@@ -106,13 +107,25 @@ def _eliminable(value: rx.Expr, call_only: bool) -> bool:
 
 
 class _CSE(BlockRewriter):
+    """Values are remembered across blocks, except those held only by dataflow vars, which
+    end with their block; a dataflow block's output that repeats one of its dataflow values
+    becomes that value's holder afterwards (TVM's scoping)."""
+
     def __init__(self, call_only: bool = False) -> None:
         super().__init__()
         self.call_only = call_only
         self.seen: dict[Any, rx.Var] = {}
+        self.exported: dict[Any, rx.Var] = {}
+        self.local: list[rx.Var] = []
 
     def begin_block(self) -> None:
-        self.seen = {}
+        for key, var in list(self.seen.items()):
+            if isinstance(var, rx.DataflowVar):
+                del self.seen[key]
+        self.seen.update(self.exported)
+        for var in self.local:  # an output read its dataflow twin inside the block only
+            self.mapping.pop(var, None)
+        self.exported, self.local = {}, []
 
     def rewrite(self, b: Any) -> Any:
         if not isinstance(b, rx.VarBinding) or not _eliminable(b.value, self.call_only):
@@ -122,14 +135,16 @@ class _CSE(BlockRewriter):
         if first is None:
             self.seen[key] = b.var
             return None
-        if isinstance(b.var, rx.DataflowVar):
-            self.mapping[b.var] = first
-            return DROP
-        return first  # an output var keeps its binding: `gv = lv0`
+        self.mapping[b.var] = first
+        if isinstance(first, rx.DataflowVar) and not isinstance(b.var, rx.DataflowVar):
+            self.local.append(b.var)
+            self.exported[key] = b.var
+        return first  # the binding stays as `lv1 = lv0` (TVM's form)
 
 
 def EliminateCommonSubexpr(call_only: bool = False) -> Pass:  # noqa: N802
-    """Bind each repeated pure value once; later copies use the first binding's var."""
+    """Bind each repeated pure value once: a repeat becomes `lv1 = lv0` and later uses of a
+    repeated dataflow var read the first one."""
     return function_rewrite("EliminateCommonSubexpr", _CSE, call_only=call_only)
 
 

@@ -68,12 +68,24 @@ def decorate(kind: str, func: Any, opts: dict[str, Any], depth: int) -> Any:
         raise err.with_traceback(None) from None
 
 
-def ir_module(cls: type) -> IRModule:
-    """`@I.ir_module` / `@tvm.script.ir_module`: parse a class of TVMScript functions."""
+def ir_module(cls: type | None = None, *, check_well_formed: bool = True,
+              s_tir: bool = False) -> Any:
+    """`@I.ir_module` / `@tvm.script.ir_module`: parse a class of TVMScript functions.
+    TVM's options (`check_well_formed=`, `s_tir=`) are accepted: parsing always checks what
+    it builds, and TIR blocks are parsed in one dialect."""
+    __tracebackhide__ = True  # noqa: F841
+    if cls is None:
+        def decorate(c: type) -> IRModule:
+            __tracebackhide__ = True  # noqa: F841
+            return _parse_class(c, sys._getframe(1))
+        return decorate
+    return _parse_class(cls, sys._getframe(1))
+
+
+def _parse_class(cls: type, frame: Any) -> IRModule:
     __tracebackhide__ = True  # noqa: F841
     if not isinstance(cls, type):
         raise TypeError("@ir_module decorates a class")
-    frame = sys._getframe(1)
     env = {**frame.f_globals, **frame.f_locals}
     codes = [v.func.__code__ for v in vars(cls).values() if isinstance(v, DeferredFunction)]
     try:

@@ -37,6 +37,7 @@ def test_cse_dataflow():
         def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")):
             with R.dataflow():
                 lv0 = R.add(x, y)
+                lv1 = lv0  # noqa: F841
                 gv = R.multiply(lv0, lv0)
                 R.output(gv)
             return gv
@@ -66,11 +67,12 @@ def test_cse_keeps_output_var_and_distinguishes_attrs():
             with R.dataflow():
                 a = R.sum(x, axis=[0])
                 b = R.sum(x, axis=[1])
+                c = a  # noqa: F841
                 d = (a, a)
                 e = d
                 gv = a
                 R.output(b, d, e, gv)
-            return (b, d, e, gv)
+            return (b, d, d, gv)
 
     assert_structural_equal(EliminateCommonSubexpr()(Before), Expected)
     after_call_only = EliminateCommonSubexpr(call_only=True)(Before)
