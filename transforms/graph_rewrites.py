@@ -47,8 +47,10 @@ class BlockRewriter:
                 b = replace(b, value=substitute_vars(b.value, self.mapping)) if self.mapping \
                     else b
                 new = self.rewrite(b)
-                if new is not DROP:
-                    self.out.append(b if new is None else replace(b, value=new))
+                if new is None or isinstance(new, (rx.VarBinding, rx.MatchCast)):
+                    self.out.append(new or b)
+                elif new is not DROP:
+                    self.out.append(replace(b, value=new))
             blocks.append(replace(blk, bindings=tuple(self.out)))
         self.begin_block()  # NOTE: also ends the last block before the body is rewritten
         body = substitute_vars(func.body.body, self.mapping) if self.mapping else func.body.body
@@ -128,9 +130,12 @@ class _CSE(BlockRewriter):
         self.exported, self.local = {}, []
 
     def rewrite(self, b: Any) -> Any:
-        if not isinstance(b, rx.VarBinding) or not _eliminable(b.value, self.call_only):
+        if isinstance(b, rx.MatchCast):
+            key: Any = ("match_cast", expr_key(b.value), repr(b.struct_info))
+        elif isinstance(b, rx.VarBinding) and _eliminable(b.value, self.call_only):
+            key = expr_key(b.value)
+        else:
             return None
-        key = expr_key(b.value)
         first = self.seen.get(key)
         if first is None:
             self.seen[key] = b.var
@@ -139,7 +144,7 @@ class _CSE(BlockRewriter):
         if isinstance(first, rx.DataflowVar) and not isinstance(b.var, rx.DataflowVar):
             self.local.append(b.var)
             self.exported[key] = b.var
-        return first  # the binding stays as `lv1 = lv0` (TVM's form)
+        return rx.VarBinding(b.var, first)  # kept as `lv1 = lv0` (TVM's form)
 
 
 def EliminateCommonSubexpr(call_only: bool = False) -> Pass:  # noqa: N802
