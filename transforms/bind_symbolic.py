@@ -32,7 +32,7 @@ class _Substitute:
             return self.memo[key]
         out = self._rebuild(obj)
         if isinstance(obj, tx.PrimExpr) and out is not obj:
-            out = simplify(out)
+            out = _constant_last(simplify(out))  # `m + n`, m = 3: `n + 3`, as TVM writes it
         self.memo[key] = out
         return out
 
@@ -53,6 +53,18 @@ class _Substitute:
             if new is not old:
                 changes[f.name] = new
         return replace(obj, **changes) if changes else obj
+
+
+def _constant_last(e: tx.PrimExpr) -> tx.PrimExpr:
+    if isinstance(e, tx.BinOp) and e.op in (tx.BinaryOp.ADD, tx.BinaryOp.MUL) and \
+            isinstance(e.a, tx.IntImm) and not isinstance(e.b, tx.IntImm):
+        return replace(e, a=e.b, b=e.a)
+    return e
+
+
+class BindSymbolicVarsError(ValueError, RuntimeError):
+    """A name to bind that no function has, or that names several variables (TVM raises a
+    RuntimeError; ours is also a ValueError)."""
 
 
 def _dims_of(func: rx.Function) -> dict[str, list[tx.Var]]:
@@ -82,8 +94,9 @@ def _resolve(func: rx.Function, binding_map: dict[Any, Any]) -> dict[tx.Var, tx.
     for key, value in binding_map.items():
         targets = dims.get(key, []) if isinstance(key, str) else [key]
         if isinstance(key, str) and len(targets) > 1:
-            raise ValueError(f"BindSymbolicVars: the name {key!r} names {len(targets)} different "
-                             f"symbolic variables; pass the tir.Var itself")
+            raise BindSymbolicVarsError(
+                f"BindSymbolicVars: the name {key!r} names {len(targets)} different symbolic "
+                f"variables; pass the tir.Var itself")
         for var in targets:
             out[var] = tx.const(value, var.dtype) if isinstance(value, int) else value
     return out
@@ -102,12 +115,14 @@ def BindSymbolicVars(binding_map: dict[Any, Any], func_name: str | None = None  
         funcs = {gv: f for gv, f in mod.items() if isinstance(f, rx.Function) and
                  (func_name is None or gv.name_hint == func_name)}
         if func_name is not None and not funcs:
-            raise ValueError(f"BindSymbolicVars: the module has no relax function {func_name!r}")
+            raise BindSymbolicVarsError(
+                f"BindSymbolicVars: the module has no relax function {func_name!r}")
         known = set().union(*(_dims_of(f) for f in funcs.values())) if funcs else set()
         missing = [n for n in names if n not in known]
         if missing:
-            raise ValueError(f"BindSymbolicVars: no symbolic variable named {missing} in "
-                             f"{func_name or 'the module'} (it has {sorted(known)})")
+            raise BindSymbolicVarsError(
+                f"BindSymbolicVars: no symbolic variable named {missing} in "
+                f"{func_name or 'the module'} (it has {sorted(known)})")
         return mod.map_functions(lambda gv, f: bind_symbolic_vars(f, binding_map)
                                  if gv in funcs else f)
     return Pass(run, "BindSymbolicVars")

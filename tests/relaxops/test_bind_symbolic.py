@@ -32,7 +32,7 @@ def test_bind_by_name():
             m = T.int64()
             with R.dataflow():
                 a = R.add(x, y)
-                b = R.reshape(a, R.shape([4 * m]))
+                b = R.reshape(a, R.shape([m * 4]))
                 R.output(b)
             return b
 
