@@ -9,6 +9,7 @@ from ...ir.ops.math_ext import ANY_UNARY, CLASSIFY, EXTRA_BINARY, FLOAT_UNARY
 from ...ir.ops.linalg_stats import parse_subscripts
 from ...topi import creation as cr
 from ...topi import linalg_stats as ls
+from ...topi import losses as lo
 from ...topi import indexing as ix
 from ...topi import math_ext as m
 from ...topi import nn_ext as nx
@@ -82,8 +83,9 @@ def _group_norm(call: Any, x: Any, gamma: Any, beta: Any) -> Any:
 
 register_legalize("relax.nn.group_norm", _group_norm)
 register_legalize("relax.nn.instance_norm", _group_norm)
-register_legalize("relax.nn.attention", lambda c, q, k, v, bias=None: nx.attention(
-    q, k, v, bias, c.attr("scale"), c.attr("causal_mask")))
+for _name in ("relax.nn.attention", "relax.nn.attention_bias"):
+    register_legalize(_name, lambda c, q, k, v, bias=None: nx.attention(
+        q, k, v, bias, c.attr("scale"), c.attr("causal_mask")))
 for _kind in ("max", "avg"):
     register_legalize(f"relax.nn.{_kind}_pool1d", (lambda kind: lambda c, x: nx.pool1d(
         x, kind, c.attr("pool_size"), c.attr("strides"), c.attr("padding"),
@@ -122,3 +124,13 @@ def _rounding(name: str) -> Any:
 
 for _n in ("floor", "ceil", "round"):
     register_legalize(f"relax.{_n}", _rounding(_n))
+
+register_legalize("relax.nn.cross_entropy_with_logits",
+                  lambda c, x, y: lo.cross_entropy_with_logits(x, y))
+register_legalize("relax.nn.nll_loss", lambda c, x, t, w=None: lo.nll_loss(
+    x, t, w, c.attr("reduction"), c.attr("ignore_index")))
+register_legalize("relax.nn.conv1d_transpose", lambda c, x, w: lo.conv1d_transpose(
+    x, w, c.struct_info.shape, c.attr("strides"), c.attr("padding"), c.attr("dilation"),
+    c.attr("groups"), c.struct_info.dtype))
+register_legalize("relax.reverse_sequence", lambda c, x, n: lo.reverse_sequence(
+    x, n, c.attr("seq_axis"), c.attr("batch_axis")))
