@@ -131,3 +131,52 @@ register("relax.nn.conv1d_transpose", _infer_conv1d_transpose, conv1d_transpose,
 register("relax.nn.attention_bias", _infer_attention, attention_bias,
          OUT_EWISE_FUSABLE)
 register("relax.reverse_sequence", _infer_reverse_sequence, reverse_sequence, INJECTIVE)
+
+
+def _infer_scatter_nd(c: rx.Call) -> si.StructInfo:
+    name = "relax.scatter_nd"
+    x = tensor_arg(name, c, 0, "data")
+    ind, upd = tensor_arg(name, c, 1, "indices"), tensor_arg(name, c, 2, "updates")
+    if ind.dtype and not ind.dtype.startswith(("int", "uint")):
+        raise op_error(name, f"indices must be integers, got {ind.dtype}")
+    if c.attr("reduction") not in ("update", "add", "mul", "min", "max"):
+        raise op_error(name, f"reduction must be update, add, mul, min or max, got "
+                             f"{c.attr('reduction')!r}")
+    if x.shape is not None and ind.shape is not None and upd.shape is not None:
+        m = as_int(ind.shape[-1])
+        if m is None or m > len(x.shape):
+            raise op_error(name, f"the last dim of indices {fmt(ind.shape)} must be static and "
+                                 f"at most the rank of data {fmt(x.shape)}")
+        want = tuple(ind.shape[:-1]) + tuple(x.shape[m:])
+        if len(upd.shape) != len(want) or any(same_dim(a, b) is False
+                                              for a, b in zip(upd.shape, want)):
+            raise op_error(name, f"updates {fmt(upd.shape)} must have shape {fmt(want)}")
+    return x
+
+
+def scatter_nd(data: Any, indices: Any, updates: Any, reduction: str = "update") -> rx.Call:
+    """`data` with `updates` written (or reduced) at the index tuples in `indices`' last dim."""
+    return call("relax.scatter_nd", (data, indices, updates), reduction=str(reduction))
+
+
+def _infer_hamming(c: rx.Call) -> si.StructInfo:
+    from .creation import prim_of
+
+    n = prim_of("relax.hamming_window", c, 0, "window_size")
+    for i, what in ((1, "periodic"), (2, "alpha"), (3, "beta")):
+        prim_of("relax.hamming_window", c, i, what)
+    return out_tensor((n,), c.attr("dtype"))
+
+
+def hamming_window(window_size: Any, periodic: Any, alpha: Any, beta: Any, dtype: Any
+                   ) -> rx.Call:
+    """`alpha - beta * cos(2 pi i / (N or N - 1))` for i < N (periodic / symmetric)."""
+    from .creation import prim_arg
+
+    return call("relax.hamming_window", (prim_arg(window_size), prim_arg(int(bool(periodic))),
+                                         prim_arg(float(alpha), "float64"),
+                                         prim_arg(float(beta), "float64")), dtype=str(dtype))
+
+
+register("relax.scatter_nd", _infer_scatter_nd, scatter_nd, INJECTIVE)
+register("relax.hamming_window", _infer_hamming, hamming_window, INJECTIVE)

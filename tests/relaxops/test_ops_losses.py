@@ -79,3 +79,30 @@ def test_errors():
     with pytest.raises(OpError, match="reduction must be mean, sum or none"):
         R.nn.nll_loss(x, relax.Var("u", relax.TensorStructInfo((3,), "int64")),
                       reduction="max")
+
+
+@pytest.mark.parametrize("reduction", ["update", "add", "mul", "min", "max"])
+def test_scatter_nd(reduction):
+    a = rand(3, 4)
+    ind = np.array([[1, 2], [0, 0], [1, 2]], "int64")
+    upd = rand(3)
+    ref = a.copy()
+    fold = {"update": lambda o, u: u, "add": np.add, "mul": np.multiply, "min": np.minimum,
+            "max": np.maximum}[reduction]
+    for (r, c_), u in zip(ind, upd):
+        ref[r, c_] = fold(ref[r, c_], u)
+    out = run_graph(lambda x, i, u: R.scatter_nd(x, i, u, reduction), [a, ind, upd])
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+    new_rows = rand(2, 4)
+    rows = run_graph(lambda x, i, u: R.scatter_nd(x, i, u),
+                     [a, np.array([[2], [0]], "int64"), new_rows])
+    np.testing.assert_array_equal(rows, np.stack([new_rows[1], a[1], new_rows[0]]))
+
+
+@pytest.mark.parametrize("periodic", [True, False])
+def test_hamming_window(periodic):
+    zero = np.zeros(8, "float32")
+    out = run_graph(lambda x: R.add(R.hamming_window(8, periodic, 0.54, 0.46, "float32"), x),
+                    [zero])
+    ref = torch.hamming_window(8, periodic=periodic, alpha=0.54, beta=0.46).numpy()
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)

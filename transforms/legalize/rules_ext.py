@@ -134,3 +134,7 @@ register_legalize("relax.nn.conv1d_transpose", lambda c, x, w: lo.conv1d_transpo
     c.attr("groups"), c.struct_info.dtype))
 register_legalize("relax.reverse_sequence", lambda c, x, n: lo.reverse_sequence(
     x, n, c.attr("seq_axis"), c.attr("batch_axis")))
+register_legalize("relax.scatter_nd",
+                  lambda c, x, i, u: lo.scatter_nd(x, i, u, c.attr("reduction")))
+register_legalize("relax.hamming_window", lambda c, n, p, a, b: lo.hamming_window(
+    n, p, a, b, c.attr("dtype")))
