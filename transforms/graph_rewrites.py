@@ -161,9 +161,13 @@ def _channel_view(rw: BlockRewriter, vec: rx.Expr, ndim: int, axis: int) -> rx.E
     return rw.emit(op("expand_dims")(vec, axes))
 
 
-def decompose_batch_norm(rw: BlockRewriter, call: rx.Call) -> rx.Expr:
-    """`(x - mean) / sqrt(var + eps) * gamma + beta`, with the moving statistics."""
+def decompose_batch_norm(rw: BlockRewriter, call: rx.Call, stats: tuple[rx.Expr, rx.Expr]
+                         | None = None) -> rx.Expr:
+    """`(x - mean) / sqrt(var + eps) * gamma + beta`, with the moving statistics (or the
+    given batch `stats`)."""
     x, gamma, beta, mean, var = call.args
+    if stats is not None:
+        mean, var = stats
     xs = x.struct_info
     assert isinstance(xs, si.TensorStructInfo)
     ndim, axis = xs.ndim, call.attr("axis") % xs.ndim
@@ -194,10 +198,63 @@ def _known_rank(e: rx.Expr) -> bool:
 
 def DecomposeOpsForInference(func_name: str | None = None) -> Pass:  # noqa: N802
     """batch_norm (inference: the moving statistics) as elementwise arithmetic."""
+    return _decompose_pass("DecomposeOpsForInference", _Decompose, func_name)
+
+
+def _decompose_pass(name: str, rewriter: type[BlockRewriter], func_name: str | None) -> Pass:
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        return mod.map_functions(lambda gv, f: _Decompose().run(f) if isinstance(
+        return mod.map_functions(lambda gv, f: rewriter().run(f) if isinstance(
             f, rx.Function) and (func_name is None or gv.name_hint == func_name) else f)
-    return Pass(run, "DecomposeOpsForInference")
+    return Pass(run, name)
+
+
+MOMENTUM = 0.1  # NOTE: our batch_norm keeps no momentum attribute; TVM's default
+
+
+def _decompose_layer_norm(rw: BlockRewriter, call: rx.Call) -> rx.Expr:
+    x, gamma, beta = call.args
+    axes = list(call.attr("axes"))
+    centered = rw.emit(op("subtract")(x, rw.emit(op("mean")(x, axes, True))))
+    var = rw.emit(op("variance")(x, axes, True))
+    denom = rw.emit(op("sqrt")(rw.emit(op("add")(var, float(call.attr("epsilon"))))))
+    out: rx.Expr = rw.emit(op("divide")(centered, denom))
+    if call.attr("scale"):
+        out = rw.emit(op("multiply")(out, gamma))
+    if call.attr("center"):
+        out = op("add")(out, beta)
+    return out
+
+
+class _DecomposeTraining(BlockRewriter):
+    """batch_norm with the batch's statistics (and the moving ones updated), layer_norm."""
+
+    def rewrite(self, b: Any) -> Any:
+        v = b.value
+        name = getattr(getattr(v, "op", None), "name", "")
+        if name == "relax.nn.layer_norm" and _known_rank(v.args[0]):
+            return _decompose_layer_norm(self, v)
+        if name != "relax.nn.batch_norm" or not _known_rank(v.args[0]):
+            return None
+        x = v.args[0]
+        axis = v.attr("axis") % x.struct_info.ndim
+        axes = [a for a in range(x.struct_info.ndim) if a != axis]
+        mean = self.emit(op("mean")(x, axes, False))
+        var = self.emit(op("variance")(x, axes, False))
+        inner = self.emit(decompose_batch_norm(self, v, (mean, var)), "inner_tuple")
+        res = self.emit(rx.TupleGetItem(inner, 0, inner.struct_info.fields[0]), "inner_res")
+        keep, take = 1.0 - MOMENTUM, MOMENTUM
+        moved = []
+        for old, new in ((v.args[3], mean), (v.args[4], var)):
+            a = self.emit(op("multiply")(keep, old))
+            moved.append(self.emit(op("add")(a, self.emit(op("multiply")(take, new)))))
+        return rx.Tuple((res, *moved), si.TupleStructInfo(
+            (res.struct_info, moved[0].struct_info, moved[1].struct_info)))
+
+
+def DecomposeOpsForTraining(func_name: str | None = None) -> Pass:  # noqa: N802
+    """batch_norm (training: batch statistics, moving statistics updated with momentum 0.1)
+    and layer_norm as elementwise arithmetic and reductions."""
+    return _decompose_pass("DecomposeOpsForTraining", _DecomposeTraining, func_name)
 
 
 # -- FoldBatchnormToConv2D ------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""Losses and the remaining sequence operators: nn.nll_loss, nn.cross_entropy_with_logits,
-nn.conv1d_transpose, nn.attention_bias, reverse_sequence."""
+"""Losses and the remaining indexing operators: nn.nll_loss, nn.cross_entropy_with_logits,
+nn.conv1d_transpose, nn.attention_bias, reverse_sequence, scatter_nd, hamming_window."""
 
 from __future__ import annotations
 

@@ -152,3 +152,45 @@ def test_fold_batchnorm_to_conv2d():
     assert "relax.nn.batch_norm" not in ops and ops.count("relax.nn.conv2d") == 1
     assert ops[-1] == "relax.add"
     np.testing.assert_allclose(run(folded, args[0]), _torch_ref(*args), rtol=1e-4, atol=1e-5)
+
+
+def test_decompose_for_training_layer_norm_and_batch_norm():
+    import torch
+    import torch.nn.functional as F
+
+    from tvmlite.transforms.graph_rewrites import DecomposeOpsForTraining
+
+    @I.ir_module
+    class Train:
+        @R.function
+        def main(x: R.Tensor((2, 3, 4, 5), "float32"), g: R.Tensor((4, 5), "float32"),
+                 b: R.Tensor((4, 5), "float32"), g2: R.Tensor((3,), "float32"),
+                 b2: R.Tensor((3,), "float32"), m: R.Tensor((3,), "float32"),
+                 v: R.Tensor((3,), "float32")):
+            with R.dataflow():
+                ln = R.nn.layer_norm(x, g, b, axes=[-2, -1])
+                bn = R.nn.batch_norm(ln, g2, b2, m, v, axis=1)
+                gv = (bn[0], bn[1], bn[2])
+                R.output(gv)
+            return gv
+
+    after = DecomposeOpsForTraining()(Train)
+    names = {b.value.op.name for blk in after["main"].body.blocks for b in blk.bindings
+             if isinstance(b.value, relax.Call)}
+    assert not names & {"relax.nn.layer_norm", "relax.nn.batch_norm"}
+    rng = np.random.default_rng(5)
+    shapes = [(2, 3, 4, 5), (4, 5), (4, 5), (3,), (3,), (3,), (3,)]
+    args = [rng.standard_normal(s).astype("float32") for s in shapes]
+    args[6] = np.abs(args[6]) + 0.5
+    vm = relax.VirtualMachine(relax.build(after, "llvm"), tvm.cpu())
+    out, new_mean, new_var = (t.numpy() for t in vm["main"](*args))
+    x, g, b, g2, b2, m, v = (torch.from_numpy(a) for a in args)
+    ln = F.layer_norm(x, (4, 5), g, b, 1e-5)
+    rm, rv = m.clone(), v.clone()
+    ref = F.batch_norm(ln, rm, rv, g2, b2, True, 0.1, 1e-5)
+    np.testing.assert_allclose(out, ref.numpy(), rtol=1e-4, atol=1e-4)
+    batch_var = ln.var(dim=(0, 2, 3), unbiased=False)
+    np.testing.assert_allclose(new_mean, (0.9 * m + 0.1 * ln.mean(dim=(0, 2, 3))).numpy(),
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(new_var, (0.9 * v + 0.1 * batch_var).numpy(), rtol=1e-4,
+                               atol=1e-5)
