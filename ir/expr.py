@@ -60,6 +60,24 @@ class Expr:
 
         return op_attr("relax.negative", "make")(self)
 
+    @property
+    def shape_(self) -> Any:
+        """The 2022 API's shape annotation: a ShapeExpr of a tensor's dims (None if unknown)."""
+        s = self.struct_info
+        dims = getattr(s, "shape", None)
+        if dims is None:
+            return None
+        from .struct_info import ShapeStructInfo
+
+        return ShapeExpr(tuple(dims), ShapeStructInfo(tuple(dims)))
+
+    @property
+    def _checked_type_(self) -> Any:
+        """The 2022 API's type: `DynTensorType(ndim, dtype)` for tensors."""
+        from .legacy_types import checked_type
+
+        return checked_type(self.struct_info)
+
 
 def _arith(op: str, a: Any, b: Any) -> Any:
     from .op import op_attr  # NOTE: the op registry sits on top of this module
@@ -72,6 +90,18 @@ class Var(Expr):
     name_hint: str
     struct_info: StructInfo | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # NOTE: the 2022 API's Var(name, shape, DynTensorType(ndim, dtype)) lands the shape in
+        # struct_info and the type in span; both become one TensorStructInfo.
+        if not isinstance(self.struct_info, (StructInfo, type(None))) or (
+                self.span is not None and not isinstance(self.span, Span)):
+            from .legacy_types import is_legacy_annotation, sinfo_from_legacy
+
+            if is_legacy_annotation(self.struct_info, self.span):
+                object.__setattr__(self, "struct_info",
+                                   sinfo_from_legacy(self.struct_info, self.span))
+                object.__setattr__(self, "span", None)
 
     def __repr__(self) -> str:
         return f"%{self.name_hint}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..ir.expr import (  # noqa: F401 (relax.Var, relax.Call ... as TVM exports them)
     Call, Constant, DataflowVar, Function, ShapeExpr, Tuple, TupleGetItem, Var,
 )
+from ..ir.legacy_types import DynTensorType  # noqa: F401 (the 2022-08 MLC notebooks' type)
 from ..ir.ops.base import const  # noqa: F401 (relax.const)
 from ..ir.struct_info import (  # noqa: F401
     ObjectStructInfo, PrimStructInfo, ShapeStructInfo, TensorStructInfo, TupleStructInfo,
@@ -18,7 +19,7 @@ from ..ir.struct_info import ShapeStructInfo as ShapeType  # noqa: F401 (TVM 0.2
 from ..ir.struct_info import TensorStructInfo as TensorType  # noqa: F401
 from ..ir.struct_info import TupleStructInfo as TupleType  # noqa: F401
 from ..script.relax import (  # noqa: F401 (relax.call_tir(...) as BlockBuilder users write it)
-    call_dps_packed, call_packed, call_pure_packed, call_tir,
+    call_dps_packed, call_packed, call_pure_packed, call_tir, dataflow, output,
 )
 from ..transforms.bind_params import BindParams  # noqa: F401 (relax.BindParams, old spelling)
 from ..transforms.pipeline import get_pipeline  # noqa: F401
@@ -29,6 +30,10 @@ from . import (  # noqa: F401
 from .block_builder import BlockBuilder  # noqa: F401
 from .expr_functor import PyExprMutator, PyExprVisitor  # noqa: F401
 from .vm_build import build  # noqa: F401
+
+# NOTE: the 2022-08 MLC notebooks call operators from `relax` itself (`relax.multiply`)
+for _name, _make in op.builders().items():
+    globals().setdefault(_name, _make)
 
 __all__ = ["build", "vm", "VirtualMachine", "transform", "BindParams", "BlockBuilder", "op",
            "const", "get_pipeline", "PyExprMutator", "PyExprVisitor", "expr_functor", "Var",

@@ -2,19 +2,29 @@
 
 from ..meta_schedule import MetaScheduleApplyDatabase, MetaScheduleTuneTIR
 from ..transforms.bind_params import BindParams
+from ..transforms.bind_symbolic import BindSymbolicVars
+from ..transforms.convert_layout import ConvertLayout
 from ..transforms.expr_functor import function_pass
 from ..transforms.fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
 from ..transforms.fuse_by_pattern import FuseOpsByPattern, FusionPattern
 from ..transforms.fuse_transpose_matmul import FuseTransposeMatmul
+from ..transforms.graph_rewrites import (
+    DecomposeOpsForInference, DecomposeOpsForTraining, EliminateCommonSubexpr,
+    FoldBatchnormToConv2D,
+)
 from ..transforms.legalize import LegalizeOps
+from ..transforms.lift_params import LiftTransformParams
 from ..transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from ..transforms.simple_passes import (
     CallTIRRewrite, CanonicalizeBindings, DeadCodeElimination, FoldConstant, KillAfterLastUse,
     LambdaLift, Normalize, StaticPlanBlockMemory, ToNonDataflow,
 )
 
-__all__ = ["AnnotateTIROpPattern", "BindParams", "CallTIRRewrite", "CanonicalizeBindings",
-           "DeadCodeElimination", "FoldConstant", "FuseOps", "FuseOpsByPattern", "FuseTIR",
+__all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRewrite",
+           "CanonicalizeBindings", "ConvertLayout", "DeadCodeElimination",
+           "DecomposeOpsForInference", "DecomposeOpsForTraining", "EliminateCommonSubexpr",
+           "FoldBatchnormToConv2D", "FoldConstant", "LiftTransformParams", "FuseOps",
+           "FuseOpsByPattern", "FuseTIR",
            "FuseTransposeMatmul", "FusionPattern", "KillAfterLastUse", "LambdaLift",
            "LegalizeOps", "MergeCompositeFunctions", "MetaScheduleApplyDatabase",
            "MetaScheduleTuneTIR", "Normalize", "RunCodegen", "StaticPlanBlockMemory",

@@ -18,6 +18,7 @@ import numpy as np
 from ..ir import expr as rx
 from ..ir import op as ops
 from ..ir import struct_info as si
+from ..ir.ops import linalg_stats as _linalg
 from ..ir.module import GlobalVar
 from ..tir import expr as tx
 from ..tir.function import PrimFunc
@@ -30,6 +31,7 @@ from .parser.relax_parser import (
     function_frame,
     sym_var,
     to_expr,
+    tuple_get_item,
 )
 
 # -- the decorator ------------------------------------------------------------------------------
@@ -335,20 +337,62 @@ def _sinfo_args(sinfo_args: Any) -> tuple[si.StructInfo, ...]:
     return tuple(_sinfo(s) for s in items)
 
 
-def call_packed(func: str, *args: Any, sinfo_args: Any = None) -> rx.Call:
-    """Call a registered function; use its return value: `R.call_packed("f", x, sinfo_args=S)`."""
-    sargs = _sinfo_args(sinfo_args)
+def call_packed(func: str, *args: Any, sinfo_args: Any = None, ty_args: Any = None) -> rx.Call:
+    """Call a registered function; use its return value: `R.call_packed("f", x, sinfo_args=S)`
+    (`ty_args=` is TVM 0.27's spelling of `sinfo_args=`)."""
+    sargs = _sinfo_args(sinfo_args if sinfo_args is not None else ty_args)
     ret = sargs[0] if len(sargs) == 1 else (si.TupleStructInfo(sargs) if sargs else
                                              si.ObjectStructInfo())
     return rx.Call(rx.ExternFunc(str(func)), tuple(to_expr(a) for a in args), sinfo_args=sargs,
                    struct_info=ret)
 
 
-def call_pure_packed(func: str, *args: Any, sinfo_args: Any = None) -> rx.Call:
+def call_pure_packed(func: str, *args: Any, sinfo_args: Any = None, ty_args: Any = None
+                     ) -> rx.Call:
     """`R.call_packed` that the compiler may treat as pure."""
-    inner = call_packed(func, *args, sinfo_args=sinfo_args)
+    inner = call_packed(func, *args, sinfo_args=sinfo_args, ty_args=ty_args)
     return rx.Call(ops.CALL_PURE_PACKED, (inner.op, *inner.args), sinfo_args=inner.sinfo_args,
                    struct_info=inner.struct_info)
+
+
+def print(*values: Any, format: str = "") -> rx.Call:  # noqa: A001,A002 (TVM's names)
+    """`R.print(x, format="x={}")`: print at run time (an impure call: `pure=False`)."""
+    return call_packed("relax.run.print", rx.StringImm(str(format)), *values,
+                       sinfo_args=si.ObjectStructInfo())
+
+
+def assert_op(condition: Any, format_args: Any = None, format: str = "") -> rx.Call:  # noqa: A002
+    """`R.assert_op(cond, args, format=...)`: fail at run time when `cond` is false."""
+    items = () if format_args is None else (
+        tuple(format_args) if isinstance(format_args, (list, tuple)) else (format_args,))
+    return call_packed("relax.run.assert_op", condition, rx.StringImm(str(format)), *items,
+                       sinfo_args=si.ObjectStructInfo())
+
+
+def emit_te(func: _Fn[..., Any], *args: Any, primfunc_name_hint: str | None = None,
+            **kwargs: Any) -> rx.Call:
+    """`R.emit_te(topi.exp, x)`: make a prim_func from a te compute, add it to the module
+    being parsed, and call it (as `BlockBuilder.emit_te` does)."""
+    from ..transforms.legalize.emit import TEEmitter
+
+    p = current()
+    ctx = p.module if p is not None else None
+    if ctx is None or not hasattr(ctx, "add_function"):
+        raise ValueError("R.emit_te adds a prim_func to the module: use it in a function of "
+                         "an @I.ir_module class")
+    funcs: dict[GlobalVar, Any] = {}
+    emitter = TEEmitter(funcs)
+    emitter.names |= set(ctx.gvars)
+    exprs = [to_expr(a) if isinstance(a, (rx.Expr, tuple, list)) else a for a in args]
+    call = emitter.call_te(func, exprs, kwargs, primfunc_name_hint or func.__name__)
+    for gv, f in funcs.items():
+        ctx.add_function(gv, f)
+    return call
+
+
+def TupleGetItem(tup: Any, index: int) -> rx.Expr:  # noqa: N802 (TVM's name)
+    """`R.TupleGetItem(t, i)`: the same as `t[i]`."""
+    return tuple_get_item(to_expr(tup), int(index))
 
 
 # -- values -------------------------------------------------------------------------------------
@@ -356,6 +400,7 @@ def call_pure_packed(func: str, *args: Any, sinfo_args: Any = None) -> rx.Call:
 
 def const(value: Any, dtype: str | None = None) -> rx.Constant:
     """A tensor constant from a numpy array or a Python number."""
+    dtype = getattr(dtype, "dtype", dtype)  # the 2022 API passed a DynTensorType
     arr = np.asarray(value, dtype=dtype) if dtype is not None else np.asarray(value)
     if dtype is None and arr.dtype == np.float64 and not isinstance(value, np.ndarray):
         arr = arr.astype("float32")  # NOTE: TVM makes Python floats float32 constants
@@ -420,7 +465,9 @@ class _OpNamespace:
 
 
 nn = _OpNamespace("relax.nn")
-_SPECIAL = {"tuple": _tuple_expr, "str": _str_expr, "Callable": Callable_}
+image = _OpNamespace("relax.image")
+_SPECIAL = {"tuple": _tuple_expr, "str": _str_expr, "Callable": Callable_,
+            "linear": _linalg.linear, "masked_fill": _linalg.masked_fill}
 
 
 def __getattr__(attr: str) -> Any:

@@ -19,3 +19,19 @@ __all__ = [
     "sqrt", "square", "strided_slice", "subtract", "sum", "take", "tanh", "transpose", "where",
     "matmul",
 ]
+
+# The newer elementwise, creation, indexing and nn computes (TVM's topi names).
+from . import nn_ext  # noqa: E402
+from .indexing import (  # noqa: E402
+    flip, gather_elements, gather_nd, one_hot, repeat, scatter_elements, stack, tile,
+)
+from .math_ext import (  # noqa: E402
+    acos, acosh, asin, asinh, atan, atan2, atanh, clip, cosh, isfinite, isinf, isnan,
+    log_add_exp, logical_xor, sign, sinh, tan, trunc,
+)
+
+__all__ += [
+    "nn_ext", "flip", "gather_elements", "gather_nd", "one_hot", "repeat", "scatter_elements",
+    "stack", "tile", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "clip", "cosh",
+    "isfinite", "isinf", "isnan", "log_add_exp", "logical_xor", "sign", "sinh", "tan", "trunc",
+]

@@ -104,7 +104,7 @@ exp, log, sqrt, tanh, sigmoid, erf, rsqrt, floor, ceil, round, sin, cos = (
                                  "floor", "ceil", "round", "sin", "cos"))
 abs = unary("abs", _call("abs"))  # noqa: A001
 negative = unary("negative", lambda x: tx.binop(B.SUB, tx.const(0, x.dtype), x))
-square = unary("square", lambda x: x * x)
+square = unary("multiply", lambda x: x * x)  # NOTE: TVM's square is x * x, named T_multiply
 logical_not = unary("logical_not", lambda x: tx.Not(x))
 identity = unary("identity", lambda x: x)
 
@@ -218,18 +218,29 @@ def strided_slice(x: te.Tensor, spec: list[tuple[Any, Any, int]]) -> te.Tensor:
                       name="T_strided_slice")
 
 
-def take(x: te.Tensor, indices: te.Tensor, axis: int | None = None) -> te.Tensor:
+def take(x: te.Tensor, indices: te.Tensor, axis: int | None = None, mode: str = "fast"
+         ) -> te.Tensor:
+    """`mode`: fast / clip clamp out-of-range indices, wrap takes them modulo the axis
+    length, nan gives NaN for them (TVM's modes)."""
     if axis is None:
-        flat = reshape(x, (simplify(_prod(x.shape)),))
-        return te.compute(indices.shape, lambda *i: flat[_clamp(indices[i], flat.shape[0])],
-                          name="T_take")
-    axis %= x.ndim
-    k = indices.ndim
-    shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
+        x = reshape(x, (simplify(_prod(x.shape)),))
+        axis = 0
+        k, shape = indices.ndim, indices.shape
+    else:
+        axis %= x.ndim
+        k = indices.ndim
+        shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
+    n = x.shape[axis]
 
     def body(*i: tx.PrimExpr) -> tx.PrimExpr:
-        j = _clamp(indices[i[axis:axis + k]], x.shape[axis])
-        return x[i[:axis] + (j,) + i[axis + k:]]
+        raw = indices[i[axis:axis + k]]
+        raw = tx.Cast("int64", raw) if raw.dtype != "int64" else raw
+        j = tx.binop(B.FLOORMOD, raw, n) if mode == "wrap" else _clamp(raw, n)
+        val = x[i[:axis] + (j,) + i[axis + k:]]
+        if mode != "nan":
+            return val
+        inside = tx.binop(B.AND, tx.binop(B.GE, raw, _zero()), tx.binop(B.LT, raw, n))
+        return tx.Select(inside, val, tx.const(float("nan"), x.dtype))
     return te.compute(shape, body, name="T_take")
 
 

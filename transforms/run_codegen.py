@@ -159,6 +159,8 @@ def _run_backend(backend: str, funcs: list[tuple[GlobalVar, Function]], mod: IRM
             f"    def codegen(functions, options, module):\n"
             f"        return {{f.attrs['global_symbol']: my_dps_callable for f in functions}}")
     built = codegen([f for _, f in funcs], dict(options.get(backend, {})), mod)
+    if _is_tvm_module_list(built, len(funcs)):
+        return _from_modules(backend, funcs, list(built))
     out: dict[GlobalVar, str] = {}
     run_id = next(_RUN_IDS)
     for i, (gv, func) in enumerate(funcs):
@@ -170,6 +172,49 @@ def _run_backend(backend: str, funcs: list[tuple[GlobalVar, Function]], mod: IRM
         external.record_codegen(symbol, backend, impl)
         out[gv] = symbol
     return out
+
+
+def _is_tvm_module_list(built: Any, n_funcs: int) -> bool:
+    """TVM's contract: a list of runtime modules (often empty), not one callable per function."""
+    if not isinstance(built, (list, tuple)):
+        return False
+    if len(built) == n_funcs and built and all(callable(b) for b in built):
+        return False
+    return all(not callable(b) or hasattr(b, "get_function") for b in built)
+
+
+def _from_modules(backend: str, funcs: list[tuple[GlobalVar, Function]],
+                  modules: list[Any]) -> dict[GlobalVar, str]:
+    """Each function runs as its `global_symbol`, found in the returned modules or, as TVM's
+    VM does, among the globally registered functions."""
+    out: dict[GlobalVar, str] = {}
+    for gv, func in funcs:
+        symbol = str(func.attr_dict.get("global_symbol", gv.name_hint))
+        impl = _find_in_modules(modules, symbol)
+        if impl is not None:
+            registry.register_func(symbol, impl, override=True)
+        else:
+            impl = registry.get_global_func(symbol, allow_missing=True)
+        if impl is None:
+            raise CodegenNotFoundError(
+                f"relax.ext.{backend} returned {len(modules)} module(s) and none of them, nor "
+                f"the global registry, has {symbol!r}, the global_symbol of {gv.name_hint}: "
+                f"register it (tvm.register_global_func({symbol!r}, kernel)) or return a "
+                f"module that has it")
+        external.record_codegen(symbol, backend, impl)
+        out[gv] = symbol
+    return out
+
+
+def _find_in_modules(modules: list[Any], symbol: str) -> Callable[..., Any] | None:
+    for m in modules:
+        try:
+            f = m.get_function(symbol)
+        except (AttributeError, KeyError, ValueError, RuntimeError):
+            continue
+        if f is not None:
+            return f
+    return None
 
 
 def _pick(built: Any, i: int, name: str) -> Callable[..., Any]:

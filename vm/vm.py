@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import bounds_runtime, interpreter
+from . import bounds_runtime, debug_builtins, interpreter  # noqa: F401 (registers relax.run.*)
 from .closures import compile_closures
 from .device import Device, cpu, intern
 from .executable import Executable, VMFunction

@@ -3,7 +3,10 @@
 Importing this package registers them; `relax.op` exposes the makers as functions.
 """
 
-from . import elementwise, manipulate, reduce_nn  # noqa: F401 (registers the operators)
+from . import (  # noqa: F401 (registers the operators)
+    creation, elementwise, indexing, linalg_stats, losses, manipulate, math_ext, nn_ext,
+    reduce_nn,
+)
 from .base import OpError
 from .elementwise import astype, where
 from .manipulate import (

@@ -87,13 +87,14 @@ def const(value: Any, dtype: str | None = None) -> rx.Constant:
     from ...vm.ndarray import NDArray, array
 
     data = value.numpy() if isinstance(value, NDArray) else np.asarray(value)
+    dtype = getattr(dtype, "dtype", dtype)  # the 2022 API passed a DynTensorType
     if dtype is not None:
         data = data.astype(str(dtype), copy=False)
     elif data.dtype == np.float64 and not isinstance(value, np.ndarray):
         data = data.astype("float32")  # NOTE: Python floats become float32, as in TVM
     elif data.dtype == np.int64 and not isinstance(value, np.ndarray):
         data = data.astype("int32")
-    nd = array(np.ascontiguousarray(data))
+    nd = array(np.array(data, order="C"))  # NOTE: ascontiguousarray would make 0-d 1-d
     return rx.Constant(nd, si.TensorStructInfo(tuple(data.shape), data.dtype.name))
 
 

@@ -275,7 +275,10 @@ def strided_slice(x: Any, axes: Any, begin: Any, end: Any, strides: Any = None,
 
 def _infer_take(c: rx.Call) -> si.StructInfo:
     x = tensor_arg("relax.take", c, 0, "the input")
-    idx = tensor_arg("relax.take", c, 1, "indices")
+    if isinstance(c.args[1].struct_info, si.PrimStructInfo):  # one index: R.prim_value(i)
+        idx = si.TensorStructInfo((), c.args[1].struct_info.dtype)
+    else:
+        idx = tensor_arg("relax.take", c, 1, "indices")
     if idx.dtype and not idx.dtype.startswith(("int", "uint")):
         raise op_error("relax.take", f"indices must be integers, got {idx.dtype}")
     if x.shape is None or idx.shape is None:
@@ -288,7 +291,12 @@ def _infer_take(c: rx.Call) -> si.StructInfo:
 
 
 def take(x: Any, indices: Any, axis: int | None = None, mode: str = "fast") -> rx.Call:
-    return call("relax.take", (x, indices), axis=axis)
+    if isinstance(indices, int) and not isinstance(indices, bool):
+        indices = as_expr(tx.const(indices, "int64"))
+    if mode not in ("fast", "clip", "wrap", "nan"):
+        raise op_error("relax.take", f"mode must be fast, clip, wrap or nan, got {mode!r}")
+    extra = {} if mode == "fast" else {"mode": str(mode)}  # NOTE: "fast" prints as before
+    return call("relax.take", (x, indices), axis=axis, **extra)
 
 
 # -- creation -------------------------------------------------------------------------------------

@@ -159,33 +159,49 @@ def _layout(name: str, c: rx.Call) -> None:
             raise op_error(name, f"only {key}={want!r} is supported, got {c.attr(key)!r}")
 
 
+DATA_LAYOUTS = ("NCHW", "NHWC")
+KERNEL_LAYOUTS = ("OIHW", "OHWI", "HWIO")
+
+
+def to_layout(shape: tuple[Any, ...], src: str, dst: str) -> tuple[Any, ...]:
+    """`shape` written in layout `src` re-ordered to layout `dst` (same letters)."""
+    return tuple(shape[src.index(ch)] for ch in dst)
+
+
 def _infer_conv2d(c: rx.Call) -> si.StructInfo:
     name = "relax.nn.conv2d"
     x, w = tensor_arg(name, c, 0, "data"), tensor_arg(name, c, 1, "weight")
-    _layout(name, c)
+    dl, kl = c.attr("data_layout") or "NCHW", c.attr("kernel_layout") or "OIHW"
+    if dl not in DATA_LAYOUTS or kl not in KERNEL_LAYOUTS:
+        raise op_error(name, f"supported layouts are data {DATA_LAYOUTS} and kernel "
+                             f"{KERNEL_LAYOUTS}, got {dl!r} and {kl!r}")
     dtype = c.attr("out_dtype") or x.dtype
     if x.ndim not in (-1, 4) or w.ndim not in (-1, 4):
-        raise op_error(name, f"data and weight must be 4-d (NCHW, OIHW), got ranks {x.ndim} "
+        raise op_error(name, f"data and weight must be 4-d ({dl}, {kl}), got ranks {x.ndim} "
                              f"and {w.ndim}")
     if x.shape is None or w.shape is None:
         return si.TensorStructInfo(None, dtype, 4)
+    xs, ws = to_layout(x.shape, dl, "NCHW"), to_layout(w.shape, kl, "OIHW")
     groups = c.attr("groups")
-    if same_dim(x.shape[1], w.shape[1] * groups) is False:
-        raise op_error(name, f"data has {fmt(x.shape[1:2])} channels but weight {fmt(w.shape)} "
-                             f"expects {as_int(w.shape[1] * groups)} (groups={groups})")
-    kh, kw = as_int(w.shape[2]), as_int(w.shape[3])
+    if same_dim(xs[1], ws[1] * groups) is False:
+        raise op_error(name, f"data has {fmt(xs[1:2])} channels but weight {fmt(w.shape)} "
+                             f"expects {as_int(ws[1] * groups)} (groups={groups})")
+    kh, kw = as_int(ws[2]), as_int(ws[3])
     if kh is None or kw is None:
         raise op_error(name, "the kernel size must be static")
-    st, pd, dl = c.attr("strides"), c.attr("padding"), c.attr("dilation")
-    oh = window_out(name, x.shape[2], kh, st[0], pd[0] + pd[2], dl[0])
-    ow = window_out(name, x.shape[3], kw, st[1], pd[1] + pd[3], dl[1])
-    return out_tensor((x.shape[0], w.shape[0], oh, ow), dtype)
+    st, pd, dil = c.attr("strides"), c.attr("padding"), c.attr("dilation")
+    oh = window_out(name, xs[2], kh, st[0], pd[0] + pd[2], dil[0])
+    ow = window_out(name, xs[3], kw, st[1], pd[1] + pd[3], dil[1])
+    return out_tensor(to_layout((xs[0], ws[0], oh, ow), "NCHW", dl), dtype)
 
 
 def conv2d(data: Any, weight: Any, strides: Any = (1, 1), padding: Any = (0, 0),
            dilation: Any = (1, 1), groups: int = 1, data_layout: str = "NCHW",
            kernel_layout: str = "OIHW", out_layout: Any = None, out_dtype: Any = None
            ) -> rx.Call:
+    if out_layout not in (None, data_layout):
+        raise op_error("relax.nn.conv2d", f"out_layout must equal data_layout "
+                                          f"({data_layout!r}), got {out_layout!r}")
     return call("relax.nn.conv2d", (data, weight), strides=pair(strides),
                 padding=pair(padding, 4), dilation=pair(dilation), groups=groups,
                 data_layout=data_layout, kernel_layout=kernel_layout,

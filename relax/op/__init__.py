@@ -6,6 +6,8 @@ and in its submodule (`nn`, `image`) without being listed again.
 
 from typing import Any
 
+from ...ir.ops.linalg_stats import linear, masked_fill  # noqa: F401 (built from other ops)
+from ...script.relax import assert_op, print  # noqa: F401,A004 (R.print, R.assert_op)
 from . import image, nn  # noqa: F401 (relax.op.nn, relax.op.image)
 from ._registry import builders
 

@@ -290,6 +290,19 @@ class Parser:
                 f"{node.attr!r}"
             self.error(node, msg)
 
+    def _eval_JoinedStr(self, node: ast.JoinedStr) -> str:
+        """An f-string (`f"tir_{name}"`), formatted from the Python values it names."""
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue):
+                value = self.eval(v.value)
+                value = {115: str, 114: repr, 97: ascii}.get(v.conversion, lambda x: x)(value)
+                spec = self.eval(v.format_spec) if v.format_spec is not None else ""
+                parts.append(format(value, spec))
+            else:
+                parts.append(self.eval(v))
+        return "".join(parts)
+
     def _eval_Tuple(self, node: ast.Tuple) -> tuple:
         return tuple(self._eval_elts(node.elts))
 

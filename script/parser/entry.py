@@ -70,12 +70,24 @@ def decorate(kind: str, func: Any, opts: dict[str, Any], depth: int) -> Any:
         raise err.with_traceback(None) from None
 
 
-def ir_module(cls: type) -> IRModule:
-    """`@I.ir_module` / `@tvm.script.ir_module`: parse a class of TVMScript functions."""
+def ir_module(cls: type | None = None, *, check_well_formed: bool = True,
+              s_tir: bool = False) -> Any:
+    """`@I.ir_module` / `@tvm.script.ir_module`: parse a class of TVMScript functions.
+    TVM's options (`check_well_formed=`, `s_tir=`) are accepted: parsing always checks what
+    it builds, and TIR blocks are parsed in one dialect."""
+    __tracebackhide__ = True  # noqa: F841
+    if cls is None:
+        def decorate(c: type) -> IRModule:
+            __tracebackhide__ = True  # noqa: F841
+            return _parse_class(c, sys._getframe(1))
+        return decorate
+    return _parse_class(cls, sys._getframe(1))
+
+
+def _parse_class(cls: type, frame: Any) -> IRModule:
     __tracebackhide__ = True  # noqa: F841
     if not isinstance(cls, type):
         raise TypeError("@ir_module decorates a class")
-    frame = sys._getframe(1)
     env = {**frame.f_globals, **frame.f_locals}
     codes = [v.func.__code__ for v in vars(cls).values() if isinstance(v, DeferredFunction)]
     try:
@@ -98,9 +110,16 @@ class ModuleContext:
     funcs: dict[str, Any] = field(default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
     global_infos: dict[str, Any] = field(default_factory=dict)
+    added: list[str] = field(default_factory=list)  # prim_funcs made by R.emit_te
 
     def __post_init__(self) -> None:
         self.proxy = ModuleProxy(self.name, self.gvars)
+
+    def add_function(self, gv: GlobalVar, func: Any) -> None:
+        """A function made while parsing (R.emit_te's prim_func) joins the module."""
+        self.gvars[gv.name_hint] = gv
+        self.funcs[gv.name_hint] = func
+        self.added.append(gv.name_hint)
 
     def lookup(self, name: str) -> Any:
         if name == self.name:
@@ -142,7 +161,7 @@ def parse_module(node: ast.ClassDef, src: SourceText, env: dict[str, Any]) -> IR
         for name, kind in kinds.items():
             if kind == wanted:
                 ctx.function(name)
-    funcs = {ctx.gvars[name]: ctx.funcs[name] for name in kinds}
+    funcs = {ctx.gvars[name]: ctx.funcs[name] for name in [*kinds, *ctx.added]}
     mod = IRModule(funcs, ctx.attrs, ctx.global_infos)
     verify_if_enabled(mod, f"parsing {node.name}")
     return mod

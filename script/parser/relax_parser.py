@@ -177,6 +177,12 @@ def parse_relax_function(p: Parser, node: ast.FunctionDef, opts: dict[str, Any])
     if frame.ret is None:
         p.error(node, f"relax function {node.name!r} must end with a return statement")
     frame.flush()
+    if ret_sinfo is not None and frame.ret.struct_info is not None:
+        try:
+            _check_annotation(ret_sinfo, frame.ret.struct_info)
+        except ValueError as err:  # TVM refuses a return annotation the body contradicts
+            p.error(node.returns, f"the return annotation disagrees with the returned value: "
+                                  f"{err}")
     body = rx.SeqExpr(tuple(frame.blocks), frame.ret, p.source.span(node))
     ret = ret_sinfo or frame.ret.struct_info or si.ObjectStructInfo()
     return rx.Function(params, body, ret, opts.get("pure", True), tuple(frame.attrs.items()),
@@ -228,6 +234,13 @@ def _new_var(frame: FunctionFrame, name: str, sinfo: si.StructInfo, span: Any,
 
 
 def _check_annotation(ann: si.StructInfo, got: si.StructInfo) -> None:
+    if isinstance(ann, si.TupleStructInfo) and isinstance(got, si.TupleStructInfo):
+        if len(ann.fields) != len(got.fields):
+            raise ValueError(f"the annotation says a tuple of {len(ann.fields)} but the value "
+                             f"has {len(got.fields)} fields")
+        for a_field, g_field in zip(ann.fields, got.fields):
+            _check_annotation(a_field, g_field)
+        return
     if isinstance(ann, si.TensorStructInfo) and isinstance(got, si.TensorStructInfo):
         if ann.dtype and got.dtype and ann.dtype != got.dtype:
             raise ValueError(f"the annotation says dtype {ann.dtype} but the value has "
@@ -283,10 +296,20 @@ def visit_assign(p: Parser, node: ast.Assign) -> None:
         if not isinstance(value, (tuple, list)) or len(value) != len(target.elts):
             p.error(node, "tuple assignment in relax unpacks Python values only; bind the "
                           "tuple to a name and index it (t[0]) instead")
-        for t, v in zip(target.elts, value):
+        made = _fresh_var_calls(node.value, len(target.elts))
+        for t, v, fresh in zip(target.elts, value, made):
+            if fresh and isinstance(v, tx.Var):  # m, n = T.int64(), T.int64(): dims "m", "n"
+                v = function_frame(p).sym_vars.setdefault(t.id, tx.Var(t.id, v.dtype))
             _assign_name(p, t.id, v, t)  # type: ignore[attr-defined]
     else:
         p.error(target, "a relax assignment binds a single name")
+
+
+def _fresh_var_calls(value: ast.expr, n: int) -> list[bool]:
+    """Which items of `a, b = T.int64(), T.int64()` are argument-less calls (new variables)."""
+    if not isinstance(value, ast.Tuple) or len(value.elts) != n:
+        return [False] * n
+    return [isinstance(e, ast.Call) and not e.args and not e.keywords for e in value.elts]
 
 
 def _assign_name(p: Parser, name: str, value: Any, node: ast.AST) -> None:
@@ -371,6 +394,11 @@ def visit_return(p: Parser, node: ast.Return) -> None:
 @RELAX.register("Pass")
 def visit_pass(p: Parser, node: ast.Pass) -> None:
     return None
+
+
+@RELAX.register("Nonlocal")
+def visit_nonlocal(p: Parser, node: ast.Nonlocal) -> None:
+    return None  # `nonlocal dtype`: Python closure variables are read as they are
 
 
 def check_output(vars_: tuple[Any, ...]) -> None:

@@ -18,7 +18,8 @@ from ...ir.functor import ExprMutator
 from ...ir.module import IRModule
 from ..pass_infra import Pass, PassContext
 from .emit import TEEmitter, sinfo_key
-from .rules import LEGALIZE, register_legalize
+from . import rules_ext  # noqa: F401 (registers the newer operators' rules)
+from .rules import LEGALIZE, primfunc_name, register_legalize
 
 __all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]
 
@@ -38,7 +39,7 @@ class _Legalizer(ExprMutator):
         ids = [id(a) for a in args]
         key = (call.op.name, call.attrs, tuple(sinfo_key(a) for a in args),
                tuple(ids.index(i) for i in ids))
-        base = call.op.name.split(".")[-1]
+        base = primfunc_name(call.op.name)
         out = call.struct_info if _known_sinfo(call.struct_info) else None
         new = self.emitter.call_te(lambda *a: rule(call, *a), args, {}, base, key, out)
         return replace(new, span=call.span)

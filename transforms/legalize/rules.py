@@ -18,6 +18,19 @@ from ...tir import expr as tx
 
 Rule = Callable[..., Any]
 LEGALIZE: dict[str, Rule] = {}
+# TVM names the prim_funcs of these operators `tir_<op>` (every other one plain `<op>`).
+TIR_PREFIXED = frozenset(
+    f"relax.{n}" for n in (
+        "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_not", "ceil", "cos",
+        "cosh", "exp", "floor", "isfinite", "isinf", "isnan", "log", "logical_not",
+        "negative", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "square", "sqrt",
+        "tan", "tanh", "trunc", "clip"))
+
+
+def primfunc_name(op_name: str) -> str:
+    """The name LegalizeOps gives the prim_func of an `op_name` call (before uniquing)."""
+    base = op_name.split(".")[-1]
+    return f"tir_{base}" if op_name in TIR_PREFIXED else base
 
 
 def register_legalize(name: str, rule: Rule | None = None) -> Any:
@@ -53,7 +66,13 @@ register_legalize("relax.expand_dims", lambda c, x: topi.reshape(x, _out(c).shap
 register_legalize("relax.squeeze", lambda c, x: topi.reshape(x, _out(c).shape))
 register_legalize("relax.broadcast_to", lambda c, x, shape: topi.broadcast_to(x, shape))
 register_legalize("relax.concat", lambda c, xs: topi.concatenate(xs, c.attr("axis")))
-register_legalize("relax.take", lambda c, x, i: topi.take(x, i, c.attr("axis")))
+@register_legalize("relax.take")
+def _take(call: rx.Call, x: Any, indices: Any) -> Any:
+    if isinstance(indices, tx.PrimExpr):  # a single index given as a PrimValue
+        from ... import te
+
+        indices = te.compute((), lambda: indices, name="T_index")
+    return topi.take(x, indices, call.attr("axis"), call.attr("mode") or "fast")
 register_legalize("relax.strided_slice",
                   lambda c, x: topi.strided_slice(x, slice_spec(c, x.shape)))
 register_legalize("relax.full", lambda c, shape, v: topi.full(shape, c.attr("dtype"), v))
@@ -96,9 +115,17 @@ def _batch_norm(call: rx.Call, x: Any, gamma: Any, beta: Any, mean: Any, var: An
 
 register_legalize("relax.nn.dropout", lambda c, x: [topi.identity(x), topi.full(
     x.shape, x.dtype, 1)])  # inference: the identity, and a mask of ones
-register_legalize("relax.nn.conv2d", lambda c, x, w: topi.nn.conv2d_nchw(
-    x, w, c.attr("strides"), c.attr("padding"), c.attr("dilation"), c.attr("groups"),
-    c.attr("out_dtype")))
+@register_legalize("relax.nn.conv2d")
+def _conv2d(call: rx.Call, x: Any, w: Any) -> Any:
+    """Other layouts run the NCHW/OIHW compute between transposes."""
+    dl, kl = call.attr("data_layout") or "NCHW", call.attr("kernel_layout") or "OIHW"
+    if dl != "NCHW":
+        x = topi.transpose(x, [dl.index(ch) for ch in "NCHW"])
+    if kl != "OIHW":
+        w = topi.transpose(w, [kl.index(ch) for ch in "OIHW"])
+    out = topi.nn.conv2d_nchw(x, w, call.attr("strides"), call.attr("padding"),
+                              call.attr("dilation"), call.attr("groups"), call.attr("out_dtype"))
+    return out if dl == "NCHW" else topi.transpose(out, ["NCHW".index(ch) for ch in dl])
 
 
 def _pool(kind: str) -> Rule:

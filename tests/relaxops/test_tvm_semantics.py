@@ -1,0 +1,89 @@
+"""Behaviours where TVM code used to run differently on tvmlite (issue 16, item 3)."""
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import relax
+from tvmlite.script import ir as I
+from tvmlite.script import relax as R
+from tvmlite.script import tir as T
+from tvmlite.script.diagnostics import DiagnosticError
+
+
+def run(mod, *args):
+    vm = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())
+    return vm["main"](*(tvm.nd.array(a) for a in args)).numpy()
+
+
+@pytest.mark.parametrize("make", [relax.const, R.const], ids=["relax.const", "R.const"])
+@pytest.mark.parametrize("value,dtype", [(1, "int32"), (1.5, "float32"), (True, "bool")])
+def test_const_default_dtype_is_tvms(make, value, dtype):
+    assert make(value).struct_info.dtype == dtype
+
+
+def test_body_declared_dims_are_the_parameter_dims():
+    @I.ir_module
+    class Mod:
+        @T.prim_func
+        def mm(a: T.handle, b: T.handle, c: T.handle):
+            m, n, k = T.int64(), T.int64(), T.int64()
+            A = T.match_buffer(a, (m, k))
+            B = T.match_buffer(b, (k, n))
+            C = T.match_buffer(c, (m, n))
+            for i, j, kk in T.grid(m, n, k):
+                with T.block("c"):
+                    vi, vj, vk = T.axis.remap("SSR", [i, j, kk])
+                    with T.init():
+                        C[vi, vj] = T.float32(0)
+                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+        @R.function
+        def main(x: R.Tensor(("m", "k"), "float32"), y: R.Tensor(("k", "n"), "float32")):
+            m, n, k = T.int64(), T.int64(), T.int64()  # noqa: F841 (TVM's printer form)
+            cls = Mod
+            z = R.call_tir(cls.mm, (x, y), out_sinfo=R.Tensor((m, n), "float32"))
+            return z
+
+    main = Mod["main"]
+    assert main.body.body.struct_info.shape[0] is main.params[0].struct_info.shape[0]
+    a, b = np.random.rand(3, 4).astype("float32"), np.random.rand(4, 5).astype("float32")
+    np.testing.assert_allclose(run(Mod, a, b), a @ b, rtol=1e-5)
+
+
+def test_return_annotation_contradicting_body_is_an_error():
+    with pytest.raises(DiagnosticError, match=r"return annotation .*\(4, 4\).*\(4, 8\)"):
+        @R.function
+        def f(x: R.Tensor((4, 8), "float32")) -> R.Tensor((4, 4), "float32"):
+            return x
+
+
+def test_return_annotation_tuple_arity_is_checked():
+    with pytest.raises(DiagnosticError, match="tuple of 3"):
+        @R.function
+        def f(x: R.Tensor((4,), "float32")) -> R.Tuple(R.Tensor, R.Tensor, R.Tensor):
+            return (x, x)
+
+
+def test_blockbuilder_nested_scalar_constant_stays_0d():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", R.Tensor((2, 3), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv1 = bb.emit(relax.op.add(x, x))
+            lv2 = bb.emit(relax.op.nn.relu(relax.op.subtract(lv1, relax.const(4.0, "float32"))))
+            gv = bb.emit_output(lv2)
+        bb.emit_func_output(gv)
+    mod = relax.transform.LegalizeOps()(bb.get())
+    a = np.random.rand(2, 3).astype("float32") * 4
+    np.testing.assert_allclose(run(mod, a), np.maximum(a + a - 4, 0), rtol=1e-6)
+
+
+def test_call_packed_ty_args():
+    @R.function(pure=False)
+    def f(x: R.Tensor((2,), "float32")):
+        y = R.call_packed("test.nothing", x, ty_args=R.Tensor((2,), "float32"))
+        return y
+
+    ret = f.body.body.struct_info
+    assert (ret.dtype, [d.value for d in ret.shape]) == ("float32", [2])

@@ -1,0 +1,138 @@
+"""ConvertLayout: run conv2d in the layout the user asks for (NCHW -> NHWC), keeping tensors
+in that layout through the elementwise operators after it.
+
+`ConvertLayout({"relax.nn.conv2d": ["NHWC", "OHWI"]})`: each NCHW/OIHW conv2d gets its data
+and weight transposed (`permute_dims`) into the desired layouts; its result stays NHWC, and so
+do the results of unary elementwise operators and of broadcasting binary ones whose other
+operand is a scalar or a 4-d tensor (transposed alongside). Wherever a converted value meets
+anything else (another operator, a function output), it is transposed back to NCHW once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir import expr as rx
+from ..ir import struct_info as si
+from ..ir.functor import substitute_vars
+from ..ir.module import IRModule
+from ..ir.op import op_attr
+from .graph_rewrites import DROP, BlockRewriter, op
+from .pass_infra import Pass, PassContext
+
+TO_NHWC, TO_NCHW = [0, 2, 3, 1], [0, 3, 1, 2]
+KERNEL_PERM = {"OIHW": [0, 1, 2, 3], "OHWI": [0, 2, 3, 1], "HWIO": [2, 3, 1, 0]}
+ELEMWISE, BROADCAST = 0, 1
+
+
+def _rank(e: rx.Expr) -> int:
+    s = e.struct_info
+    return s.ndim if isinstance(s, si.TensorStructInfo) else -1
+
+
+class _Convert(BlockRewriter):
+    def __init__(self, desired: dict[str, list[str]]) -> None:
+        super().__init__()
+        self.desired = desired
+        self.nhwc: dict[rx.Var, rx.Var] = {}  # original var -> its NHWC version
+        self.back: dict[rx.Var, rx.Var] = {}  # dropped var -> its NCHW transpose
+        self.kept: set[rx.Var] = set()  # converted outputs that still hold NCHW data
+
+    def emit(self, value: rx.Expr, name: str = "lv") -> rx.Var:
+        self.counter += 1
+        var = (rx.DataflowVar if self.dataflow else rx.Var)(
+            name if self.counter == 1 else f"{name}{self.counter - 1}", value.struct_info)
+        self.out.append(rx.VarBinding(var, value))
+        return var
+
+    def rewrite(self, b: Any) -> Any:
+        converted = self._convert(b.value) if isinstance(b, rx.VarBinding) else None
+        if converted is None:
+            return self._restore_uses(b.value)
+        if isinstance(b.var, rx.DataflowVar):  # keeps its name, now holding NHWC data
+            var = rx.DataflowVar(b.var.name_hint, converted.struct_info)
+            self.out.append(rx.VarBinding(var, converted))
+            self.nhwc[b.var] = var
+            return DROP
+        self.nhwc[b.var] = self.emit(converted)  # an output: NCHW again, under its name
+        self.kept.add(b.var)
+        return op("permute_dims")(self.nhwc[b.var], TO_NCHW)
+
+    def _restore_uses(self, value: rx.Expr) -> rx.Expr | None:
+        """Operands whose NCHW binding was dropped get a transpose back (made once)."""
+        stale = [a for a in _operands(value) if a in self.nhwc and a not in self.kept]
+        if not stale:
+            return None
+        for a in stale:
+            if a not in self.back:
+                self.back[a] = self.emit(op("permute_dims")(self.nhwc[a], TO_NCHW))
+        return substitute_vars(value, {a: self.back[a] for a in stale})
+
+    def _as_nhwc(self, e: rx.Expr) -> rx.Expr:
+        if e in self.nhwc:
+            return self.nhwc[e]
+        return self.emit(op("permute_dims")(e, TO_NHWC))
+
+    def _convert(self, value: rx.Expr) -> rx.Expr | None:
+        if not isinstance(value, rx.Call) or not isinstance(value.op, rx.Op):
+            return None
+        name = value.op.name
+        if name == "relax.nn.conv2d" and name in self.desired:
+            return self._conv2d(value)
+        args = value.args
+        if not any(a in self.nhwc for a in args) or any(
+                isinstance(a, rx.Expr) and _rank(a) not in (0, 4) for a in args):
+            return None
+        pattern = op_attr(name, "op_pattern")
+        if pattern == ELEMWISE and len(args) == 1 and not value.attrs:
+            return op_attr(name, "make")(self.nhwc[args[0]])
+        if pattern == BROADCAST and len(args) == 2 and not value.attrs:
+            new = [a if _rank(a) == 0 else self._as_nhwc(a) for a in args]
+            return op_attr(name, "make")(*new)
+        return None
+
+    def _conv2d(self, call: rx.Call) -> rx.Expr | None:
+        if (call.attr("data_layout") or "NCHW") != "NCHW" or \
+                (call.attr("kernel_layout") or "OIHW") != "OIHW":
+            return None
+        data_layout, kernel_layout = (list(self.desired["relax.nn.conv2d"]) + ["OHWI"])[:2]
+        if data_layout != "NHWC":
+            raise ValueError(f"ConvertLayout: conv2d converts NCHW to NHWC only, not to "
+                             f"{data_layout!r}")
+        kernel_layout = "OHWI" if kernel_layout == "default" else kernel_layout
+        if kernel_layout not in KERNEL_PERM:
+            raise ValueError(f"ConvertLayout: kernel layout {kernel_layout!r} is not one of "
+                             f"{sorted(KERNEL_PERM)}")
+        x, w = call.args
+        data = self._as_nhwc(x)
+        weight = w if kernel_layout == "OIHW" else self.emit(
+            op("permute_dims")(w, KERNEL_PERM[kernel_layout]))
+        attrs = dict(call.attrs)
+        return op_attr("relax.nn.conv2d", "make")(
+            data, weight, attrs["strides"], attrs["padding"], attrs["dilation"],
+            attrs["groups"], "NHWC", kernel_layout, None, attrs.get("out_dtype"))
+
+
+def ConvertLayout(desired_layouts: dict[str, list[str]], layout_cb: Any = None  # noqa: N802
+                  ) -> Pass:
+    """Convert conv2d to the desired layouts (NHWC data; OHWI/HWIO/OIHW kernel)."""
+    if layout_cb is not None:
+        raise NotImplementedError("ConvertLayout(layout_cb=...) is not supported")
+    unknown = sorted(set(desired_layouts) - {"relax.nn.conv2d"})
+    if unknown:
+        raise ValueError(f"ConvertLayout converts relax.nn.conv2d only, not {unknown}")
+
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        return mod.map_functions(lambda gv, f: _Convert(dict(desired_layouts)).run(f)
+                                 if isinstance(f, rx.Function) else f)
+    return Pass(run, "ConvertLayout")
+
+
+def _operands(value: rx.Expr) -> list[Any]:
+    if isinstance(value, rx.Call):
+        return [a for a in value.args if isinstance(a, rx.Var)]
+    if isinstance(value, rx.Tuple):
+        return [f for f in value.fields if isinstance(f, rx.Var)]
+    if isinstance(value, rx.TupleGetItem):
+        return [value.tuple_value] if isinstance(value.tuple_value, rx.Var) else []
+    return [value] if isinstance(value, rx.Var) else []

@@ -1,0 +1,310 @@
+"""Binding-level graph rewrites users reach for early: EliminateCommonSubexpr,
+DecomposeOpsForInference (batch_norm as arithmetic) and FoldBatchnormToConv2D.
+
+Each walks a function's blocks in order with a `BlockRewriter`: a binding may be kept, dropped
+(its var then names an earlier value), or replaced by several new bindings made with the
+operators' own `make` (so every new call has inferred struct info).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..ir import expr as rx
+from ..ir import struct_info as si
+from ..ir.functor import substitute_vars
+from ..ir.module import IRModule
+from ..ir.op import CALL_DPS_PACKED, op_attr
+from .pass_infra import Pass, PassContext
+
+DROP = object()  # what `BlockRewriter.rewrite` returns to remove a binding
+
+
+def op(name: str) -> Any:
+    return op_attr(f"relax.{name}", "make")
+
+
+class BlockRewriter:
+    """Rewrites one function's bindings; subclasses override `rewrite(binding)`.
+
+    `emit(value, name)` appends a new binding to the current block and returns its var;
+    `rewrite` returns the value to bind to the binding's own var, None to keep the binding,
+    or DROP to remove it (after mapping its var to another value in `self.mapping`)."""
+
+    def __init__(self) -> None:
+        self.mapping: dict[rx.Var, rx.Expr] = {}
+        self.out: list[Any] = []
+        self.dataflow = False
+        self.counter = 0
+
+    def run(self, func: rx.Function) -> rx.Function:
+        blocks = []
+        for blk in func.body.blocks:
+            self.out, self.dataflow = [], isinstance(blk, rx.DataflowBlock)
+            self.begin_block()
+            for b in blk.bindings:
+                b = replace(b, value=substitute_vars(b.value, self.mapping)) if self.mapping \
+                    else b
+                new = self.rewrite(b)
+                if new is None or isinstance(new, (rx.VarBinding, rx.MatchCast)):
+                    self.out.append(new or b)
+                elif new is not DROP:
+                    self.out.append(replace(b, value=new))
+            blocks.append(replace(blk, bindings=tuple(self.out)))
+        self.begin_block()  # NOTE: also ends the last block before the body is rewritten
+        body = substitute_vars(func.body.body, self.mapping) if self.mapping else func.body.body
+        return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
+
+    def begin_block(self) -> None:
+        """Called at the start of every binding block and once after the last."""
+
+    def rewrite(self, b: Any) -> Any:
+        return None
+
+    def emit(self, value: rx.Expr, name: str = "lv") -> rx.Var:
+        self.counter += 1
+        make = rx.DataflowVar if self.dataflow else rx.Var
+        var = make(f"{name}{self.counter}", value.struct_info)
+        self.out.append(rx.VarBinding(var, value))
+        return var
+
+
+def function_rewrite(name: str, rewriter: type[BlockRewriter], **kw: Any) -> Pass:
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        return mod.map_functions(lambda gv, f: rewriter(**kw).run(f)
+                                 if isinstance(f, rx.Function) else f)
+    return Pass(run, name)
+
+
+# -- EliminateCommonSubexpr -----------------------------------------------------------------------
+
+
+def expr_key(e: Any) -> Any:
+    """A hashable key equal for structurally equal values over the same variables."""
+    if isinstance(e, rx.Var):
+        return ("var", id(e))
+    if isinstance(e, rx.Call):
+        return ("call", expr_key(e.op), tuple(expr_key(a) for a in e.args), e.attrs,
+                tuple(repr(s) for s in e.sinfo_args))
+    if isinstance(e, rx.Tuple):
+        return ("tuple", tuple(expr_key(f) for f in e.fields))
+    if isinstance(e, rx.TupleGetItem):
+        return ("getitem", expr_key(e.tuple_value), e.index)
+    if isinstance(e, rx.Op):
+        return ("op", e.name)
+    if isinstance(e, rx.GlobalVarRef):
+        return ("gv", e.gvar.name_hint)
+    if isinstance(e, rx.ExternFunc):
+        return ("extern", e.global_symbol)
+    if isinstance(e, (rx.ShapeExpr, rx.PrimValue, rx.StringImm)):
+        return (type(e).__name__, repr(e))
+    return ("other", id(e))  # constants (by identity), functions, If
+
+
+def _eliminable(value: rx.Expr, call_only: bool) -> bool:
+    if isinstance(value, rx.Call):
+        return not isinstance(value.op, rx.ExternFunc) and value.op != CALL_DPS_PACKED
+    return not call_only and isinstance(value, (rx.Tuple, rx.TupleGetItem))
+
+
+class _CSE(BlockRewriter):
+    """Values are remembered across blocks, except those held only by dataflow vars, which
+    end with their block; a dataflow block's output that repeats one of its dataflow values
+    becomes that value's holder afterwards (TVM's scoping)."""
+
+    def __init__(self, call_only: bool = False) -> None:
+        super().__init__()
+        self.call_only = call_only
+        self.seen: dict[Any, rx.Var] = {}
+        self.exported: dict[Any, rx.Var] = {}
+        self.local: list[rx.Var] = []
+
+    def begin_block(self) -> None:
+        for key, var in list(self.seen.items()):
+            if isinstance(var, rx.DataflowVar):
+                del self.seen[key]
+        self.seen.update(self.exported)
+        for var in self.local:  # an output read its dataflow twin inside the block only
+            self.mapping.pop(var, None)
+        self.exported, self.local = {}, []
+
+    def rewrite(self, b: Any) -> Any:
+        if isinstance(b, rx.MatchCast):
+            key: Any = ("match_cast", expr_key(b.value), repr(b.struct_info))
+        elif isinstance(b, rx.VarBinding) and _eliminable(b.value, self.call_only):
+            key = expr_key(b.value)
+        else:
+            return None
+        first = self.seen.get(key)
+        if first is None:
+            self.seen[key] = b.var
+            return None
+        self.mapping[b.var] = first
+        if isinstance(first, rx.DataflowVar) and not isinstance(b.var, rx.DataflowVar):
+            self.local.append(b.var)
+            self.exported[key] = b.var
+        return rx.VarBinding(b.var, first)  # kept as `lv1 = lv0` (TVM's form)
+
+
+def EliminateCommonSubexpr(call_only: bool = False) -> Pass:  # noqa: N802
+    """Bind each repeated pure value once: a repeat becomes `lv1 = lv0` and later uses of a
+    repeated dataflow var read the first one."""
+    return function_rewrite("EliminateCommonSubexpr", _CSE, call_only=call_only)
+
+
+# -- DecomposeOpsForInference ---------------------------------------------------------------------
+
+
+def _channel_view(rw: BlockRewriter, vec: rx.Expr, ndim: int, axis: int) -> rx.Expr:
+    axes = [a for a in range(ndim) if a != axis]
+    return rw.emit(op("expand_dims")(vec, axes))
+
+
+def decompose_batch_norm(rw: BlockRewriter, call: rx.Call, stats: tuple[rx.Expr, rx.Expr]
+                         | None = None) -> rx.Expr:
+    """`(x - mean) / sqrt(var + eps) * gamma + beta`, with the moving statistics (or the
+    given batch `stats`)."""
+    x, gamma, beta, mean, var = call.args
+    if stats is not None:
+        mean, var = stats
+    xs = x.struct_info
+    assert isinstance(xs, si.TensorStructInfo)
+    ndim, axis = xs.ndim, call.attr("axis") % xs.ndim
+    centered = rw.emit(op("subtract")(x, _channel_view(rw, mean, ndim, axis)))
+    var_b = _channel_view(rw, var, ndim, axis)
+    denom = rw.emit(op("sqrt")(rw.emit(op("add")(var_b, float(call.attr("epsilon"))))))
+    out: rx.Expr = rw.emit(op("divide")(centered, denom))
+    if call.attr("scale"):
+        out = rw.emit(op("multiply")(out, _channel_view(rw, gamma, ndim, axis)))
+    if call.attr("center"):
+        out = rw.emit(op("add")(out, _channel_view(rw, beta, ndim, axis)))
+    return rx.Tuple((out, mean, var), si.TupleStructInfo(
+        (out.struct_info, mean.struct_info, var.struct_info)))
+
+
+class _Decompose(BlockRewriter):
+    def rewrite(self, b: Any) -> Any:
+        v = b.value
+        if isinstance(v, rx.Call) and isinstance(v.op, rx.Op) and \
+                v.op.name == "relax.nn.batch_norm" and _known_rank(v.args[0]):
+            return decompose_batch_norm(self, v)
+        return None
+
+
+def _known_rank(e: rx.Expr) -> bool:
+    return isinstance(e.struct_info, si.TensorStructInfo) and e.struct_info.ndim >= 0
+
+
+def DecomposeOpsForInference(func_name: str | None = None) -> Pass:  # noqa: N802
+    """batch_norm (inference: the moving statistics) as elementwise arithmetic."""
+    return _decompose_pass("DecomposeOpsForInference", _Decompose, func_name)
+
+
+def _decompose_pass(name: str, rewriter: type[BlockRewriter], func_name: str | None) -> Pass:
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        return mod.map_functions(lambda gv, f: rewriter().run(f) if isinstance(
+            f, rx.Function) and (func_name is None or gv.name_hint == func_name) else f)
+    return Pass(run, name)
+
+
+MOMENTUM = 0.1  # NOTE: our batch_norm keeps no momentum attribute; TVM's default
+
+
+def _decompose_layer_norm(rw: BlockRewriter, call: rx.Call) -> rx.Expr:
+    x, gamma, beta = call.args
+    axes = list(call.attr("axes"))
+    centered = rw.emit(op("subtract")(x, rw.emit(op("mean")(x, axes, True))))
+    var = rw.emit(op("variance")(x, axes, True))
+    denom = rw.emit(op("sqrt")(rw.emit(op("add")(var, float(call.attr("epsilon"))))))
+    out: rx.Expr = rw.emit(op("divide")(centered, denom))
+    if call.attr("scale"):
+        out = rw.emit(op("multiply")(out, gamma))
+    if call.attr("center"):
+        out = op("add")(out, beta)
+    return out
+
+
+class _DecomposeTraining(BlockRewriter):
+    """batch_norm with the batch's statistics (and the moving ones updated), layer_norm."""
+
+    def rewrite(self, b: Any) -> Any:
+        v = b.value
+        name = getattr(getattr(v, "op", None), "name", "")
+        if name == "relax.nn.layer_norm" and _known_rank(v.args[0]):
+            return _decompose_layer_norm(self, v)
+        if name != "relax.nn.batch_norm" or not _known_rank(v.args[0]):
+            return None
+        x = v.args[0]
+        axis = v.attr("axis") % x.struct_info.ndim
+        axes = [a for a in range(x.struct_info.ndim) if a != axis]
+        mean = self.emit(op("mean")(x, axes, False))
+        var = self.emit(op("variance")(x, axes, False))
+        inner = self.emit(decompose_batch_norm(self, v, (mean, var)), "inner_tuple")
+        res = self.emit(rx.TupleGetItem(inner, 0, inner.struct_info.fields[0]), "inner_res")
+        keep, take = 1.0 - MOMENTUM, MOMENTUM
+        moved = []
+        for old, new in ((v.args[3], mean), (v.args[4], var)):
+            a = self.emit(op("multiply")(keep, old))
+            moved.append(self.emit(op("add")(a, self.emit(op("multiply")(take, new)))))
+        return rx.Tuple((res, *moved), si.TupleStructInfo(
+            (res.struct_info, moved[0].struct_info, moved[1].struct_info)))
+
+
+def DecomposeOpsForTraining(func_name: str | None = None) -> Pass:  # noqa: N802
+    """batch_norm (training: batch statistics, moving statistics updated with momentum 0.1)
+    and layer_norm as elementwise arithmetic and reductions."""
+    return _decompose_pass("DecomposeOpsForTraining", _DecomposeTraining, func_name)
+
+
+# -- FoldBatchnormToConv2D ------------------------------------------------------------------------
+
+
+class _FoldBN(BlockRewriter):
+    """conv2d(x, W) -> batch_norm(., g, b, m, v)[0] becomes conv2d(x, W * s) + (b - m * s)
+    with s = g / sqrt(v + eps); FoldConstant then folds the new weight when W, g, ... are
+    constants."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: dict[rx.Var, rx.Expr] = {}
+        self.folded: dict[rx.Var, rx.Var] = {}
+
+    def rewrite(self, b: Any) -> Any:
+        if isinstance(b, rx.VarBinding):
+            self.values[b.var] = b.value
+        v = b.value
+        if isinstance(v, rx.TupleGetItem) and v.index == 0 and v.tuple_value in self.folded:
+            return self.folded[v.tuple_value]
+        if not (isinstance(v, rx.Call) and getattr(v.op, "name", "") == "relax.nn.batch_norm"):
+            return None
+        conv = self.values.get(v.args[0])
+        if not _foldable(conv, v):
+            return None
+        x, w = conv.args
+        gamma, beta, mean, var = v.args[1:]
+        g = gamma if v.attr("scale") else self.emit(op("ones_like")(gamma))
+        bt = beta if v.attr("center") else self.emit(op("zeros_like")(beta))
+        inv = self.emit(op("divide")(g,
+                                     self.emit(op("sqrt")(self.emit(op("add")(
+                                         var, float(v.attr("epsilon"))))))))
+        scale_w = self.emit(op("reshape")(inv, (-1, 1, 1, 1)))
+        new_w = self.emit(op("multiply")(w, scale_w))
+        shift = self.emit(op("subtract")(bt, self.emit(op("multiply")(mean, inv))))
+        new_conv = self.emit(replace(conv, args=(x, new_w)))
+        out = self.emit(op("add")(new_conv, self.emit(op("reshape")(shift, (1, -1, 1, 1)))))
+        self.folded[b.var] = out
+        return rx.Tuple((out, mean, var), si.TupleStructInfo(
+            (out.struct_info, mean.struct_info, var.struct_info)))
+
+
+def _foldable(conv: Any, bn: rx.Call) -> bool:
+    if not (isinstance(conv, rx.Call) and getattr(conv.op, "name", "") == "relax.nn.conv2d"):
+        return False
+    return conv.attr("data_layout") in (None, "NCHW") and \
+        conv.attr("kernel_layout") in (None, "OIHW") and bn.attr("axis") in (1, -3)
+
+
+def FoldBatchnormToConv2D() -> Pass:  # noqa: N802
+    """Fold an inference batch_norm into the conv2d before it (weights scaled, bias added)."""
+    return function_rewrite("FoldBatchnormToConv2D", _FoldBN)
