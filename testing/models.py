@@ -1,4 +1,4 @@
-"""`tvm.testing`: assert_allclose, and model workloads for tests, tutorials and benchmarks.
+"""Model workloads for tests, tutorials and benchmarks (`tvm.testing.vgg11`, ...).
 
 `vgg11(...)` writes VGG-11 (the network of seed 000's BYOC demo) as TVMScript text with
 high-level Relax operators, parses it, and returns the module with random weights. Dropout is
@@ -10,16 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-def assert_allclose(actual: Any, desired: Any, rtol: float = 1e-7, atol: float = 1e-7) -> None:
-    """numpy's assert_allclose on NDArrays or arrays, as `tvm.testing.assert_allclose`."""
-    np.testing.assert_allclose(_as_numpy(actual), _as_numpy(desired), rtol=rtol, atol=atol,
-                               verbose=True)
-
-
-def _as_numpy(x: Any) -> np.ndarray:
-    return x.numpy() if hasattr(x, "numpy") else np.asarray(x)
-
 
 VGG11_LAYERS = [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"]
 
