@@ -87,7 +87,7 @@ def vgg11_params(image_size: int = 224, num_classes: int = 1000, hidden: int = 4
 def vgg11(batch: int = 1, image_size: int = 224, num_classes: int = 1000, hidden: int = 4096,
           seed: int = 0) -> tuple[Any, dict[str, np.ndarray]]:
     """(IRModule, {param name: random float32 weights}) for VGG-11 at this input size."""
-    from .script import from_source
+    from ..script import from_source
 
     mod = from_source(vgg11_source(batch, image_size, num_classes, hidden))
     return mod, vgg11_params(image_size, num_classes, hidden, seed)
@@ -96,7 +96,7 @@ def vgg11(batch: int = 1, image_size: int = 224, num_classes: int = 1000, hidden
 def numpy_vgg11(data: np.ndarray, params: dict[str, np.ndarray], dtype: str = "float64"
                 ) -> np.ndarray:
     """The same network in plain numpy (float64 by default), the reference for tests."""
-    from .backend.numpy_eval import conv2d_im2col
+    from ..backend.numpy_eval import conv2d_im2col
 
     x, conv = data.astype(dtype), 0
     for layer in VGG11_LAYERS:
