@@ -1,0 +1,81 @@
+"""show() colours TVMScript like TVM's (Pygments present, terminal), plain text otherwise."""
+
+import html as html_lib
+import io
+import re
+import sys
+
+import pytest
+
+from tvmlite.script import highlight
+from tvmlite.script import tir as T
+
+ANSI = "\x1b["
+
+
+@T.prim_func
+def add_one(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        A[i] = A[i] + T.float32(1)
+
+
+class Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def shown(monkeypatch, obj, stream, **kwargs):
+    monkeypatch.setattr(sys, "stdout", stream)
+    obj.show(**kwargs)
+    return stream.getvalue()
+
+
+def test_terminal_gets_ansi_colour_that_strips_back_to_the_script(monkeypatch):
+    pytest.importorskip("pygments")
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    out = shown(monkeypatch, add_one, Tty())
+    assert ANSI in out
+    assert re.sub(r"\x1b\[[0-9;]*m", "", out) == add_one.script() + "\n"
+
+
+def test_pipe_and_plain_style_get_plain_text(monkeypatch):
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    assert shown(monkeypatch, add_one, io.StringIO()) == add_one.script() + "\n"
+    assert shown(monkeypatch, add_one, Tty(), style="plain") == add_one.script() + "\n"
+
+
+def test_tvm_keywords_accepted_and_named_style_colours_a_pipe(monkeypatch):
+    pytest.importorskip("pygments")
+    mod = tvm_module()
+    out = shown(monkeypatch, mod, io.StringIO(), style="monokai", black_format=False)
+    assert ANSI in out and "38;5;" in out  # a named Pygments style uses the 256-colour palette
+
+
+def test_without_pygments_show_is_plain_and_html_is_an_escaped_pre(monkeypatch):
+    monkeypatch.setattr(highlight, "_pygments", lambda: None)
+    assert shown(monkeypatch, add_one, Tty()) == add_one.script() + "\n"
+    html = add_one._repr_html_()
+    assert html.startswith("<pre>") and "&quot;float32&quot;" in html and '"' not in html
+
+
+def test_repr_html_of_module_and_relax_function_carry_their_script():
+    pytest.importorskip("pygments")
+    mod = tvm_module()
+    for obj in (mod, mod["main"]):
+        markup = obj._repr_html_()
+        text = html_lib.unescape(re.sub(r"<[^>]+>", "", markup))
+        assert "<span style=" in markup and text.strip() == obj.script().strip()
+
+
+def tvm_module():
+    from tvmlite.script import ir as I
+    from tvmlite.script import relax as R
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+            y = R.add(x, x)
+            return y
+
+    return Mod
