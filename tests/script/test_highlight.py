@@ -19,6 +19,14 @@ def add_one(A: T.Buffer((4,), "float32")):
         A[i] = A[i] + T.float32(1)
 
 
+@T.prim_func
+def scale(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.spatial(8, i)
+            B[vi] = A[vi] * T.float32(2)
+
+
 class Tty(io.StringIO):
     def isatty(self):
         return True
@@ -79,3 +87,17 @@ def tvm_module():
             return y
 
     return Mod
+
+
+def test_schedule_and_trace_show_colour_in_a_terminal_and_not_in_a_pipe(monkeypatch):
+    pytest.importorskip("pygments")
+    from tvmlite.tir.schedule import Schedule
+
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    sch = Schedule(scale)
+    sch.split(sch.get_loops(sch.get_block("B"))[0], factors=[2, 4])
+    plain = sch.mod.script() + "\n" + str(sch.trace) + "\n"
+    assert shown(monkeypatch, sch, io.StringIO()) == plain
+    coloured = shown(monkeypatch, sch, Tty())
+    assert ANSI in coloured and re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
+    assert shown(monkeypatch, sch.trace, Tty(), style="plain") == str(sch.trace) + "\n"
