@@ -281,7 +281,7 @@ class Function(Expr):
 
         cprint(self.script(), style)
 
-    def _repr_html_(self) -> str:
-        from ..script.highlight import to_html
+    def _repr_html_(self) -> str | None:
+        from ..script.highlight import html_of
 
-        return to_html(self.script())
+        return html_of(self)

@@ -123,10 +123,10 @@ class IRModule:
 
         cprint(self.script(**kwargs), style)
 
-    def _repr_html_(self) -> str:
-        from ..script.highlight import to_html
+    def _repr_html_(self) -> str | None:
+        from ..script.highlight import html_of
 
-        return to_html(self.script())
+        return html_of(self)
 
     def __str__(self) -> str:
         return self.script()

@@ -11,6 +11,7 @@ import sys
 from typing import Any, TextIO
 
 PLAIN_STYLES = ("plain", "none", "off")
+HTML_COLOUR_MAX_CHARS = 400_000  # past this (a model with inlined weights) a plain <pre> is faster
 
 
 def _pygments() -> Any:
@@ -56,9 +57,18 @@ def cprint(text: str, style: str | None = None, stream: TextIO | None = None) ->
     print(text, file=stream)
 
 
+def html_of(obj: Any) -> str | None:
+    """`obj.script()` as HTML for Jupyter; None (so text/plain is shown) if it cannot print."""
+    try:
+        text = obj.script()
+    except Exception:  # noqa: BLE001 (a display hook must not raise; the repr still shows)
+        return None
+    return to_html(text)
+
+
 def to_html(text: str) -> str:
     """An HTML block for a notebook: Pygments markup when present, an escaped <pre> otherwise."""
-    if _pygments() is None:
+    if _pygments() is None or len(text) > HTML_COLOUR_MAX_CHARS:
         return f"<pre>{html.escape(text)}</pre>"
     from pygments import highlight
     from pygments.formatters import HtmlFormatter

@@ -60,10 +60,10 @@ class PrimFunc:
 
         cprint(self.script(), style)
 
-    def _repr_html_(self) -> str:
-        from ..script.highlight import to_html
+    def _repr_html_(self) -> str | None:
+        from ..script.highlight import html_of
 
-        return to_html(self.script())
+        return html_of(self)
 
 
 def shape_vars(func: PrimFunc) -> list[Var]:

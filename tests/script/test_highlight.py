@@ -101,3 +101,13 @@ def test_schedule_and_trace_show_colour_in_a_terminal_and_not_in_a_pipe(monkeypa
     coloured = shown(monkeypatch, sch, Tty())
     assert ANSI in coloured and re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
     assert shown(monkeypatch, sch.trace, Tty(), style="plain") == str(sch.trace) + "\n"
+
+
+def test_repr_html_is_none_when_the_printer_fails_and_plain_when_huge(monkeypatch):
+    class Unprintable:
+        def script(self):
+            raise NotImplementedError("no printer for this node")
+
+    assert highlight.html_of(Unprintable()) is None
+    monkeypatch.setattr(highlight, "HTML_COLOUR_MAX_CHARS", 10)
+    assert add_one._repr_html_() == "<pre>" + html_lib.escape(add_one.script()) + "</pre>"
