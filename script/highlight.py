@@ -23,7 +23,10 @@ def _pygments() -> Any:
 
 
 def _in_notebook() -> bool:
-    return "ipykernel" in sys.modules
+    """True inside a Jupyter kernel (whose stdout is no tty but renders ANSI colours)."""
+    getipython = sys.modules.get("IPython.core.getipython")  # never import IPython ourselves
+    shell = getipython.get_ipython() if getipython is not None else None
+    return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 def _wants_colour(style: str | None, stream: TextIO) -> bool:

@@ -101,9 +101,13 @@ def test_script_error_in_a_cell_names_the_cell_and_carets_the_line(kernel):
     assert "ipykernel" not in err.evalue
 
 
-def test_prim_func_displays_as_highlighted_html(kernel):
+def test_prim_func_displays_as_highlighted_html_and_shows_in_colour(kernel):
     imports = "import tvmlite as tvm\nfrom tvmlite.script import tir as T"
-    _, good = run_cells(kernel, [imports, GOOD_CELL])
+    _, good, shown = run_cells(kernel, [imports, GOOD_CELL, "good.show()"])
+    # a kernel's stdout is no tty, yet Jupyter renders ANSI: show() colours there
+    coloured = stdout_of([shown])
+    assert "\x1b[" in coloured
+    assert 'def good(A: T.Buffer((8,), "float32")):' in re.sub(r"\x1b\[[0-9;]*m", "", coloured)
     markup = good.outputs[0]["data"]["text/html"]
     text = html.unescape(re.sub(r"<[^>]+>", "", markup))
     assert "<span style=" in markup  # coloured tokens, not a bare <pre>

@@ -40,14 +40,14 @@ def shown(monkeypatch, obj, stream, **kwargs):
 
 def test_terminal_gets_ansi_colour_that_strips_back_to_the_script(monkeypatch):
     pytest.importorskip("pygments")
-    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    monkeypatch.setattr(highlight, "_in_notebook", lambda: False)
     out = shown(monkeypatch, add_one, Tty())
     assert ANSI in out
     assert re.sub(r"\x1b\[[0-9;]*m", "", out) == add_one.script() + "\n"
 
 
 def test_pipe_and_plain_style_get_plain_text(monkeypatch):
-    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    monkeypatch.setattr(highlight, "_in_notebook", lambda: False)
     assert shown(monkeypatch, add_one, io.StringIO()) == add_one.script() + "\n"
     assert shown(monkeypatch, add_one, Tty(), style="plain") == add_one.script() + "\n"
 
@@ -93,7 +93,7 @@ def test_schedule_and_trace_show_colour_in_a_terminal_and_not_in_a_pipe(monkeypa
     pytest.importorskip("pygments")
     from tvmlite.tir.schedule import Schedule
 
-    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    monkeypatch.setattr(highlight, "_in_notebook", lambda: False)
     sch = Schedule(scale)
     sch.split(sch.get_loops(sch.get_block("B"))[0], factors=[2, 4])
     plain = sch.mod.script() + "\n" + str(sch.trace) + "\n"
