@@ -304,5 +304,14 @@ class Function(Expr):
 
         return print_relax_function(self)
 
-    def show(self) -> None:
-        print(self.script())
+    def show(self, style: str | None = None, black_format: bool | None = None,
+             **kwargs: Any) -> None:
+        """Print the TVMScript, highlighted as TVM's is (`style="plain"` for none)."""
+        from ..script.highlight import cprint
+
+        cprint(self.script(), style)
+
+    def _repr_html_(self) -> str | None:
+        from ..script.highlight import html_of
+
+        return html_of(self)

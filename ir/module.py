@@ -116,8 +116,17 @@ class IRModule:
 
         return print_module(self, **kwargs)
 
-    def show(self, **kwargs: Any) -> None:
-        print(self.script(**kwargs))
+    def show(self, style: str | None = None, black_format: bool | None = None,
+             **kwargs: Any) -> None:
+        """Print the TVMScript, highlighted as TVM's is (`style="plain"` for none)."""
+        from ..script.highlight import cprint
+
+        cprint(self.script(**kwargs), style)
+
+    def _repr_html_(self) -> str | None:
+        from ..script.highlight import html_of
+
+        return html_of(self)
 
     def __str__(self) -> str:
         return self.script()

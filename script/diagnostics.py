@@ -65,7 +65,7 @@ def render(message: str, span: Span | None, source: SourceText | None) -> str:
     out = [f"error: {message}"]
     if span is None:
         return out[0]
-    out.append(f" --> {span.source_name}:{span.line}:{span.column + 1}")
+    out.append(f" --> {location(span.source_name, span.line, span.column + 1)}")
     text = source.line(span.line) if source is not None else ""
     if not text:
         return "\n".join(out)
@@ -76,6 +76,25 @@ def render(message: str, span: Span | None, source: SourceText | None) -> str:
         width = max(1, len(text) - span.column)
     out += [f"{gutter} |", f" {span.line} | {text}", f"{gutter} | {' ' * span.column}{'^' * width}"]
     return "\n".join(out)
+
+
+def location(source_name: str, line: int, column: int) -> str:
+    """`file:line:col`, or `Cell In[5], line 8, column 13` for a notebook cell, as IPython says."""
+    cell = _ipython_cell_label(source_name)
+    if cell is not None:
+        return f"{cell}, line {line}, column {column}"
+    return f"{source_name}:{line}:{column}"
+
+
+def _ipython_cell_label(source_name: str) -> str | None:
+    """IPython's own label for a cell's temp file (`Cell In[5]`); None outside IPython."""
+    ipython_core = sys.modules.get("IPython.core.getipython")  # never import IPython ourselves
+    if ipython_core is None:
+        return None
+    shell = ipython_core.get_ipython()
+    compiler = getattr(shell, "compile", None)
+    label = getattr(compiler, "format_code_name", lambda _: None)(source_name)
+    return f"{label[0]} {label[1]}" if label else None
 
 
 # ---------------------------------------------------------------------------------------------

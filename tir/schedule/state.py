@@ -124,11 +124,14 @@ class ScheduleBase:
 
     def show(self, *args: Any, **kwargs: Any) -> None:
         """Prints the module as TVMScript, then the trace that made it (as TVM 0.27 does)."""
+        from ...script.highlight import cprint  # the printer layer sits above tir
+
+        style = kwargs.get("style", args[0] if args else None)
         try:
-            print(self._mod.script())
+            cprint(self._mod.script(), style)
         except Exception as err:  # noqa: BLE001 (the printer may not handle every node yet)
             print(f"# (TVMScript printer unavailable: {err})\n{self._mod!r}")
-        print(self.trace)
+        cprint(str(self.trace), style)
 
     # -- lookups ----------------------------------------------------------------------------
 

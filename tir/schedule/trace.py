@@ -112,8 +112,11 @@ class Trace:
             lines.append(call)
         return lines
 
-    def show(self) -> None:
-        print(self)
+    def show(self, style: str | None = None, black_format: bool | None = None) -> None:
+        """Print the trace as Python, highlighted as TVMScript is (`style="plain"` for none)."""
+        from ...script.highlight import cprint  # the printer layer sits above tir
+
+        cprint(str(self), style)
 
     def __str__(self) -> str:
         body = self.as_python() or ["pass"]
