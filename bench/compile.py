@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/compile.py [--reps 3] [--models mlp,vgg11_224,vgg8_32] [--json]
     .venv/bin/python bench/compile.py --tune [--trials 16]
+    .venv/bin/python bench/compile.py --llvm-profile vgg8_32 [--top 12]
 
 Every measurement is one new Python process (`--worker`) that imports its side, parses the same
 TVMScript text (bench/graph_models.py; only the import header differs) and times
@@ -19,6 +20,10 @@ builder exists in bench/ yet, so they are not measured.
 (default space, `--trials` candidates, seed 0, 1 core), each candidate built and timed; trials
 per second in a fresh process with an empty cache (cold) and again in a new process with the
 cache it filled (warm: the same seed draws the same candidates).
+
+`--llvm-profile MODEL`: where LLVM's time goes in a cold tvmlite build of MODEL (in this
+process, empty temporary cache): each kernel's module size and parse/optimize/emit seconds,
+then LLVM's own pass timing report (`set_time_passes`) summed over all kernels, top passes.
 """
 import json
 import os
@@ -105,6 +110,59 @@ def worker(flavor, model):
     print("JSON" + json.dumps({"compile_s": t1 - t0, "ready_s": t2 - t0}))
 
 
+def llvm_profile(model, top):
+    """Per-kernel LLVM seconds of a cold build of `model`, then LLVM's slowest passes."""
+    os.environ["TVMLITE_CACHE_DIR"] = tempfile.mkdtemp(prefix="tvmlite_bench_cache_")
+    import llvmlite.binding as llvm
+    from tvmlite.vm import kernels
+
+    texts = {}
+    compile_unit = kernels.compile_unit
+
+    def recording(unit, cache):
+        texts[unit.name] = unit.llvm_ir
+        return compile_unit(unit, cache)
+
+    kernels.compile_unit = recording
+    mod = load_module_source(HEADERS["tvmlite"] + MODELS[model](), f"profile_{model}")
+    mod.relax.VirtualMachine(mod.tvm.compile(mod.Module, target="llvm"), mod.tvm.cpu())["main"]
+    kernels.compile_unit = compile_unit
+    rows = []
+    llvm.set_time_passes(True)
+    for name, text in texts.items():
+        t0 = time.perf_counter()
+        module = kernels._parse(text, name)
+        t1 = time.perf_counter()
+        kernels._optimize(module)
+        t2 = time.perf_counter()
+        obj = kernels.compile_object(module, kernels._new_target_machine)
+        rows.append((time.perf_counter() - t0, name, len(text), len(obj), t1 - t0, t2 - t1,
+                     time.perf_counter() - t2))
+    report = llvm.report_and_reset_timings()
+    llvm.set_time_passes(False)
+    print("| kernel | IR bytes | object bytes | parse s | optimize s | emit s | total s |")
+    print("|---|---|---|---|---|---|---|")
+    for total, name, n_ir, n_obj, parse, opt, emit in sorted(rows, reverse=True):
+        print(f"| {name} | {n_ir} | {n_obj} | {parse:.3f} | {opt:.3f} | {emit:.3f} | {total:.3f} |")
+    print(f"all {len(rows)} kernels: {sum(r[0] for r in rows):.3f} s\n")
+    print("\n".join(pass_summary(report, top)))
+
+
+def pass_summary(report, top):
+    """The `top` passes of LLVM's timing reports by wall time, summed over the reports."""
+    walls = {}
+    for line in report.splitlines():
+        cols = line.split(")")
+        if len(cols) == 5 and "%" in cols[3]:
+            name = cols[4].strip().split(" #")[0]
+            if name == "Total":
+                continue
+            walls[name] = walls.get(name, 0.0) + float(cols[3].split("(")[0])
+    total = sum(walls.values()) or 1.0
+    ranked = sorted(walls.items(), key=lambda kv: -kv[1])[:top]
+    return [f"{wall:7.3f} s {100 * wall / total:5.1f}%  {name}" for name, wall in ranked]
+
+
 def spawn(flavor, model, cache_dir=None):
     env = dict(os.environ)
     if cache_dir is not None:
@@ -159,6 +217,9 @@ def main():
         return
     if "--tune-worker" in sys.argv:
         tune_worker(int(sys.argv[sys.argv.index("--tune-worker") + 1]))
+        return
+    if "--llvm-profile" in sys.argv:
+        llvm_profile(sys.argv[sys.argv.index("--llvm-profile") + 1], arg("--top", 12))
         return
     if "--tune" in sys.argv:
         tune(arg("--trials", 16))
