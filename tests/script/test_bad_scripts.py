@@ -1,6 +1,7 @@
 """The bad-script corpus (bad_scripts.tvms): each case is a script with one line marked
 `# error@COL: message`; parsing it must raise a DiagnosticError with that message at that
-line and (1-based) column, showing the line with a caret."""
+line and (1-based) column, showing the line with a caret. bad_builds.tvms holds programs that
+parse but must not build (an index proven out of bounds), checked the same way at `tvm.build`."""
 
 import re
 from pathlib import Path
@@ -10,15 +11,17 @@ from tvmlite.script import from_source
 from tvmlite.script.diagnostics import DiagnosticError
 
 CORPUS = Path(__file__).with_name("bad_scripts.tvms")
+BUILD_CORPUS = Path(__file__).with_name("bad_builds.tvms")
 MARK = re.compile(r"  # error@(\d+): (.*)$")
 
 
-def load() -> dict[str, str]:
-    parts = re.split(r"^### (\S+)\n", CORPUS.read_text(), flags=re.M)[1:]
+def load(corpus: Path = CORPUS) -> dict[str, str]:
+    parts = re.split(r"^### (\S+)\n", corpus.read_text(), flags=re.M)[1:]
     return dict(zip(parts[::2], parts[1::2]))
 
 
 CASES = load()
+BUILD_CASES = load(BUILD_CORPUS)
 
 
 def test_corpus_is_big_enough():
@@ -28,14 +31,30 @@ def test_corpus_is_big_enough():
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bad_script(name):
     src = CASES[name]
+    with pytest.raises(DiagnosticError) as info:
+        from_source(src, name=f"{name}.py")
+    _assert_located(info.value, src, name)
+
+
+@pytest.mark.parametrize("name", sorted(BUILD_CASES))
+def test_bad_build(name):
+    import tvmlite as tvm
+
+    src = BUILD_CASES[name]
+    func = from_source(src, name=f"{name}.py")
+    with pytest.raises(DiagnosticError) as info:
+        tvm.build(func)
+    assert isinstance(info.value, IndexError)
+    _assert_located(info.value, src, name)
+
+
+def _assert_located(err: DiagnosticError, src: str, name: str) -> None:
+    """`err` has the message, line and column the case marks, and shows the line and caret."""
     marks = [(i + 1, MARK.search(ln)) for i, ln in enumerate(src.splitlines())]
     marks = [(line, m) for line, m in marks if m]
     assert len(marks) == 1, "each case marks exactly one line"
     line, m = marks[0]
     col, message = int(m.group(1)), m.group(2)
-    with pytest.raises(DiagnosticError) as info:
-        from_source(src, name=f"{name}.py")
-    err = info.value
     assert err.message == message
     assert (err.span.line, err.span.column + 1) == (line, col)
     text = str(err).splitlines()
