@@ -11,6 +11,9 @@ from typing import Any, Callable
 import numpy as np
 
 from .device import Device
+from .errors import (
+    ArgumentDtypeError, ArgumentRankError, ArgumentShapeError, ArgumentTypeError,
+)
 from .ndarray import NDArray, as_ndarray, data_ptr
 
 Builtin = Callable[..., Any]
@@ -21,35 +24,35 @@ def _tensor(t: Any, param: str) -> NDArray:
         return t
     if isinstance(t, np.ndarray):
         return as_ndarray(t)
-    raise ValueError(f"parameter {param!r}: expected a tensor, got {type(t).__name__}")
+    raise ArgumentTypeError(f"parameter {param!r}: expected a tensor, got {type(t).__name__}")
 
 
 def check_tensor_info(t: Any, ndim: int, dtype: str, param: str) -> None:
     x = _tensor(t, param)
     if ndim >= 0 and len(x.shape) != ndim:
-        raise ValueError(f"parameter {param!r}: expected a rank-{ndim} tensor, got rank "
+        raise ArgumentRankError(f"parameter {param!r}: expected a rank-{ndim} tensor, got rank "
                          f"{len(x.shape)} (shape {x.shape})")
     if dtype and x.dtype != dtype:
-        raise ValueError(f"parameter {param!r}: expected dtype {dtype}, got {x.dtype}")
+        raise ArgumentDtypeError(f"parameter {param!r}: expected dtype {dtype}, got {x.dtype}")
 
 
 def check_shape_info(s: Any, ndim: int, param: str) -> None:
     """A shape parameter (`R.Shape(["k"])`, nn.spec.Int): a tuple of `ndim` ints."""
     if not isinstance(s, (tuple, list)) or not all(isinstance(d, (int, np.integer))
                                                    and not isinstance(d, bool) for d in s):
-        raise ValueError(f"parameter {param!r}: expected a shape (a tuple of {ndim} "
-                         f"int{'s' if ndim != 1 else ''}, e.g. tvm.runtime.ShapeTuple([...])), "
-                         f"got {s!r}")
+        raise ArgumentTypeError(f"parameter {param!r}: expected a shape (a tuple of {ndim} "
+                                f"int{'s' if ndim != 1 else ''}, e.g. "
+                                f"tvm.runtime.ShapeTuple([...])), got {s!r}")
     if ndim >= 0 and len(s) != ndim:
-        raise ValueError(f"parameter {param!r}: expected a shape of {ndim} values, got {len(s)} "
-                         f"({tuple(s)})")
+        raise ArgumentRankError(f"parameter {param!r}: expected a shape of {ndim} values, got "
+                                f"{len(s)} ({tuple(s)})")
 
 
 def check_dim(t: Any, axis: int, expected: int, param: str) -> None:
     got = _tensor(t, param).shape[axis]
     if got != expected:
-        raise ValueError(f"parameter {param!r}: expected shape[{axis}] == {expected}, "
-                         f"got {got} (shape {t.shape})")
+        raise ArgumentShapeError(f"parameter {param!r}: expected shape[{axis}] == {expected}, "
+                                 f"got {got} (shape {t.shape})")
 
 
 def tensor_dim(t: Any, axis: int) -> int:
@@ -59,8 +62,8 @@ def tensor_dim(t: Any, axis: int) -> int:
 def check_dim_equal(t: Any, axis: int, value: int, param: str, var: str) -> None:
     got = _tensor(t, param).shape[axis]
     if got != value:
-        raise ValueError(f"parameter {param!r}: shape[{axis}] is {var}, which is {value} from "
-                         f"an earlier argument, but got {got} (shape {t.shape})")
+        raise ArgumentShapeError(f"parameter {param!r}: shape[{axis}] is {var}, which is {value} "
+                                 f"from an earlier argument, but got {got} (shape {t.shape})")
 
 
 def make_tuple(*args: Any) -> tuple[Any, ...]:

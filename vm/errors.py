@@ -70,3 +70,25 @@ def register_error(func_name: Any = None, cls: type | None = None) -> Any:
 def registered_error(name: str) -> Callable[..., BaseException] | None:
     """The error class registered under `name`, if any."""
     return _REGISTERED.get(name)
+
+
+# Bad arguments to `vm["main"](...)`: each class is our ValueError and the class TVM 0.27's VM
+# raises for the same mistake, so `except` clauses written for either catch it.
+class ArgumentError(ValueError):
+    """An argument of a VM function does not match the function's signature."""
+
+
+class ArgumentShapeError(ArgumentError, RuntimeError):
+    """A tensor's dimension differs from the signature's (TVM raises RuntimeError)."""
+
+
+class ArgumentRankError(ArgumentError):
+    """A tensor's rank or a shape's length differs from the signature's (TVM: ValueError)."""
+
+
+class ArgumentDtypeError(ArgumentError):
+    """A tensor's dtype differs from the signature's (TVM raises ValueError)."""
+
+
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An argument is not the kind of value the signature asks for (TVM raises TypeError)."""
