@@ -1,6 +1,9 @@
 """The IR containers shared by every layer: IRModule, GlobalVar, struct info, the graph IR."""
 
-from .expr import Op
+from ..tir.attrs import Attrs
+from ..tir.expr import Span
+from .expr import Call, Expr, Op, Tuple, TupleGetItem
+from .global_info import DummyGlobalInfo, GlobalInfo, VDevice
 from .module import GlobalVar, IRModule
 from . import ops  # noqa: F401,E402 (registers the high-level operators)
 from .structural import assert_structural_equal, structural_equal, structural_hash
@@ -17,7 +20,9 @@ from .struct_info import (
 Array = tuple  # TVM's tuple results: `isinstance(out, tvm.ir.Array)` holds for VM tuples
 
 __all__ = [
-    "Array", "GlobalVar", "IRModule", "Op", "StructInfo", "ObjectStructInfo", "PrimStructInfo",
+    "Array", "Attrs", "Call", "DummyGlobalInfo", "Expr", "GlobalInfo", "Span", "Tuple",
+    "TupleGetItem", "VDevice", "GlobalVar", "IRModule", "Op", "StructInfo", "ObjectStructInfo",
+    "PrimStructInfo",
     "ShapeStructInfo", "TensorStructInfo", "TupleStructInfo", "FuncStructInfo",
     "assert_structural_equal", "structural_equal", "structural_hash",
 ]

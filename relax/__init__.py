@@ -7,9 +7,15 @@ layers (`ir/`, `transforms/`, `vm/`, `frontend/`, `backend/`), which never impor
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ir.expr import (  # noqa: F401 (relax.Var, relax.Call ... as TVM exports them)
-    Call, Constant, DataflowVar, Function, ShapeExpr, Tuple, TupleGetItem, Var,
+    Binding, BindingBlock, Call, Constant, DataflowBlock, DataflowVar, Expr, ExternFunc,
+    Function, If, MatchCast, PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple, TupleGetItem, Var,
+    VarBinding,
 )
+from ..ir.global_info import DummyGlobalInfo, VDevice  # noqa: F401
+from ..ir.module import GlobalVar  # noqa: F401
 from ..ir.legacy_types import DynTensorType  # noqa: F401 (the 2022-08 MLC notebooks' type)
 from ..ir.ops.base import const  # noqa: F401 (relax.const)
 from ..ir.struct_info import (  # noqa: F401
@@ -19,10 +25,12 @@ from ..ir.struct_info import ShapeStructInfo as ShapeType  # noqa: F401 (TVM 0.2
 from ..ir.struct_info import TensorStructInfo as TensorType  # noqa: F401
 from ..ir.struct_info import TupleStructInfo as TupleType  # noqa: F401
 from ..script.relax import (  # noqa: F401 (relax.call_tir(...) as BlockBuilder users write it)
-    call_dps_packed, call_packed, call_pure_packed, call_tir, dataflow, output,
+    call_dps_packed, call_packed, call_pure_packed, call_tir, dataflow, output, prim_value,
 )
+from ..tir.expr import Span  # noqa: F401
 from ..transforms.bind_params import BindParams  # noqa: F401 (relax.BindParams, old spelling)
 from ..transforms.pipeline import get_pipeline  # noqa: F401
+from ..vm.executable import Executable as VMExecutable  # noqa: F401
 from ..vm.vm import VirtualMachine  # noqa: F401
 from . import (  # noqa: F401
     analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, transform, vm,
@@ -30,6 +38,17 @@ from . import (  # noqa: F401
 from .block_builder import BlockBuilder  # noqa: F401
 from .expr_functor import PyExprMutator, PyExprVisitor  # noqa: F401
 from .vm_build import build  # noqa: F401
+
+
+def extern(name: str, struct_info: Any = None) -> ExternFunc:
+    """`relax.extern("name")`: a function the VM finds by name in the global registry."""
+    return ExternFunc(name) if struct_info is None else ExternFunc(name, struct_info)
+
+
+def get_default_pipeline(target: Any = None) -> Any:
+    """The passes `relax.build` runs by default (the same for every target tvmlite builds)."""
+    return get_pipeline("default")
+
 
 # NOTE: the 2022-08 MLC notebooks call operators from `relax` itself (`relax.multiply`)
 for _name, _make in op.builders().items():
