@@ -18,8 +18,13 @@ import sys
 from pathlib import Path
 
 # (TVM's module path, attribute or None) -> tvmlite's; the same path unless given
+OP_FILES = ["base", "binary", "builtin", "ccl", "create", "datatype", "distributed", "grad",
+            "image", "index", "linear_algebra", "manipulate", "mask", "memory", "nn", "qdq",
+            "sampling", "search", "set", "sorting", "statistical", "ternary", "unary", "vision",
+            "vm"]
 NAMESPACES = [
-    ("tvm.relax.op", None), ("tvm.relax.op.nn", None), ("tvm.relax.op.image", None),
+    ("tvm.relax.op", None), *((f"tvm.relax.op.{name}", None) for name in OP_FILES),
+    ("tvm.relax.analysis", None), ("tvm.error", None),
     ("tvm.relax.transform", None), ("tvm.relax", None), ("tvm.script.relax", None),
     ("tvm.ir", None), ("tvm.runtime", None), ("tvm.s_tir", None), ("tvm.s_tir", "Schedule"),
     ("tvm.script.tirx", None), ("tvm.te", None), ("tvm.topi", None),
@@ -37,6 +42,14 @@ NOT_APPLICABLE = [
 ]
 
 
+# Whole namespaces that cannot apply, with the reason (for the names tvmlite lacks there).
+NOT_APPLICABLE_NAMESPACES = {
+    "tvm.relax.op.ccl": "multi-GPU (disco, collective communication)",
+    "tvm.relax.op.distributed": "multi-GPU (sharded tensors across devices)",
+    "tvm.relax.op.grad": "training-only (gradient operators)",
+}
+
+
 def public_names(module: object, attr: str | None) -> list[str]:
     """TVM's public functions and classes of `module` (or public methods of class `attr`)."""
     target = getattr(module, attr) if attr else module
@@ -45,8 +58,18 @@ def public_names(module: object, attr: str | None) -> list[str]:
         if name.startswith("_") or inspect.ismodule(value):
             continue
         if attr or inspect.isfunction(value) or inspect.isclass(value) or callable(value):
-            names.append(name)
+            if attr or _own(module, value):
+                names.append(name)
     return sorted(set(names))
+
+
+def _own(module: object, value: object) -> bool:
+    """For an operator file (`tvm.relax.op.unary`), only what TVM defines in it, not the
+    helpers it imports (`Expr`, typing names); every other namespace counts all it exposes."""
+    name = getattr(module, "__name__", "")
+    if not name.startswith("tvm.relax.op.") or name.rsplit(".", 1)[1] not in OP_FILES:
+        return True
+    return getattr(value, "__module__", "").startswith("tvm.relax.op")
 
 
 def lite_target(path: str, attr: str | None) -> object | None:
@@ -74,7 +97,7 @@ def table_rows() -> list[tuple[str, list[tuple[str, str]]]]:
             if ours is not None and hasattr(ours, name):
                 entries.append((name, "implemented"))
             else:
-                why = reason_not_applicable(name)
+                why = NOT_APPLICABLE_NAMESPACES.get(path) or reason_not_applicable(name)
                 entries.append((name, f"not applicable: {why}" if why else "missing"))
         rows.append((f"{path}.{attr}" if attr else path, entries))
     return rows

@@ -7,7 +7,9 @@ and in its submodule (`nn`, `image`) without being listed again.
 from typing import Any
 
 from ...ir.ops.linalg_stats import linear, masked_fill  # noqa: F401 (built from other ops)
-from ...script.relax import assert_op, print  # noqa: F401,A004 (R.print, R.assert_op)
+from ...script.relax import (  # noqa: F401,A004 (R.print, R.assert_op, relax.op.call_tir)
+    assert_op, call_dps_packed, call_pure_packed, call_tir, print,
+)
 from . import image, nn  # noqa: F401 (relax.op.nn, relax.op.image)
 from ._registry import builders
 
@@ -22,3 +24,11 @@ if "relu" not in globals():
 def dense(x: Any, w: Any) -> Any:
     """`relax.op.dense(x, w)` of 2022: `x @ w.T`."""
     return matmul(x, permute_dims(w))  # type: ignore[name-defined]  # noqa: F821
+
+
+# NOTE: last, so each file-named submodule finds every builder above; importing them binds
+# `set` (relax.op.set) over the builtin in this namespace, which uses no builtin set after this
+from . import (  # noqa: E402,F401
+    base, binary, create, datatype, index, linear_algebra, manipulate, mask, qdq, sampling,
+    search, set, sorting, statistical, ternary, unary, vision,
+)

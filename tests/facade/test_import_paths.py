@@ -76,3 +76,17 @@ def test_verify_trace_roundtrip_replays_the_schedule():
     b = np.zeros(64, dtype="float32")
     f(a, b)
     np.testing.assert_allclose(b, a + 1)
+
+
+def test_operator_files_hold_relax_ops_builders():
+    from tvmlite.relax.op import _groups
+
+    for group, names in _groups.GROUPS.items():
+        module = importlib.import_module(f"tvmlite.relax.op.{group}")
+        present = [n for n in names if hasattr(tvm.relax.op, n)]
+        assert all(getattr(module, n) is getattr(tvm.relax.op, n) for n in present), group
+    from tvmlite.relax.op.linear_algebra import matmul
+
+    x = tvm.relax.Var("x", tvm.relax.TensorStructInfo((2, 3), "float32"))
+    y = tvm.relax.Var("y", tvm.relax.TensorStructInfo((3, 5), "float32"))
+    assert [int(d) for d in matmul(x, y).struct_info.shape] == [2, 5]

@@ -1,0 +1,5 @@
+"""`tvm.relax.op.create`: TVM 0.27's `create` operators (builders from `relax.op`)."""
+
+from ._groups import members as _members
+
+globals().update(_members(__name__))
