@@ -94,3 +94,66 @@ def is_ampere_or_newer() -> bool:
     from ..vm.device import cuda
 
     return float(getattr(cuda(), "compute_version", "0") or 0) >= 8.0
+
+
+DEFAULT_TEST_TARGETS = ["llvm", "cuda"]  # what tvmlite builds for (TVM's list is longer)
+
+
+def assert_prim_expr_equal(lhs: Any, rhs: Any) -> None:
+    """Raise ValueError unless the two index expressions are equal for every value of their
+    variables (decided by their affine forms; other forms must match structurally)."""
+    from ..tir.arith import constant_difference
+    from ..tir.expr import const
+
+    a = const(lhs) if isinstance(lhs, int) else lhs
+    b = const(rhs) if isinstance(rhs, int) else rhs
+    if isinstance(lhs, int) != isinstance(rhs, int):  # an int literal takes the other's dtype
+        a, b = (const(lhs, b.dtype), b) if isinstance(lhs, int) else (a, const(rhs, a.dtype))
+    if constant_difference(a, b) != 0:
+        raise ValueError(f"{lhs} and {rhs} are not equal")
+
+
+def strtobool(val: str) -> int:
+    """1 for y/yes/t/true/on/1, 0 for n/no/f/false/off/0 (any case); else ValueError."""
+    val = val.lower()
+    if val in ("y", "yes", "t", "true", "on", "1"):
+        return 1
+    if val in ("n", "no", "f", "false", "off", "0"):
+        return 0
+    raise ValueError(f"invalid truth value {val!r}")
+
+
+def np_dtype_from_str(dtype: str) -> np.dtype:
+    """The numpy dtype of a TVM dtype string (bfloat16/float8 need the ml_dtypes package)."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        import ml_dtypes  # noqa: F401 (registers bfloat16, float8_* with numpy)
+
+        return np.dtype(getattr(ml_dtypes, dtype))
+
+
+def generate_random_array(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Random values of `dtype`: uniform in [-1, 1) for floats, the full range for ints."""
+    np_dtype = np_dtype_from_str(dtype)
+    rng = np.random.default_rng()
+    if np.issubdtype(np_dtype, np.integer):
+        info = np.iinfo(np_dtype)
+        return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=np_dtype)
+    if np_dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(bool)
+    return rng.uniform(-1, 1, size=shape).astype(np_dtype)
+
+
+def identity_after(x: Any, sleep: float) -> Any:
+    """`x`, after sleeping `sleep` seconds (TVM's helper for timeout tests)."""
+    import time
+
+    if sleep:
+        time.sleep(sleep)
+    return x
+
+
+def object_use_count(obj: Any) -> int:
+    """How many references hold `obj` (not counting this call's own)."""
+    return sys.getrefcount(obj) - 2
