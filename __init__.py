@@ -16,7 +16,7 @@ from .vm.registry import get_global_func, list_global_func_names, register_func
 # NOTE: the compiler (parser, IR, passes, codegen) is imported on first use, so a process that
 # only loads and runs an exported executable imports the runtime (vm/) alone.
 _LAZY_MODULES = ("contrib", "error", "ir", "meta_schedule", "relax", "rpc", "s_tir", "script",
-                 "target", "te", "testing", "tir", "topi", "transform")
+                 "target", "te", "testing", "tir", "tirx", "topi", "transform")
 
 
 def __getattr__(name: str) -> Any:
@@ -24,8 +24,6 @@ def __getattr__(name: str) -> Any:
         module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module
         return module
-    if name == "tirx":  # TVM 0.27's name for tvm.tir
-        return __getattr__("tir")
     if name == "dlight":  # TVM before 0.27: `from tvm import dlight as dl`
         from .transforms import dlight
 

@@ -17,10 +17,15 @@ from .struct_info import (
     TupleStructInfo,
 )
 
+# TVM 0.27 renamed struct info to types (tvm.ir.PrimType("int64"), relax.TensorType(...)):
+# the same objects under those names
+PrimType, Type, TupleType, FuncType = PrimStructInfo, StructInfo, TupleStructInfo, FuncStructInfo
+
 Array = tuple  # TVM's tuple results: `isinstance(out, tvm.ir.Array)` holds for VM tuples
 
 __all__ = [
-    "Array", "Attrs", "Call", "DummyGlobalInfo", "Expr", "GlobalInfo", "Span", "Tuple",
+    "Array", "Attrs", "Call", "DummyGlobalInfo", "Expr", "FuncType", "GlobalInfo", "PrimType",
+    "Span", "Tuple", "TupleType", "Type",
     "TupleGetItem", "VDevice", "GlobalVar", "IRModule", "Op", "StructInfo", "ObjectStructInfo",
     "PrimStructInfo",
     "ShapeStructInfo", "TensorStructInfo", "TupleStructInfo", "FuncStructInfo",

@@ -15,7 +15,9 @@ PATHS = ["relax", "relax.transform", "relax.op", "relax.op.nn", "relax.op.image"
          "relax.backend.pattern_registry", "relax.backend.contrib.example_npu",
          "relax.backend.cuda.cublas", "relax.frontend", "relax.frontend.nn", "runtime",
          "runtime.script_printer", "s_tir", "s_tir.schedule", "s_tir.schedule.testing",
-         "script.tirx", "error", "contrib.utils", "rpc", "testing"]
+         "script.tirx", "error", "contrib.utils", "rpc", "testing", "testing.env", "tirx",
+         "tirx.function", "tirx.expr", "tirx.stmt", "ir.base", "contrib.cblas",
+         "relax.op.linear_algebra", "relax.op.unary"]
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -90,3 +92,32 @@ def test_operator_files_hold_relax_ops_builders():
     x = tvm.relax.Var("x", tvm.relax.TensorStructInfo((2, 3), "float32"))
     y = tvm.relax.Var("y", tvm.relax.TensorStructInfo((3, 5), "float32"))
     assert [int(d) for d in matmul(x, y).struct_info.shape] == [2, 5]
+
+
+def test_tvm_027_spellings_are_the_same_objects():
+    from tvmlite.script.parser import relax as R
+    from tvmlite.script.parser import tirx as parser_T
+    from tvmlite.tirx.function import PrimFunc
+
+    assert parser_T is T and R is tvm.script.relax
+    assert tvm.tirx.PrimFunc is tvm.tir.PrimFunc is PrimFunc and tvm.tirx.build is tvm.tir.build
+    assert tvm.ir.PrimType("int64") == tvm.relax.PrimStructInfo("int64")
+    assert tvm.ir.base.assert_structural_equal is tvm.ir.assert_structural_equal
+
+
+def test_cblas_imports_and_says_why_it_cannot_run():
+    import tvmlite.contrib.cblas as cblas
+
+    with pytest.raises(NotImplementedError, match="does not link a CBLAS library"):
+        cblas.matmul(None, None)
+
+
+def test_check_well_formed_answers_false_instead_of_raising():
+    x = tvm.relax.Var("x", tvm.relax.TensorStructInfo((4,), "float32"))
+    y = tvm.relax.Var("y", tvm.relax.TensorStructInfo((4,), "float32"))
+    body = tvm.relax.SeqExpr((), y)  # y is bound nowhere
+    bad = tvm.relax.Function((x,), body, tvm.relax.TensorStructInfo((4,), "float32"))
+    good = tvm.relax.Function((x,), tvm.relax.SeqExpr((), x),
+                              tvm.relax.TensorStructInfo((4,), "float32"))
+    assert tvm.relax.analysis.check_well_formed(good)
+    assert not tvm.relax.analysis.check_well_formed(bad)
