@@ -16,7 +16,7 @@ from ...ir import struct_info as si
 from ...vm.ndarray import array
 from ...tir import expr as tx
 from ...transforms.block_builder import BlockBuilder
-from . import ops_nn, ops_shape, ops_tensor  # noqa: F401  (fill the converter table)
+from . import ops_compose, ops_nn, ops_shape, ops_tensor  # noqa: F401  (fill the converter table)
 from .common import constant
 from .registry import CONVERTERS
 

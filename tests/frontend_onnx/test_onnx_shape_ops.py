@@ -75,3 +75,19 @@ def test_constant_of_shape_and_range():
                                              "d": np.array(3, "int64")})
     check(rng, {})
 
+
+
+@pytest.mark.parametrize("pads,value", [(i64(0, 1, 2, 0, 1, 0), 0.0),
+                                        (i64(1, 0, 0, 1, -1, 2), 1.5)])
+def test_pad_constant(pads, value):
+    x = f32(2, 3, 4)
+    model = one_node_model("Pad", {"x": x}, inits={"p": pads,
+                                                   "v": np.array(value, "float32")})
+    check(model, {"x": x})
+
+
+def test_instance_norm():
+    x = f32(2, 3, 4, 5)
+    model = one_node_model("InstanceNormalization", {"x": x}, {"epsilon": 1e-4},
+                           inits={"s": f32(3), "b": f32(3)})
+    check(model, {"x": x})
