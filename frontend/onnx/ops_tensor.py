@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 
 from .common import axes_of, constant, dtype_of, make, ndim, static_value
@@ -107,8 +106,15 @@ def _gemm(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
 def _flatten(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
     shape = list(ins[0].struct_info.shape)
     axis = attrs.get("axis", 1) % (len(shape) or 1)
-    lead = int(np.prod([int(d) for d in shape[:axis]])) if axis else 1
-    return make("reshape", ins[0], [lead, -1])
+    return make("reshape", ins[0], [_product(shape[:axis]), _product(shape[axis:])])
+
+
+def _product(dims: list) -> Any:
+    """The product of dims, symbolic ones included (1 for none)."""
+    out: Any = 1
+    for d in dims:
+        out = d if isinstance(out, int) and out == 1 else out * d
+    return out
 
 
 @converts("Reshape")
