@@ -68,3 +68,37 @@ def _pad_axis(x: Any, axis: int, before: int, after: int, value: Any, dtype: str
             block[axis] = width
             parts.append(constant(np.full(block, value, dtype)))
     return imp.emit(make("concat", parts, axis=axis)) if len(parts) > 1 else x
+
+
+@converts("Resize", "Upsample")
+def _resize(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
+    """Nearest-neighbour resize by whole-number factors (repeat each element f times)."""
+    mode = attrs.get("mode", b"nearest")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    x = ins[0]
+    shape = [int(d) for d in x.struct_info.shape]
+    if len(ins) > 3 and ins[3] is not None:
+        sizes = static_value(ins[3], "Resize sizes")
+        factors = [s / d for s, d in zip(sizes, shape)]
+    else:
+        factors = list(static_value(ins[2] if len(ins) > 2 else ins[1], "Resize scales"))
+    coords = attrs.get("coordinate_transformation_mode", b"half_pixel")
+    coords = coords.decode() if isinstance(coords, bytes) else coords
+    rounding = attrs.get("nearest_mode", b"round_prefer_floor")
+    rounding = rounding.decode() if isinstance(rounding, bytes) else rounding
+    # With a whole-number factor f, output i reads input i // f in these combinations
+    repeats = (coords == "asymmetric" and rounding == "floor") or (
+        coords in ("half_pixel", "pytorch_half_pixel") and rounding.startswith("round"))
+    if node.op_type == "Upsample":
+        repeats = True
+    if mode != "nearest" or any(f != int(f) or f < 1 for f in factors) or not repeats:
+        raise NotImplementedError(f"from_onnx: Resize mode {mode!r} ({coords}, {rounding}) "
+                                  f"with scales {factors}: only nearest by whole-number "
+                                  "factors, half_pixel or asymmetric+floor, is supported")
+    for axis, factor in enumerate(int(f) for f in factors):
+        if factor > 1:
+            grown = imp.emit(make("expand_dims", x, axis + 1))
+            wide = shape[:axis + 1] + [factor] + shape[axis + 1:]
+            shape[axis] *= factor
+            x = imp.emit(make("reshape", imp.emit(make("broadcast_to", grown, wide)), shape))
+    return x
