@@ -1,11 +1,8 @@
 """`tvm.script.tirx` (TVM 0.27's name for `tvm.script.tir`): the same `T` namespace.
 
-NOTE: this module replaces itself by `script.tir`, so `T.Buffer` from either path is the one
-object (two copies would make two parsers' worth of distinct `T.*` markers).
+Every name is the very object `script.tir` defines, so `T.Buffer` from either path is one
+marker to the parser.
 """
 
-import sys
-
-from . import tir
-
-sys.modules[__name__] = tir
+from .tir import *  # noqa: F401,F403
+from .tir import __all__  # noqa: F401

@@ -1,19 +1,10 @@
 """`tvm.relax.frontend`: the model frontends, which live in the `frontend/` layer.
 
-NOTE: each frontend subpackage (`nn`, `torch`, ...) is registered under this path too, so
-`from tvmlite.relax.frontend.nn import Module` gets the one `tvmlite.frontend.nn` module: a
-second copy would duplicate its classes and registries.
+Each subpackage here (`nn`, `torch`, `onnx`) is a thin module re-exporting the layer's names,
+so `from tvmlite.relax.frontend.nn import Module` is the one `tvmlite.frontend.nn.Module`.
 """
 
-import sys
-import types
+from ...frontend import detach_params  # noqa: F401
+from . import nn, onnx, torch  # noqa: F401
 
-from ...frontend import *  # noqa: F401,F403
-from ...frontend import __all__ as _frontend_names
-from ... import frontend as _frontend
-
-for _name, _sub in list(vars(_frontend).items()):
-    if isinstance(_sub, types.ModuleType) and _sub.__name__.startswith(_frontend.__name__ + "."):
-        sys.modules[f"{__name__}.{_name}"] = _sub
-
-__all__ = list(_frontend_names)
+__all__ = ["detach_params", "nn", "onnx", "torch"]

@@ -7,5 +7,5 @@ def __getattr__(name: str) -> object:
     if name in ("ir", "relax", "tir", "tirx"):
         import importlib
 
-        return importlib.import_module(f"..{name}", __name__)
+        return importlib.import_module("..tir" if name == "tirx" else f"..{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,7 +34,8 @@ def test_names_are_the_layers_objects():
 
     assert BlockBuilder is LayerBuilder and LegalizeOps is LayerLegalize
     assert tvm.relax.op.nn.relu is tvm.relax.op.nn.__dict__["relu"]
-    assert importlib.import_module("tvmlite.script.tirx") is T
+    tirx = importlib.import_module("tvmlite.script.tirx")
+    assert all(getattr(tirx, name) is getattr(T, name) for name in T.__all__)
 
 
 def test_errors_are_catchable_as_tvm_classes():

@@ -26,7 +26,12 @@ def test_import_paths():
     import tvmlite.relax.frontend.nn as nn2
     from tvmlite import frontend
 
-    assert nn2 is nn and relax.frontend.nn is frontend.nn is nn
+    assert nn2 is nn is relax.frontend.nn  # the facade's thin module, on TVM's path
+    for name in frontend.nn.__all__:  # holding the layer's very objects, not copies
+        assert getattr(nn, name) is getattr(frontend.nn, name), name
+    from tvmlite.relax.frontend.nn.spec import Tensor as SpecTensor
+
+    assert SpecTensor is frontend.nn.spec.Tensor
     assert relax.frontend.detach_params is frontend.detach_params
     assert nn.op.matmul is nn.matmul and nn.spec.Tensor((1,), "float32").dtype == "float32"
 
