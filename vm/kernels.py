@@ -132,6 +132,7 @@ class KernelLibrary:
         self._cache = cache
         self._engine: Any = None
         self._cfuncs: dict[str, Callable[..., Any]] = {}
+        self._mentioned: dict[str, bool] = {}
 
     @property
     def llvm_ir(self) -> str:
@@ -169,9 +170,12 @@ class KernelLibrary:
     def mentions(self, symbol: str) -> bool:
         """Whether any kernel refers to `symbol` (read from each unit's IR or object code, so
         a cached library never makes its one-module text just to ask)."""
-        if self.units is not None:
-            return any(unit.mentions(symbol) for unit in self.units)
-        return symbol in (self.llvm_ir or "")
+        found = self._mentioned.get(symbol)
+        if found is None:  # NOTE: asked per kernel lookup; the kernels never change, so once
+            found = (any(unit.mentions(symbol) for unit in self.units)
+                     if self.units is not None else symbol in (self.llvm_ir or ""))
+            self._mentioned[symbol] = found
+        return found
 
     def _unit_objects(self) -> list[bytes]:
         """Every unit's object code: compiled (and stored in the cache) where missing."""
