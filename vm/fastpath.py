@@ -14,6 +14,7 @@ reads itself, saving Python a slow pointer lookup; it returns output 0's data ad
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 import struct
 import threading
@@ -210,13 +211,13 @@ def _make_caller(plan: StaticPlan, host: Any, device: Device,
                  ) -> Callable[..., Any]:
     sigs = [intern_sig((b.shape, b.dtype, device)) for b in plan.params]
     if len(plan.outputs) == 1 and plan.ret is plan.outputs[0] and DATA_OFFSET is not None:
-        if contended is not None:
-            return _released_single_caller(sigs, plan.outputs[0], host, device, slow, contended)
+        if contended is not None:  # NOTE: its kernels release the GIL and run long: one more
+            host = functools.partial(_run_guarded, host, contended)  # call costs nothing there
         return _single_output_caller(sigs, plan.outputs[0], host, device, slow)
     return _general_caller(plan, sigs, host, device, slow, contended)
 
 
-def _run_guarded(host: Any, contended: Any, args: tuple[Any, ...]) -> Any:
+def _run_guarded(host: Any, contended: Any, *args: Any) -> Any:
     """`host(*args)` on the VM's arena if its lock is free, else the pooled host."""
     lock, other = contended
     if lock.acquire(False):
@@ -225,39 +226,6 @@ def _run_guarded(host: Any, contended: Any, args: tuple[Any, ...]) -> Any:
         finally:
             lock.release()
     return other(*args)
-
-
-def _released_single_caller(sigs: list[Any], out: Buffer, host: Any, device: Device,
-                            slow: Callable[[tuple[Any, ...]], Any], contended: Any
-                            ) -> Callable[..., Any]:
-    """The single-output caller of a host that releases the GIL (see _contended_host)."""
-    n, empty, new = len(sigs), np.empty, object.__new__
-    oshape, odtype = out.shape, np.dtype(out.dtype)
-    osig = intern_sig((oshape, out.dtype, device))
-    lock, other = contended
-    acquire, release = lock.acquire, lock.release
-
-    def call(*args: Any) -> Any:
-        if len(args) != n:
-            return slow(args)
-        ptrs = []
-        for a, s in zip(args, sigs):
-            if type(a) is not NDArray or (a._sig is not s and a._sig != s):
-                return slow(args)
-            ptrs.append(a._ptr)
-        o = empty(oshape, odtype)
-        r = new(NDArray)
-        if acquire(False):
-            try:
-                r._ptr = host(*ptrs, o)
-            finally:
-                release()
-        else:
-            r._ptr = other(*ptrs, o)
-        r._arr, r._sig = o, osig
-        return r
-
-    return call
 
 
 def _single_output_caller(sigs: list[Any], out: Buffer, host: Any, device: Device,
@@ -318,7 +286,7 @@ def _general_caller(plan: StaticPlan, sigs: list[Any], host: Any, device: Device
         if contended is None:
             host(*host_args)
         else:
-            _run_guarded(host, contended, host_args)
+            _run_guarded(host, contended, *host_args)
         res = [NDArray._wrap(o, s, p) for o, (_, _, s), p in zip(arrs, outs, ptrs)]
         return _pick(plan.ret, args, res)
 
