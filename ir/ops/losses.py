@@ -11,7 +11,7 @@ from .base import (
     INJECTIVE, OUT_EWISE_FUSABLE, REDUCE, as_int, call, fmt, norm_axis, op_error, out_tensor,
     register, same_dim, tensor_arg,
 )
-from .nn_ext import _infer_attention, _ints, _layouts, _rank, attention
+from .nn_ext import _conv_operands, _infer_attention, _ints, attention
 
 
 def _infer_cross_entropy(c: rx.Call) -> si.StructInfo:
@@ -63,11 +63,7 @@ def nll_loss(predictions: Any, targets: Any, weights: Any = None, reduction: str
 
 def _infer_conv1d_transpose(c: rx.Call) -> si.StructInfo:
     name = "relax.nn.conv1d_transpose"
-    x, w = tensor_arg(name, c, 0, "data"), tensor_arg(name, c, 1, "weight")
-    _layouts(name, c, {"data_layout": "NCW", "kernel_layout": "IOW"})
-    _rank(name, x, 3, "data (NCW)")
-    _rank(name, w, 3, "weight (IOW)")
-    dtype = c.attr("out_dtype") or x.dtype
+    x, w, dtype = _conv_operands(name, c, "NCW", "IOW")
     if x.shape is None or w.shape is None:
         return si.TensorStructInfo(None, dtype, 3)
     if same_dim(x.shape[1], w.shape[0]) is False:

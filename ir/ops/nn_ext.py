@@ -31,6 +31,17 @@ def _layouts(name: str, c: rx.Call, want: dict[str, str]) -> None:
             raise op_error(name, f"only {key}={value!r} is supported, got {c.attr(key)!r}")
 
 
+def _conv_operands(name: str, c: rx.Call, data_layout: str, kernel_layout: str
+                   ) -> tuple[si.TensorStructInfo, si.TensorStructInfo, str]:
+    """A convolution's data and weight, checked against the one layout pair supported, and its
+    output dtype."""
+    x, w = tensor_arg(name, c, 0, "data"), tensor_arg(name, c, 1, "weight")
+    _layouts(name, c, {"data_layout": data_layout, "kernel_layout": kernel_layout})
+    _rank(name, x, len(data_layout), f"data ({data_layout})")
+    _rank(name, w, len(kernel_layout), f"weight ({kernel_layout})")
+    return x, w, c.attr("out_dtype") or x.dtype
+
+
 # -- pad ------------------------------------------------------------------------------------------
 
 
@@ -63,11 +74,7 @@ def pad(data: Any, pad_width: Any, pad_mode: str = "constant", pad_value: float 
 
 def _infer_conv1d(c: rx.Call) -> si.StructInfo:
     name = "relax.nn.conv1d"
-    x, w = tensor_arg(name, c, 0, "data"), tensor_arg(name, c, 1, "weight")
-    _layouts(name, c, {"data_layout": "NCW", "kernel_layout": "OIW"})
-    _rank(name, x, 3, "data (NCW)")
-    _rank(name, w, 3, "weight (OIW)")
-    dtype = c.attr("out_dtype") or x.dtype
+    x, w, dtype = _conv_operands(name, c, "NCW", "OIW")
     if x.shape is None or w.shape is None:
         return si.TensorStructInfo(None, dtype, 3)
     groups = c.attr("groups")
@@ -93,11 +100,7 @@ def conv1d(data: Any, weight: Any, strides: Any = 1, padding: Any = 0, dilation:
 
 def _infer_conv2d_transpose(c: rx.Call) -> si.StructInfo:
     name = "relax.nn.conv2d_transpose"
-    x, w = tensor_arg(name, c, 0, "data"), tensor_arg(name, c, 1, "weight")
-    _layouts(name, c, {"data_layout": "NCHW", "kernel_layout": "IOHW"})
-    _rank(name, x, 4, "data (NCHW)")
-    _rank(name, w, 4, "weight (IOHW)")
-    dtype = c.attr("out_dtype") or x.dtype
+    x, w, dtype = _conv_operands(name, c, "NCHW", "IOHW")
     if x.shape is None or w.shape is None:
         return si.TensorStructInfo(None, dtype, 4)
     groups = c.attr("groups")
