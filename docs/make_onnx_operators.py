@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 
 # Ops that standard vision/transformer exports use and the table does not convert yet.
-WANTED = ["ConvTranspose"]
-LIMITS = {"Resize": "nearest, whole-number scale factors, half_pixel or asymmetric+floor",
-          "Pad": "constant mode only", "Conv": "2-d (NCHW) only",
+WANTED = ["ConvTranspose", "Resize"]
+LIMITS = {"Resize": "nearest and linear on a 4-d tensor's last two axes; nearest by whole-number"
+                    " factors on any axes; no cubic, antialias or tf_crop_and_resize",
+          "Pad": "constant, reflect, edge; pads known at import",
+          "Conv": "2-d (NCHW) only", "ConvTranspose": "2-d (NCHW) only",
           "MaxPool": "2-d only", "AveragePool": "2-d only"}
 OPSETS = "11-21"
 

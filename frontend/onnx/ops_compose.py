@@ -1,5 +1,5 @@
-"""ONNX ops with no single relax op, built from existing ones: InstanceNormalization and
-constant-mode Pad."""
+"""ONNX ops that map onto several relax ops, or onto one by cases: InstanceNormalization, Pad
+and Resize."""
 
 from __future__ import annotations
 
@@ -9,6 +9,11 @@ import numpy as np
 
 from .common import constant, dtype_of, make, ndim, static_value
 from .registry import converts
+
+
+def _text(attrs: dict, key: str, default: str) -> str:
+    value = attrs.get(key, default)
+    return value.decode() if isinstance(value, bytes) else value
 
 
 @converts("InstanceNormalization")
@@ -30,10 +35,10 @@ def _instance_norm(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
 
 @converts("Pad")
 def _pad(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
-    mode = attrs.get("mode", b"constant")
-    mode = mode.decode() if isinstance(mode, bytes) else mode
-    if mode != "constant":
-        raise NotImplementedError(f"from_onnx: Pad mode {mode!r} (only 'constant')")
+    mode = _text(attrs, "mode", "constant")
+    if mode not in ("constant", "reflect", "edge"):
+        raise NotImplementedError(f"from_onnx: Pad mode {mode!r} (constant, reflect and edge "
+                                  "are supported)")
     x = ins[0]
     rank, dtype = ndim(x), dtype_of(x)
     if imp.opset < 11:
@@ -45,6 +50,13 @@ def _pad(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
     axes = (list(range(rank)) if len(ins) < 4 or ins[3] is None else
             [int(a) % rank for a in static_value(ins[3], "Pad axes")])
     n = len(axes)
+    if mode != "constant":
+        if min(pads) < 0:
+            raise NotImplementedError(f"from_onnx: Pad mode {mode!r} with negative pads")
+        widths = [0] * (2 * rank)
+        for axis, before, after in zip(axes, pads[:n], pads[n:]):
+            widths[2 * axis], widths[2 * axis + 1] = before, after
+        return make("nn.pad", x, widths, pad_mode=mode)
     for axis, before, after in zip(axes, pads[:n], pads[n:]):
         x = _pad_axis(x, axis, before, after, value, dtype, imp)
     return x
@@ -70,31 +82,55 @@ def _pad_axis(x: Any, axis: int, before: int, after: int, value: Any, dtype: str
     return imp.emit(make("concat", parts, axis=axis)) if len(parts) > 1 else x
 
 
+_RESIZE_MODES = {"nearest": "nearest_neighbor", "linear": "linear"}
+_RESIZE_COORDS = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel")
+
+
 @converts("Resize", "Upsample")
 def _resize(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
-    """Nearest-neighbour resize by whole-number factors (repeat each element f times)."""
-    mode = attrs.get("mode", b"nearest")
-    mode = mode.decode() if isinstance(mode, bytes) else mode
-    x = ins[0]
+    """Resize of an NCHW tensor's spatial axes is `image.resize2d`; nearest by whole-number
+    factors on any axes repeats each element instead."""
+    mode, x = _text(attrs, "mode", "nearest"), ins[0]
     shape = [int(d) for d in x.struct_info.shape]
+    if attrs.get("antialias", 0) or _text(attrs, "keep_aspect_ratio_policy", "stretch") \
+            != "stretch":
+        raise NotImplementedError("from_onnx: Resize with antialias or a keep_aspect_ratio_policy"
+                                  " is not supported")
+    axes = [int(a) % len(shape) for a in attrs.get("axes", range(len(shape)))]
     if len(ins) > 3 and ins[3] is not None:
-        sizes = static_value(ins[3], "Resize sizes")
-        factors = [s / d for s, d in zip(sizes, shape)]
+        sizes = list(shape)
+        for axis, size in zip(axes, static_value(ins[3], "Resize sizes")):
+            sizes[axis] = int(size)
     else:
-        factors = list(static_value(ins[2] if len(ins) > 2 else ins[1], "Resize scales"))
-    coords = attrs.get("coordinate_transformation_mode", b"half_pixel")
-    coords = coords.decode() if isinstance(coords, bytes) else coords
-    rounding = attrs.get("nearest_mode", b"round_prefer_floor")
-    rounding = rounding.decode() if isinstance(rounding, bytes) else rounding
+        given = static_value(ins[2] if len(ins) > 2 else ins[1], "Resize scales")
+        scales = [1.0] * len(shape)
+        for axis, scale in zip(axes, given):
+            scales[axis] = float(scale)
+        if any(d * f != int(d * f) for d, f in zip(shape, scales)):
+            # ONNX then maps coordinates by the scale, not by out/in as resize2d does
+            raise NotImplementedError(f"from_onnx: Resize scales {list(scales)} of shape "
+                                      f"{shape} give fractional sizes; give `sizes` instead")
+        sizes = [int(d * f) for d, f in zip(shape, scales)]
+    default_coords = "asymmetric" if node.op_type == "Upsample" or imp.opset < 11 \
+        else "half_pixel"
+    coords = _text(attrs, "coordinate_transformation_mode", default_coords)
+    rounding = _text(attrs, "nearest_mode", "floor" if node.op_type == "Upsample"
+                     else "round_prefer_floor")
+    if len(shape) == 4 and sizes[:2] == shape[:2] and mode in _RESIZE_MODES \
+            and coords in _RESIZE_COORDS:
+        return make("image.resize2d", x, sizes[2:], method=_RESIZE_MODES[mode],
+                    coordinate_transformation_mode=coords,
+                    rounding_method=rounding if mode == "nearest" else "")
+    factors = [s / d for s, d in zip(sizes, shape)]
     # With a whole-number factor f, output i reads input i // f in these combinations
     repeats = (coords == "asymmetric" and rounding == "floor") or (
         coords in ("half_pixel", "pytorch_half_pixel") and rounding.startswith("round"))
-    if node.op_type == "Upsample":
-        repeats = True
     if mode != "nearest" or any(f != int(f) or f < 1 for f in factors) or not repeats:
-        raise NotImplementedError(f"from_onnx: Resize mode {mode!r} ({coords}, {rounding}) "
-                                  f"with scales {factors}: only nearest by whole-number "
-                                  "factors, half_pixel or asymmetric+floor, is supported")
+        raise NotImplementedError(
+            f"from_onnx: Resize mode {mode!r} ({coords}, {rounding}) from {shape} to {sizes}: "
+            "supported are nearest and linear on the last two axes of a 4-d tensor "
+            f"(coordinate modes {', '.join(_RESIZE_COORDS)}), and nearest by whole-number "
+            "factors on any axes")
     for axis, factor in enumerate(int(f) for f in factors):
         if factor > 1:
             grown = imp.emit(make("expand_dims", x, axis + 1))

@@ -100,3 +100,45 @@ def _gelu(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
     approx = attrs.get("approximate", b"none")
     approx = approx.decode() if isinstance(approx, bytes) else approx
     return make("nn.gelu_tanh" if approx == "tanh" else "nn.gelu", ins[0])
+
+
+@converts("ConvTranspose")
+def _conv_transpose(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
+    """ONNX's weight is (C_in, C_out/group, kH, kW): relax's default IOHW kernel layout."""
+    x, w = ins[0], ins[1]
+    _check_2d(x, "ConvTranspose")
+    in_hw = [int(d) for d in x.struct_info.shape[2:]]
+    kernel = [int(d) for d in w.struct_info.shape[2:]]
+    strides = list(attrs.get("strides", [1, 1]))
+    dil = list(attrs.get("dilations", [1, 1]))
+    out_pad = list(attrs.get("output_padding", [0, 0]))
+    pads = _transpose_pads(attrs, in_hw, kernel, strides, dil, out_pad)
+    y = make("nn.conv2d_transpose", x, w, strides=strides, padding=pads,
+             output_padding=out_pad, dilation=dil, groups=attrs.get("group", 1))
+    if len(ins) > 2 and ins[2] is not None:
+        bias = imp.emit(make("reshape", ins[2], [1, -1, 1, 1]))
+        y = make("add", imp.emit(y), bias)
+    return y
+
+
+def _transpose_pads(attrs: dict, in_hw: list, kernel: list, strides: list, dilations: list,
+                    out_pad: list) -> list:
+    """Pads [top, left, bottom, right]: given, or solved from `output_shape` / `auto_pad`.
+
+    A transposed convolution's full output is (in - 1) * s + (k - 1) * d + 1 + output_padding;
+    ONNX trims `total = full - wanted` from it, the odd one at the end (SAME_UPPER and
+    output_shape) or at the start (SAME_LOWER)."""
+    auto = attrs.get("auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    wanted = list(attrs["output_shape"])[-2:] if "output_shape" in attrs else None
+    if wanted is None and auto in ("SAME_UPPER", "SAME_LOWER"):
+        wanted = [size * s for size, s in zip(in_hw, strides)]
+    if wanted is None:
+        p = list(attrs.get("pads", [0, 0, 0, 0]))
+        return [p[0], p[1], p[2], p[3]]
+    pads = []
+    for size, k, s, d, op, want in zip(in_hw, kernel, strides, dilations, out_pad, wanted):
+        total = max((size - 1) * s + (k - 1) * d + 1 + op - int(want), 0)
+        small, big = total // 2, total - total // 2
+        pads.append((big, small) if auto == "SAME_LOWER" else (small, big))
+    return [pads[0][0], pads[1][0], pads[0][1], pads[1][1]]

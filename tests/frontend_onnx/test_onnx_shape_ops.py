@@ -91,24 +91,3 @@ def test_instance_norm():
     model = one_node_model("InstanceNormalization", {"x": x}, {"epsilon": 1e-4},
                            inits={"s": f32(3), "b": f32(3)})
     check(model, {"x": x})
-
-
-def _resize_model(transform, x, rounding="round_prefer_floor"):
-    return one_node_model("Resize", {"x": x}, {"mode": "nearest", "nearest_mode": rounding,
-                                               "coordinate_transformation_mode": transform},
-                          inits={"roi": np.zeros(0, "float32"),
-                                 "scales": np.array([1, 1, 2, 3], "float32")}, opset=13)
-
-
-@pytest.mark.parametrize("transform,rounding", [("asymmetric", "floor"),
-                                               ("half_pixel", "round_prefer_floor")])
-def test_resize_nearest_integer_scale(transform, rounding):
-    x = f32(1, 2, 3, 4)
-    check(_resize_model(transform, x, rounding), {"x": x})
-
-
-def test_resize_unsupported_mode_is_a_clear_error():
-    from tvmlite.frontend.onnx import from_onnx
-
-    with pytest.raises(NotImplementedError, match="only nearest by whole-number"):
-        from_onnx(_resize_model("asymmetric", f32(1, 2, 3, 4)))
