@@ -166,6 +166,14 @@ def _builtin(ex: Executable, name: str, ins: Call, state: State, pc: int) -> Non
         regs[ins.dst] = new
     elif name == "make_tuple" and ins.dst is not None:
         regs[ins.dst] = tuple(_reg(regs, a, pc, info) for a in args)
+    elif name == "tuple_getitem" and ins.dst is not None:
+        # a multi-output kernel's tuple (batch_norm's): the member is the same Buffer, so
+        # its later uses extend its own live range
+        whole, index = _reg(regs, args[0], pc, info), _const(ex, args[1])
+        if not isinstance(whole, tuple) or not isinstance(index, int) \
+                or not -len(whole) <= index < len(whole):
+            raise NotStatic("tuple_getitem of an unknown tuple")
+        regs[ins.dst] = whole[index]
     else:
         raise NotStatic(f"builtin {name}")
 
