@@ -207,6 +207,26 @@ def batch_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, mean: te.Tensor,
     return te.compute(x.shape, body, name="T_batch_norm")
 
 
+def batch_norm_training(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, mean: te.Tensor,
+                        var: te.Tensor, axis: int, epsilon: float, center: bool, scale: bool,
+                        momentum: float) -> tuple[te.Tensor, te.Tensor, te.Tensor]:
+    """Training batch norm: normalized with the batch's mean and (biased) variance; the moving
+    statistics come back as `(1 - momentum) * moving + momentum * batch`."""
+    axis %= x.ndim
+    others = [a for a in range(x.ndim) if a != axis]
+    batch_mean = T.mean(x, others)
+    centered = te.compute(x.shape, lambda *i: x[i] - batch_mean[i[axis]], name="T_subtract")
+    squares = te.compute(x.shape, lambda *i: centered[i] * centered[i], name="T_multiply")
+    batch_var = T.mean(squares, others)
+    normed = batch_norm(x, gamma, beta, batch_mean, batch_var, axis, epsilon, center, scale)
+    keep, take = tx.const(1.0 - momentum, x.dtype), tx.const(momentum, x.dtype)
+
+    def update(moving: te.Tensor, batch: te.Tensor, name: str) -> te.Tensor:
+        return te.compute(moving.shape, lambda c: moving[c] * keep + batch[c] * take, name=name)
+    return (normed, update(mean, batch_mean, "T_moving_mean"),
+            update(var, batch_var, "T_moving_var"))
+
+
 def pad(x: te.Tensor, before: Any, after: Any, value: float = 0.0, name: str = "pad_temp"
         ) -> te.Tensor:
     if all(int(b) == 0 for b in before) and all(int(a) == 0 for a in after):

@@ -208,9 +208,6 @@ def _decompose_pass(name: str, rewriter: type[BlockRewriter], func_name: str | N
     return Pass(run, name)
 
 
-MOMENTUM = 0.1  # NOTE: our batch_norm keeps no momentum attribute; TVM's default
-
-
 def _decompose_layer_norm(rw: BlockRewriter, call: rx.Call) -> rx.Expr:
     x, gamma, beta = call.args
     axes = list(call.attr("axes"))
@@ -242,7 +239,9 @@ class _DecomposeTraining(BlockRewriter):
         var = self.emit(op("variance")(x, axes, False))
         inner = self.emit(decompose_batch_norm(self, v, (mean, var)), "inner_tuple")
         res = self.emit(rx.TupleGetItem(inner, 0, inner.struct_info.fields[0]), "inner_res")
-        keep, take = 1.0 - MOMENTUM, MOMENTUM
+        momentum = v.attr("momentum")
+        take = 0.1 if momentum is None else float(momentum)  # TVM's default
+        keep = 1.0 - take
         moved = []
         for old, new in ((v.args[3], mean), (v.args[4], var)):
             a = self.emit(op("multiply")(keep, old))
@@ -252,7 +251,7 @@ class _DecomposeTraining(BlockRewriter):
 
 
 def DecomposeOpsForTraining(func_name: str | None = None) -> Pass:  # noqa: N802
-    """batch_norm (training: batch statistics, moving statistics updated with momentum 0.1)
+    """batch_norm (training: batch statistics, moving statistics updated with its momentum)
     and layer_norm as elementwise arithmetic and reductions."""
     return _decompose_pass("DecomposeOpsForTraining", _DecomposeTraining, func_name)
 

@@ -81,7 +81,8 @@ def _global_max_pool(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
 
 @converts("BatchNormalization")
 def _batch_norm(node: Any, ins: list, attrs: dict, imp: Any) -> Any:
-    bn = imp.emit(make("nn.batch_norm", *ins[:5], axis=1, epsilon=attrs.get("epsilon", 1e-5)))
+    bn = imp.emit(make("nn.batch_norm", *ins[:5], axis=1, epsilon=attrs.get("epsilon", 1e-5),
+                        momentum=attrs.get("momentum", 0.9), training=False))
     return rx.TupleGetItem(bn, 0, bn.struct_info.fields[0])
 
 

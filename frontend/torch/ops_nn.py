@@ -84,7 +84,7 @@ def _batch_norm(node: Any, imp: Any) -> Any:
     dtype, c = x.struct_info.dtype, x.struct_info.shape[1].value
     call = make("nn.batch_norm", x, _vector(a["weight"], c, 1, dtype),
                 _vector(a["bias"], c, 0, dtype), a["running_mean"], a["running_var"],
-                axis=1, epsilon=a["eps"])
+                axis=1, epsilon=a["eps"], momentum=a.get("momentum", 0.1), training=False)
     if node.target.__name__.startswith("batch_norm"):  # the undecomposed op: one result
         bn = imp.emit(call)
         return imp.emit(rx.TupleGetItem(bn, 0, bn.struct_info.fields[0]))

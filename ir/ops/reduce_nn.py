@@ -113,9 +113,13 @@ def _infer_batch_norm(c: rx.Call) -> si.StructInfo:
 
 def batch_norm(data: Any, gamma: Any, beta: Any, moving_mean: Any, moving_var: Any,
                axis: int = 1, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
-               momentum: float = 0.1, training: bool = False) -> rx.Call:
+               momentum: float = 0.1, training: bool = True) -> rx.Call:
+    """TVM's semantics: `training=True` (the default, as in TVM) normalizes with the batch's
+    statistics and returns the moving ones updated by `momentum`; `training=False` normalizes
+    with the moving statistics and returns them unchanged."""
     return call("relax.nn.batch_norm", (data, gamma, beta, moving_mean, moving_var), axis=axis,
-                epsilon=float(epsilon), center=center, scale=scale)
+                epsilon=float(epsilon), center=bool(center), scale=bool(scale),
+                momentum=float(momentum), training=bool(training))
 
 
 def _infer_dropout(c: rx.Call) -> si.StructInfo:

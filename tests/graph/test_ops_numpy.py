@@ -163,10 +163,21 @@ def test_softmax_norms():
         (a - mu) / np.sqrt(var + 1e-5) * g + b, rtol=1e-4, atol=1e-5)
     x = rand(2, 3, 4, 4)
     gamma, beta, mean, v = rand(3), rand(3), rand(3), np.abs(rand(3)) + 0.5
-    out = run_graph(lambda *a: R.nn.batch_norm(*a), [x, gamma, beta, mean, v])[0]
     c = (slice(None), None, None)
+    out, m_out, v_out = run_graph(lambda *a: R.nn.batch_norm(*a, training=False),
+                                  [x, gamma, beta, mean, v])
     ref = (x - mean[c]) / np.sqrt(v[c] + 1e-5) * gamma[c] + beta[c]
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(m_out, mean)
+    np.testing.assert_array_equal(v_out, v)
+    # TVM's default, training=True: the batch's statistics; moving ones updated by momentum
+    out, m_out, v_out = run_graph(lambda *a: R.nn.batch_norm(*a, momentum=0.25),
+                                  [x, gamma, beta, mean, v])
+    bm, bv = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+    ref = (x - bm[c]) / np.sqrt(bv[c] + 1e-5) * gamma[c] + beta[c]
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(m_out, 0.75 * mean + 0.25 * bm, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(v_out, 0.75 * v + 0.25 * bv, rtol=1e-5, atol=1e-6)
     out, _mask = run_graph(lambda t: R.nn.dropout(t, 0.5), [a])
     np.testing.assert_array_equal(out, a)
 

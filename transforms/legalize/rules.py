@@ -108,9 +108,11 @@ register_legalize("relax.nn.rms_norm", lambda c, x, w: topi.nn.rms_norm(
 
 @register_legalize("relax.nn.batch_norm")
 def _batch_norm(call: rx.Call, x: Any, gamma: Any, beta: Any, mean: Any, var: Any) -> list[Any]:
-    out = topi.nn.batch_norm(x, gamma, beta, mean, var, call.attr("axis"), call.attr("epsilon"),
-                             call.attr("center"), call.attr("scale"))
-    return [out, topi.identity(mean), topi.identity(var)]
+    args = (x, gamma, beta, mean, var, call.attr("axis"), call.attr("epsilon"),
+            call.attr("center"), call.attr("scale"))
+    if call.attr("training"):  # absent (older modules, our graph rewrites): inference
+        return list(topi.nn.batch_norm_training(*args, call.attr("momentum")))
+    return [topi.nn.batch_norm(*args), topi.identity(mean), topi.identity(var)]
 
 
 register_legalize("relax.nn.dropout", lambda c, x: [topi.identity(x), topi.full(
