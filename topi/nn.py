@@ -9,6 +9,7 @@ from ..tir import expr as tx
 from ..tir.functor import simplify
 from . import transform as T
 from .conv2d_schedule import column_reader, conv2d_nchw_nest
+from .matmul_schedule import matmul_nest
 
 B = tx.BinaryOp
 
@@ -85,6 +86,11 @@ def matmul(a: te.Tensor, b: te.Tensor, transpose_a: bool = False, transpose_b: b
     if b_vec or transpose_b:  # B is read along k: the dot product is the inner loop
         k = te.reduce_axis(ka, "k")
         return te.compute(shape, lambda *idx: te.sum(product(idx, k), axis=k), name="T_matmul")
+    if not a_vec:  # the register-blocked rule when the shapes are static
+        k = te.reduce_axis(ka, "k")
+        out = te.compute(shape, lambda *idx: te.sum(product(idx, k), axis=k), name="T_matmul")
+        if matmul_nest(out):
+            return out
     if not (isinstance(kext, tx.IntImm) and kext.value % _RF == 0 and kext.value >= 16 * _RF):
         k = te.reduce_axis(ka, "k")
         out = te.compute(shape, lambda *idx: te.sum(product(idx, k), axis=k), name="T_matmul")
