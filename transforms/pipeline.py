@@ -1,10 +1,12 @@
 """Named pipelines: `relax.get_pipeline("zero")` (legalize + fusion, TVM's zero pipeline) and
 the build's default (legalize only, no fusion: what `tvm.compile` does for CPU in TVM).
-Both first fold `matmul(x, permute_dims(w))` into one dense kernel (FuseTransposeMatmul), so a
-linear layer does not copy its transposed weight on every call."""
+Both first fold an inference batch_norm with constant operands into the conv2d before it
+(FoldConstantBatchnorm) and `matmul(x, permute_dims(w))` into one kernel (FuseTransposeMatmul),
+so a linear layer does not copy its transposed weight on every call."""
 
 from __future__ import annotations
 
+from .fold_constant_bn import FoldConstantBatchnorm
 from .fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
 from .fuse_transpose_matmul import FuseTransposeMatmul
 from .legalize import LegalizeOps
@@ -13,12 +15,14 @@ from .simple_passes import DeadCodeElimination, FoldConstant
 
 
 def zero_pipeline() -> Pass:
-    return Sequential([FuseTransposeMatmul(), LegalizeOps(), AnnotateTIROpPattern(),
+    return Sequential([FoldConstantBatchnorm(), FuseTransposeMatmul(), LegalizeOps(),
+                       AnnotateTIROpPattern(),
                        FoldConstant(), FuseOps(), FuseTIR(), DeadCodeElimination()], name="zero")
 
 
 def default_build_pipeline() -> Pass:
-    return Sequential([FuseTransposeMatmul(), LegalizeOps()], name="default_build")
+    return Sequential([FoldConstantBatchnorm(), FuseTransposeMatmul(), LegalizeOps()],
+                      name="default_build")
 
 
 PIPELINES = {"zero": zero_pipeline, "default": default_build_pipeline,
