@@ -14,7 +14,7 @@ from .device import Device
 from .errors import (
     ArgumentDtypeError, ArgumentRankError, ArgumentShapeError, ArgumentTypeError,
 )
-from .ndarray import NDArray, as_ndarray, data_ptr
+from .ndarray import NDArray, as_ndarray, data_ptr, empty_array
 
 Builtin = Callable[..., Any]
 
@@ -87,7 +87,7 @@ def alloc_on(device: Device) -> Builtin:
         dt = dtypes.get(dtype)
         if dt is None:
             dt = dtypes[dtype] = (np.dtype(dtype), np.dtype(dtype).name)
-        arr = np.empty(shape, dt[0])
+        arr = empty_array(shape, dt[0])
         return NDArray._wrap(arr, (shape, dt[1], dev), data_ptr(arr))
 
     return alloc_tensor
