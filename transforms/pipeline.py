@@ -2,7 +2,9 @@
 the build's default (legalize only, no fusion: what `tvm.compile` does for CPU in TVM).
 Both first fold an inference batch_norm with constant operands into the conv2d before it
 (FoldConstantBatchnorm) and `matmul(x, permute_dims(w))` into one kernel (FuseTransposeMatmul),
-so a linear layer does not copy its transposed weight on every call."""
+so a linear layer does not copy its transposed weight on every call. The build's default
+also makes reshapes views of their input (ReshapeAsView; the zero pipeline keeps them as
+kernels, which fusion folds into their neighbours)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from .fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
 from .fuse_transpose_matmul import FuseTransposeMatmul
 from .legalize import LegalizeOps
 from .pass_infra import Pass, Sequential
+from .reshape_view import ReshapeAsView
 from .simple_passes import DeadCodeElimination, FoldConstant
 
 
@@ -21,8 +24,8 @@ def zero_pipeline() -> Pass:
 
 
 def default_build_pipeline() -> Pass:
-    return Sequential([FoldConstantBatchnorm(), FuseTransposeMatmul(), LegalizeOps()],
-                      name="default_build")
+    return Sequential([FoldConstantBatchnorm(), FuseTransposeMatmul(), ReshapeAsView(),
+                       LegalizeOps()], name="default_build")
 
 
 PIPELINES = {"zero": zero_pipeline, "default": default_build_pipeline,

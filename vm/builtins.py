@@ -138,6 +138,15 @@ def eval_shape(program: str, *args: int) -> int:
     return compile_shape_program(program)(*args)
 
 
+def reshape(t: Any, shape: Any) -> NDArray:
+    """`vm.builtin.reshape`: `t`'s elements under another shape, sharing its memory (as in
+    TVM; safe because kernels never write their inputs)."""
+    x = _tensor(t, "reshape")
+    dims = tuple(int(d) for d in shape)
+    arr = x._arr.reshape(dims)  # NOTE: a view: the array is C-contiguous
+    return NDArray._wrap(arr, (dims, x._sig[1], x._sig[2]), x._ptr)
+
+
 def copy(value: Any) -> Any:
     """`vm.builtin.copy`: moves a value between registers (the result of an if/else)."""
     return value
@@ -170,6 +179,7 @@ def null_value(*_: Any) -> None:
 _PURE: dict[str, Builtin] = {
     "vm.builtin.eval_shape": eval_shape,
     "vm.builtin.copy": copy,
+    "vm.builtin.reshape": reshape,
     "vm.builtin.read_if_cond": read_if_cond,
     "vm.builtin.check_shape_value": check_shape_value,
     "vm.builtin.null_value": null_value,

@@ -63,6 +63,8 @@ def _operand(b: Any, ll_type: str, arena: int | None, out_regs: list[str]) -> st
         return f"i64 %s{b.slot}"
     if not isinstance(b, Buffer):
         return _scalar(ll_type, b)
+    if b.base is not None:  # a reshaped view: its base's memory
+        b = b.base
     if b.kind == "arena" and arena is None:  # the arena is the host's last parameter
         return f"ptr %a{b.index}"
     if b.kind == "arena" and arena < 0:  # symbolic plan: the token's pointer, computed natively
