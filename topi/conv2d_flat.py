@@ -1,0 +1,122 @@
+"""The CPU rule for stride-1 convolutions over narrow maps: vectors run along the flattened,
+padded image instead of along one output row.
+
+The row rule (conv2d_schedule.py) puts one output row in a vector register: a 7-column map
+(ResNet's last stage) fills 7 of 16 lanes, a 2-column one (CIFAR nets) 2. Here the padded input
+is flattened, `xf[b, c, q] = xpad[b, c, q // Wp, q % Wp]`, and the output is computed at every
+flat position `q = y * Wp + x`, including the `Wp - OW` columns per row that fall in the
+padding:
+
+    outflat[b, f, q] = sum_{c, ky, kx} w[f, c, ky, kx] * xf[b, c, q + ky * dh * Wp + kx * dw]
+
+so a vector over consecutive `q` reads consecutive input (49 of 64 lanes useful at 7x7 with
+pad 1, 16 of 32 at 2x2 where rows used 2 of 16). A copy then drops the padding columns:
+`out[b, f, y, x] = outflat[b, f, y * Wp + x]`. The tile is the row rule's best one, 8
+channels x 2 vectors, the window unrolled; each output still sums over (c, ky, kx) in order
+from zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import te
+from ..tir import expr as tx
+from ..tir.dtype import bits as dtype_bits
+from ..tir.functor import simplify
+from .conv2d_schedule import MIN_PARALLEL, host_vector_bits, max_accumulators, pick_lanes
+
+B = tx.BinaryOp
+
+
+def conv2d_nchw_flat(data: te.Tensor, weight: te.Tensor, padding: tuple[int, ...],
+                     dilation: Any, groups: int, dt: str) -> te.Tensor | None:
+    """The flat-vector conv of a stride-1 NCHW conv, or None when the row rule fits as well
+    (wide rows), a shape is not static, or it is depthwise (no channels to share loads)."""
+    dims = [simplify(d) for d in (*data.shape, *weight.shape)]
+    if not all(isinstance(d, tx.IntImm) for d in dims):
+        return None
+    n, c, h, w, o, ci, kh, kw = (d.value for d in dims)  # type: ignore[union-attr]
+    if groups != 1 and ci == 1:
+        return None
+    dh, dw = int(dilation[0]), int(dilation[1])
+    hp, wp = h + padding[0] + padding[2], w + padding[1] + padding[3]
+    oh, ow = hp - dh * (kh - 1), wp - dw * (kw - 1)
+    lanes = max(1, host_vector_bits() // dtype_bits(dt))
+    flat = oh * wp
+    tile = 2 * lanes if flat > 2 * lanes else lanes  # NOTE: tiny maps: one vector
+    length = -(-flat // tile) * tile
+    row = _useful(ow, _row_lanes(ow, lanes))
+    # NOTE: the two copies cost a pass over the input and the output: only worth it where
+    # the row rule leaves most lanes idle (7 columns: 44% of lanes; 20 columns: 62%)
+    if oh < 1 or ow < 1 or row >= 0.5 or _useful(oh * ow, length) < 1.25 * row:
+        return None
+    xf = _flat_input(data, padding, wp, hp, length + dh * (kh - 1) * wp + dw * (kw - 1))
+    rc, ry, rx = te.reduce_axis(ci, "rc"), te.reduce_axis(kh, "ry"), te.reduce_axis(kw, "rx")
+    per_group = o // groups
+
+    def body(b: Any, f: Any, q: Any) -> tx.PrimExpr:
+        cin = rc if groups == 1 else f // per_group * ci + rc
+        v = xf[b, cin, q + ry * (dh * wp) + rx * dw]
+        return te.sum(_as(v, dt) * _as(weight[f, rc, ry, rx], dt), axis=[rc, ry, rx])
+
+    out = te.compute((n, o, length), body, name="conv2d_nchw_flat")
+    _flat_nest(out, n, o, length, tile, lanes, kh * kw)
+    return te.compute((n, o, oh, ow), lambda b, f, y, x: out[b, f, y * wp + x],
+                      name="conv2d_nchw")
+
+
+def _useful(used: int, lanes_total: int) -> float:
+    return used / lanes_total if lanes_total else 0.0
+
+
+def _row_lanes(ow: int, lanes: int) -> int:
+    """The lanes the row rule spends per output row (0: it would not vectorize)."""
+    chosen = pick_lanes(ow, lanes)
+    return -(-ow // chosen) * lanes if chosen else 0
+
+
+def _flat_input(data: te.Tensor, padding: tuple[int, ...], wp: int, hp: int, length: int
+                ) -> te.Tensor:
+    """xf[b, c, q]: the zero-padded image row by row, then zeros up to `length`."""
+    h, w = (simplify(d).value for d in data.shape[2:])  # type: ignore[union-attr]
+
+    def body(b: Any, ch: Any, q: Any) -> tx.PrimExpr:
+        row, col = q // wp - padding[0], q % wp - padding[1]
+        inside = tx.binop(B.AND, tx.binop(B.AND, row >= 0, row < h),
+                          tx.binop(B.AND, col >= 0, col < w))
+        inside = tx.binop(B.AND, inside, q < hp * wp)
+        clamp_row = tx.binop(B.MIN, tx.binop(B.MAX, row, 0), h - 1)
+        clamp_col = tx.binop(B.MIN, tx.binop(B.MAX, col, 0), w - 1)
+        return te.if_then_else(inside, data[b, ch, clamp_row, clamp_col],
+                               tx.const(0, data.dtype))
+    return te.compute((*data.shape[:2], length), body, name="pad_flat")
+
+
+def _flat_nest(out: te.Tensor, n: int, o: int, length: int, tile: int, lanes: int,
+               window: int) -> None:
+    """b, f.o, q.o | rc, ry, rx | f.i, q.i: up to 8 channels x 2 vectors of accumulators."""
+    fw = next(ch for ch in (8, 4, 2, 1)
+              if o % ch == 0 and ch * (tile // lanes) <= max_accumulators())
+    b, f, q = (a.name for a in out.op.axis)
+    rc, ry, rx = (a.name for a in out.op.reduce_axis)
+    split = {q: tile, **({f: fw} if fw < o else {})}
+    fo, fi = (f"{f}.o", f"{f}.i") if fw < o else (None, f)
+    qo = f"{q}.o" if tile < length else None
+    if qo is None:
+        split.pop(q)
+    qi = f"{q}.i" if qo else q
+    outer = [(name, ext) for name, ext in ((b, n), (fo, o // fw), (qo, length // tile))
+             if name is not None]
+    kinds = {qi: "vectorized", fi: "unroll"}
+    if window <= 25:
+        kinds.update({ry: "unroll", rx: "unroll"})
+    par = next((name for name, ext in outer if ext >= MIN_PARALLEL),
+               max(outer, key=lambda s: s[1])[0])
+    if dict(outer)[par] > 1:
+        kinds[par] = "parallel"
+    te.loop_nest(out, [name for name, _ in outer] + [rc, ry, rx, fi, qi], split, kinds)
+
+
+def _as(v: tx.PrimExpr, dtype: str) -> tx.PrimExpr:
+    return v if v.dtype == dtype else tx.Cast(dtype, v)
