@@ -257,10 +257,10 @@ def conv2d_nchw(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, 
     n, c, h, w = data.shape
     o, ci, kh, kw = weight.shape
     p = tuple(padding) if len(padding) == 4 else tuple(padding) * 2
-    if tuple(int(s) for s in strides) == (1, 1):  # narrow maps: vectors along the flat image
-        flat = conv2d_nchw_flat(data, weight, tuple(int(v) for v in p), dilation, groups, dt)
-        if flat is not None:
-            return flat
+    flat = conv2d_nchw_flat(data, weight, (int(strides[0]), int(strides[1])),
+                            tuple(int(v) for v in p), dilation, groups, dt)
+    if flat is not None:  # narrow maps: vectors along the flattened image
+        return flat
     x = pad(data, (0, 0, p[0], p[1]), (0, 0, p[2], p[3]))
     span_h = dilation[0] * (int(simplify(kh).value) - 1) + 1
     span_w = dilation[1] * (int(simplify(kw).value) - 1) + 1
