@@ -142,8 +142,15 @@ def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]
         f = split[base]
         return tx.const(f if part == "i" else ext.value // f, "int64")  # type: ignore
 
-    def realize(block: Block, block_axes: list[AxisVar], names: list[str]) -> Stmt:
-        lv = {name: tx.Var(name.replace(".", "_"), "int64") for name in names}
+    lv = {name: tx.Var(name.replace(".", "_"), "int64") for name in nest.order}
+
+    def loops(names: list[str], stmt: Stmt, lv: dict[str, tx.Var] = lv) -> Stmt:
+        for name in reversed(names):
+            kind = ForKind(kinds.get(name, "serial"))
+            stmt = For(lv[name], tx.const(0, "int64"), extent(name), kind, stmt)
+        return stmt
+
+    def realize(block: Block, block_axes: list[AxisVar], lv: dict[str, tx.Var] = lv) -> Stmt:
         values = []
         for a in block_axes:
             if a.name in split:
@@ -152,29 +159,33 @@ def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]
                 v = lv[a.name]
             m = a.dom.min  # type: ignore[union-attr]
             values.append(v if _is_zero(m) else v + m)
-        stmt: Stmt = BlockRealize(tuple(values), TRUE, block)
-        for name in reversed(names):
-            kind = ForKind(kinds.get(name, "serial"))
-            stmt = For(lv[name], tx.const(0, "int64"), extent(name), kind, stmt)
-        return stmt
+        return BlockRealize(tuple(values), TRUE, block)
 
     reduce_names = {a.name for a in (red.axis if red is not None else ())}
     order = list(nest.order)
     first_red = next((k for k, n in enumerate(order) if n.partition(".")[0] in reduce_names),
                      len(order))
     decompose = any(n.partition(".")[0] not in reduce_names for n in order[first_red:])
-    update = realize(_block(t, op, red, axes, with_init=not decompose), axes, order)
+    update = realize(_block(t, op, red, axes, with_init=not decompose), axes)
     if not decompose:
-        return update
+        return loops(order, update)
     assert red is not None
+    # TVM's decompose_reduction at the first reduce loop: the init runs inside the spatial
+    # loops around it, just before the reduction of the same tile (which stays in cache, or
+    # in registers), not as a separate pass over the whole output first
     spatial = list(op.axis)
     ivars = [tx.Var(f"v_{a.name}", "int64") for a in spatial]
     init_block = Block(f"{op.name}_init", tuple(
         IterVar(v, Range(a.dom.min, a.dom.extent), IterType.SPATIAL)  # type: ignore
         for v, a in zip(ivars, spatial)),
         BufferStore(t.buffer, _init_value(t, red), tuple(ivars)))
-    init_order = [n for n in order if n.partition(".")[0] not in reduce_names]
-    return seq([realize(init_block, spatial, init_order), update])
+    inner = order[first_red:]
+    init_loops = [n for n in inner if n.partition(".")[0] not in reduce_names]
+    # the init's own loop variables (`i_init`, as TVM names them): a var is bound once
+    init_lv = {**lv, **{n: tx.Var(f"{n.replace('.', '_')}_init", "int64") for n in init_loops}}
+    body = seq([loops(init_loops, realize(init_block, spatial, init_lv), init_lv),
+                loops(inner, update)])
+    return loops(order[:first_red], body)
 
 
 def _is_zero(e: tx.PrimExpr) -> bool:

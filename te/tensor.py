@@ -71,8 +71,10 @@ class LoopNest:
     outer/inner parts of an axis split by `split[name]` (an inner extent dividing the axis'
     constant extent). `kinds`: loop name -> ForKind ("unroll", "vectorized"). When a spatial
     loop runs inside a reduce loop, the reduction is decomposed as TVM's decompose_reduction
-    does: a `<name>_init` block over the spatial axes first, then the update block without
-    `T.init()`. Each output element still accumulates in the order of the reduce loops."""
+    does at the first reduce loop: inside the spatial loops around it, a `<name>_init` block
+    over the remaining spatial loops (their variables suffixed `_init`), then the update
+    block without `T.init()`. Each output element still accumulates in the order of the
+    reduce loops."""
 
     order: tuple[str, ...]
     split: tuple[tuple[str, int], ...] = ()

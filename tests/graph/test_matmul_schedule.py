@@ -49,14 +49,17 @@ def test_nest_is_register_blocked_and_k_blocked() -> None:
     A = te.placeholder((16, 600), "float32", name="A")
     B = te.placeholder((600, 64), "float32", name="B")
     text = te.create_prim_func([A, B, topi.nn.matmul(A, B)]).script()
-    update = [line.strip() for line in text[text.index('"T_matmul_init"'):].splitlines()
-              if line.strip().startswith("for ")]
-    # rows of 8-row tiles in parallel; k in blocks of 200 around the 2 column tiles; the
-    # 8 x 32 register tile (two zmm per row) unrolled and vectorized innermost
-    assert update == ["for i0_o in T.parallel(T.int64(2)):",
-                      "for k_o, i1_o, k_i in T.grid(T.int64(3), T.int64(2), T.int64(200)):",
-                      "for i0_i in T.unroll(T.int64(8)):",
-                      "for i1_i in T.vectorized(T.int64(32)):"], text
+    loops = [line.strip() for line in text.splitlines() if line.strip().startswith("for ")]
+    # rows of 8-row tiles in parallel; in each, the tile's init, then k in blocks of 200
+    # around the 2 column tiles; the 8 x 32 register tile (two zmm per row) unrolled and
+    # vectorized innermost
+    assert loops == ["for i0_o in T.parallel(T.int64(2)):",
+                     "for i1_o_init in range(T.int64(2)):",
+                     "for i0_i_init in T.unroll(T.int64(8)):",
+                     "for i1_i_init in T.vectorized(T.int64(32)):",
+                     "for k_o, i1_o, k_i in T.grid(T.int64(3), T.int64(2), T.int64(200)):",
+                     "for i0_i in T.unroll(T.int64(8)):",
+                     "for i1_i in T.vectorized(T.int64(32)):"], text
 
 
 def test_tile_choices() -> None:
