@@ -72,7 +72,8 @@ def _topo(outputs: list[Tensor]) -> list[Tensor]:
             return
         seen.add(id(t))
         if isinstance(t.op, ComputeOp):
-            for u in _inputs(t.op.body):
+            epilogue = t.op.epilogue[1] if t.op.epilogue is not None else None
+            for u in _inputs(t.op.body) + (_inputs(epilogue) if epilogue is not None else []):
                 visit(u)
         order.append(t)
 
@@ -183,9 +184,27 @@ def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]
     init_loops = [n for n in inner if n.partition(".")[0] not in reduce_names]
     # the init's own loop variables (`i_init`, as TVM names them): a var is bound once
     init_lv = {**lv, **{n: tx.Var(f"{n.replace('.', '_')}_init", "int64") for n in init_loops}}
-    body = seq([loops(init_loops, realize(init_block, spatial, init_lv), init_lv),
-                loops(inner, update)])
-    return loops(order[:first_red], body)
+    stmts = [loops(init_loops, realize(init_block, spatial, init_lv), init_lv),
+             loops(inner, update)]
+    if op.epilogue is not None:  # after the tile's reduction, over the same tile
+        epi_lv = {**lv, **{n: tx.Var(f"{n.replace('.', '_')}_epi", "int64")
+                           for n in init_loops}}
+        stmts.append(loops(init_loops, realize(_epilogue_block(t, op, ivars, spatial),
+                                               spatial, epi_lv), epi_lv))
+    return loops(order[:first_red], seq(stmts))
+
+
+def _epilogue_block(t: Tensor, op: ComputeOp, ivars: list[tx.Var], spatial: list[AxisVar]
+                    ) -> Block:
+    assert op.epilogue is not None
+    acc, expr = op.epilogue
+    evars = [tx.Var(v.name.replace("v_", "e_", 1), "int64") for v in ivars]
+    vmap: dict[tx.Var, tx.PrimExpr] = {acc: tx.BufferLoad(t.buffer, tuple(evars))}
+    vmap.update({a: v for a, v in zip(op.axis, evars)})
+    return Block(f"{op.name}_epilogue", tuple(
+        IterVar(v, Range(a.dom.min, a.dom.extent), IterType.SPATIAL)  # type: ignore
+        for v, a in zip(evars, spatial)),
+        BufferStore(t.buffer, _Rename(vmap).visit(expr), tuple(evars)))
 
 
 def _is_zero(e: tx.PrimExpr) -> bool:

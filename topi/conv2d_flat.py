@@ -22,6 +22,7 @@ from zero.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import te
@@ -34,8 +35,8 @@ B = tx.BinaryOp
 
 
 def conv2d_nchw_flat(data: te.Tensor, weight: te.Tensor, strides: tuple[int, int],
-                     padding: tuple[int, ...], dilation: Any, groups: int, dt: str
-                     ) -> te.Tensor | None:
+                     padding: tuple[int, ...], dilation: Any, groups: int, dt: str,
+                     epilogue: Callable[..., tx.PrimExpr] | None = None) -> te.Tensor | None:
     """The flat-vector conv of an NCHW conv, or None when the row rule fits as well (wide
     rows), a shape is not static, or it is depthwise (no channels to share loads)."""
     dims = [simplify(d) for d in (*data.shape, *weight.shape)]
@@ -72,8 +73,10 @@ def conv2d_nchw_flat(data: te.Tensor, weight: te.Tensor, strides: tuple[int, int
 
     out = te.compute((n, o, length), body, name="conv2d_nchw_flat")
     _flat_nest(out, n, o, length, tile, lanes, kh * kw)
-    return te.compute((n, o, oh, ow), lambda b, f, y, x: out[b, f, y * wq + x],
-                      name="conv2d_nchw")
+    def finish(b: Any, f: Any, y: Any, x: Any) -> tx.PrimExpr:  # the epilogue rides along
+        v = out[b, f, y * wq + x]
+        return v if epilogue is None else epilogue(v, b, f, y, x)
+    return te.compute((n, o, oh, ow), finish, name="conv2d_nchw")
 
 
 def _useful(used: int, lanes_total: int) -> float:

@@ -3,13 +3,15 @@ the build's default (legalize only, no fusion: what `tvm.compile` does for CPU i
 Both first fold an inference batch_norm with constant operands into the conv2d before it
 (FoldConstantBatchnorm) and `matmul(x, permute_dims(w))` into one kernel (FuseTransposeMatmul),
 so a linear layer does not copy its transposed weight on every call. The build's default
-also makes reshapes views of their input (ReshapeAsView; the zero pipeline keeps them as
-kernels, which fusion folds into their neighbours)."""
+also makes reshapes views of their input (ReshapeAsView) and runs a conv2d's bias,
+activation and residual add in the conv's own loop nest (FuseConvEpilogue); the zero
+pipeline leaves both to its general fusion."""
 
 from __future__ import annotations
 
 from .fold_constant_bn import FoldConstantBatchnorm
 from .fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
+from .fuse_conv_epilogue import FuseConvEpilogue
 from .fuse_transpose_matmul import FuseTransposeMatmul
 from .legalize import LegalizeOps
 from .pass_infra import Pass, Sequential
@@ -24,8 +26,8 @@ def zero_pipeline() -> Pass:
 
 
 def default_build_pipeline() -> Pass:
-    return Sequential([FoldConstantBatchnorm(), FuseTransposeMatmul(), ReshapeAsView(),
-                       LegalizeOps()], name="default_build")
+    return Sequential([FoldConstantBatchnorm(), FuseConvEpilogue(), FuseTransposeMatmul(),
+                       ReshapeAsView(), LegalizeOps()], name="default_build")
 
 
 PIPELINES = {"zero": zero_pipeline, "default": default_build_pipeline,
