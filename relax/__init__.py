@@ -1,7 +1,7 @@
 """`tvm.relax` as users meet it: build, VirtualMachine, BlockBuilder, the graph IR's classes.
 
 This package is the TVM-facing facade: its modules sit on TVM's own paths
-(`relax/transform.py`, `relax/op/nn.py`, `relax/analysis.py`, ...) and re-export from the
+(`relax/transform/`, `relax/op/nn.py`, `relax/analysis/`, ...) and re-export from the
 layers (`ir/`, `transforms/`, `vm/`, `frontend/`, `backend/`), which never import it.
 """
 

@@ -2,11 +2,11 @@
 
 from typing import Any
 
-from ..ir.analysis import (
+from ...ir.analysis import (
     all_global_vars, all_vars, bound_vars, free_vars, get_var2val, name_to_binding,
 )
-from ..ir.well_formed import well_formed
-from ..transforms.simple_passes import remove_unused as remove_all_unused
+from ...ir.well_formed import well_formed
+from ...transforms.simple_passes import remove_unused as remove_all_unused
 
 
 def check_well_formed(obj: Any, check_ty: bool = True) -> bool:

@@ -1,21 +1,21 @@
 """`tvm.relax.transform`: the passes over IRModules, as TVM names them."""
 
-from ..meta_schedule import MetaScheduleApplyDatabase, MetaScheduleTuneTIR
-from ..transforms.bind_params import BindParams
-from ..transforms.bind_symbolic import BindSymbolicVars
-from ..transforms.convert_layout import ConvertLayout
-from ..transforms.expr_functor import function_pass
-from ..transforms.fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
-from ..transforms.fuse_by_pattern import FuseOpsByPattern, FusionPattern
-from ..transforms.fuse_transpose_matmul import FuseTransposeMatmul
-from ..transforms.graph_rewrites import (
+from ...meta_schedule import MetaScheduleApplyDatabase, MetaScheduleTuneTIR
+from ...transforms.bind_params import BindParams
+from ...transforms.bind_symbolic import BindSymbolicVars
+from ...transforms.convert_layout import ConvertLayout
+from ...transforms.expr_functor import function_pass
+from ...transforms.fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
+from ...transforms.fuse_by_pattern import FuseOpsByPattern, FusionPattern
+from ...transforms.fuse_transpose_matmul import FuseTransposeMatmul
+from ...transforms.graph_rewrites import (
     DecomposeOpsForInference, DecomposeOpsForTraining, EliminateCommonSubexpr,
     FoldBatchnormToConv2D,
 )
-from ..transforms.legalize import LegalizeOps
-from ..transforms.lift_params import LiftTransformParams
-from ..transforms.run_codegen import MergeCompositeFunctions, RunCodegen
-from ..transforms.simple_passes import (
+from ...transforms.legalize import LegalizeOps
+from ...transforms.lift_params import LiftTransformParams
+from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
+from ...transforms.simple_passes import (
     CallTIRRewrite, CanonicalizeBindings, DeadCodeElimination, FoldConstant, KillAfterLastUse,
     LambdaLift, Normalize, StaticPlanBlockMemory, ToNonDataflow,
 )
