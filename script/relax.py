@@ -166,6 +166,7 @@ Tuple = _SInfoType(_tuple)
 Shape = _SInfoType(_shape_sinfo)
 Prim = _SInfoType(_prim)
 Object = _SInfoType(_object)
+Any = Object  # noqa: F811 (TVM 0.27's R.Any; the `Any` hints in this file are strings)
 Callable_ = _SInfoType(_callable)
 
 

@@ -11,9 +11,11 @@ from typing import Any
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
+from ..ir.analysis import _nodes
 from ..ir.functor import ExprMutator, ExprVisitor, substitute_vars, var_use_counts
 from ..ir.module import GlobalVar, IRModule
-from ..ir.op import CALL_DPS_PACKED, CALL_TIR, with_inferred_struct_info
+from ..ir.op import CALL_TIR, with_inferred_struct_info
+from ..ir.usage_analysis import _impure
 from .pass_infra import Pass, PassContext
 
 
@@ -27,23 +29,25 @@ def _uses(node: Any) -> set[rx.Var]:
     return set(var_use_counts(node))
 
 
-def _is_pure(value: rx.Expr) -> bool:
-    if not isinstance(value, rx.Call):
-        return True
-    # NOTE: R.call_packed / call_dps_packed may have effects; everything else is pure
-    return not isinstance(value.op, rx.ExternFunc) and value.op != CALL_DPS_PACKED
+def _is_pure(value: rx.Expr, in_dataflow: bool = False) -> bool:
+    """Whether dropping an unused binding of `value` loses no effect (dataflow blocks hold
+    pure values only; elsewhere R.call_packed and calls of impure functions have effects)."""
+    return in_dataflow or not any(isinstance(n, rx.Call) and _impure(n, None)
+                                  for n in _nodes(value) if not isinstance(n, rx.Function))
 
 
-def remove_unused(func: rx.Function) -> rx.Function:
-    """Drop bindings (in any block) whose var is never used and whose value is pure."""
-    seq = func.body
+def remove_unused(func: Any) -> Any:
+    """Drop bindings (in any block) whose var is never used and whose value is pure; takes a
+    Function or a SeqExpr (TVM's `relax.analysis.remove_all_unused`)."""
+    seq = func.body if isinstance(func, rx.Function) else func
     while True:
         used = _uses(seq)
         blocks = tuple(replace(b, bindings=tuple(
-            x for x in b.bindings if x.var in used or not _is_pure(x.value)))
+            x for x in b.bindings
+            if x.var in used or not _is_pure(x.value, isinstance(b, rx.DataflowBlock))))
             for b in seq.blocks)
         if all(len(a.bindings) == len(b.bindings) for a, b in zip(blocks, seq.blocks)):
-            return replace(func, body=seq)
+            return replace(func, body=seq) if isinstance(func, rx.Function) else seq
         seq = replace(seq, blocks=blocks)
 
 
