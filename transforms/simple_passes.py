@@ -1,5 +1,5 @@
 """Small graph passes: DeadCodeElimination, CanonicalizeBindings, ToNonDataflow, Normalize,
-LambdaLift, FoldConstant, and the passes our VM lowering makes (nearly) no-ops:
+LambdaLift, and the passes our VM lowering makes (nearly) no-ops:
 CallTIRRewrite, StaticPlanBlockMemory, KillAfterLastUse (memory is planned by the VM; see
 vm/static_plan.py).
 """
@@ -10,11 +10,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..ir import expr as rx
-from ..ir import struct_info as si
 from ..ir.analysis import _nodes
 from ..ir.functor import ExprMutator, ExprVisitor, substitute_vars, var_use_counts
 from ..ir.module import GlobalVar, IRModule
-from ..ir.op import CALL_TIR, with_inferred_struct_info
+from ..ir.op import with_inferred_struct_info
+from ..ir.type_analysis import definable_tir_vars_in_type
 from ..ir.usage_analysis import _impure
 from .pass_infra import Pass, PassContext
 
@@ -36,17 +36,24 @@ def _is_pure(value: rx.Expr, in_dataflow: bool = False) -> bool:
                                   for n in _nodes(value) if not isinstance(n, rx.Function))
 
 
+def _needed(b: Any, used: set[rx.Var], in_dataflow: bool) -> bool:
+    if b.var in used or not _is_pure(b.value, in_dataflow):
+        return True
+    # NOTE: a match_cast that defines symbolic dims is where later shapes learn them
+    return isinstance(b, rx.MatchCast) and bool(definable_tir_vars_in_type(b.struct_info))
+
+
 def remove_unused(func: Any) -> Any:
-    """Drop bindings (in any block) whose var is never used and whose value is pure; takes a
-    Function or a SeqExpr (TVM's `relax.analysis.remove_all_unused`)."""
+    """Drop bindings (in any block) whose var is never used and whose value is pure, then
+    blocks left empty; takes a Function or a SeqExpr (TVM's `remove_all_unused`)."""
     seq = func.body if isinstance(func, rx.Function) else func
     while True:
         used = _uses(seq)
         blocks = tuple(replace(b, bindings=tuple(
-            x for x in b.bindings
-            if x.var in used or not _is_pure(x.value, isinstance(b, rx.DataflowBlock))))
+            x for x in b.bindings if _needed(x, used, isinstance(b, rx.DataflowBlock))))
             for b in seq.blocks)
         if all(len(a.bindings) == len(b.bindings) for a, b in zip(blocks, seq.blocks)):
+            seq = replace(seq, blocks=tuple(b for b in blocks if b.bindings))
             return replace(func, body=seq) if isinstance(func, rx.Function) else seq
         seq = replace(seq, blocks=blocks)
 
@@ -220,42 +227,4 @@ def _bound(func: rx.Function) -> set[rx.Var]:
     return {b.var for blk in func.body.blocks for b in blk.bindings}
 
 
-def FoldConstant() -> Pass:  # noqa: N802
-    """Evaluates `call_tir` whose inputs are all constants (compiling that prim_func once) and
-    binds the result as a Constant; then drops prim_funcs nothing calls any more."""
-    def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        folder = _Folder(mod)
-        out = mod.map_functions(lambda gv, f: folder.visit(f) if isinstance(f, rx.Function)
-                                else f)
-        if not folder.folded:
-            return out
-        calls = _reachable(out, [gv.name_hint for gv, f in out.items()
-                                 if isinstance(f, rx.Function)])
-        return IRModule({gv: f for gv, f in out.items() if gv.name_hint in calls},
-                        dict(out.attrs), dict(out.global_infos))
-    return Pass(run, "FoldConstant")
-
-
-class _Folder(ExprMutator):
-    def __init__(self, mod: IRModule) -> None:
-        self.mod, self.folded = mod, 0
-
-    def visit_Call(self, call: rx.Call) -> rx.Expr:
-        if call.op != CALL_TIR or len(call.args) != 2 or not isinstance(call.args[1], rx.Tuple):
-            return call
-        inputs = call.args[1].fields
-        out = call.sinfo_args[0]
-        if not all(isinstance(a, rx.Constant) for a in inputs) or \
-                not isinstance(out, si.TensorStructInfo) or out.static_shape is None:
-            return call
-        import numpy as np
-
-        from ..vm.ndarray import array
-        from .build import build_kernels
-
-        name = call.args[0].gvar.name_hint  # type: ignore[attr-defined]
-        kernels = build_kernels(self.mod[name])
-        result = array(np.empty(out.static_shape, out.dtype))
-        kernels(*[a.data for a in inputs], result)
-        self.folded += 1
-        return rx.Constant(result, out)
+from .fold_constant import FoldConstant  # noqa: E402,F401 (its old home; pipeline.py imports it)

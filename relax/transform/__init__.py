@@ -5,6 +5,7 @@ from ...transforms.bind_params import BindParams
 from ...transforms.bind_symbolic import BindSymbolicVars
 from ...transforms.convert_layout import ConvertLayout
 from ...transforms.expr_functor import function_pass
+from ...transforms.fold_constant import FoldConstant
 from ...transforms.fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
 from ...transforms.fuse_by_pattern import FuseOpsByPattern, FusionPattern
 from ...transforms.fuse_transpose_matmul import FuseTransposeMatmul
@@ -16,7 +17,7 @@ from ...transforms.legalize import LegalizeOps
 from ...transforms.lift_params import LiftTransformParams
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from ...transforms.simple_passes import (
-    CallTIRRewrite, CanonicalizeBindings, DeadCodeElimination, FoldConstant, KillAfterLastUse,
+    CallTIRRewrite, CanonicalizeBindings, DeadCodeElimination, KillAfterLastUse,
     LambdaLift, Normalize, StaticPlanBlockMemory, ToNonDataflow,
 )
 
