@@ -6,6 +6,10 @@ from ...transforms.bind_symbolic import BindSymbolicVars
 from ...transforms.convert_layout import ConvertLayout
 from ...transforms.expr_functor import function_pass
 from ...transforms.fold_constant import FoldConstant
+from ...transforms.function_passes import (
+    AttachGlobalSymbol, ExpandTupleArguments, InlinePrivateFunctions, NormalizeGlobalVar,
+    RemoveUnusedOutputs, RemoveUnusedParameters, UpdateParamStructInfo, UpdateParamType,
+)
 from ...transforms.fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
 from ...transforms.fuse_by_pattern import FuseOpsByPattern, FusionPattern
 from ...transforms.fuse_transpose_matmul import FuseTransposeMatmul
@@ -29,4 +33,6 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "FuseTransposeMatmul", "FusionPattern", "KillAfterLastUse", "LambdaLift",
            "LegalizeOps", "MergeCompositeFunctions", "MetaScheduleApplyDatabase",
            "MetaScheduleTuneTIR", "Normalize", "RunCodegen", "StaticPlanBlockMemory",
-           "ToNonDataflow", "function_pass"]
+           "ToNonDataflow", "function_pass", "AttachGlobalSymbol", "ExpandTupleArguments",
+           "InlinePrivateFunctions", "NormalizeGlobalVar", "RemoveUnusedOutputs",
+           "RemoveUnusedParameters", "UpdateParamStructInfo", "UpdateParamType"]
