@@ -5,6 +5,7 @@ from ...transforms.bind_params import BindParams
 from ...transforms.bind_symbolic import BindSymbolicVars
 from ...transforms.convert_layout import ConvertLayout
 from ...transforms.expr_functor import function_pass
+from ...transforms.dataflow_passes import ConvertToDataflow, TopologicalSort
 from ...transforms.fold_constant import FoldConstant
 from ...transforms.function_passes import (
     AttachGlobalSymbol, ExpandTupleArguments, InlinePrivateFunctions, NormalizeGlobalVar,
@@ -35,4 +36,5 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "MetaScheduleTuneTIR", "Normalize", "RunCodegen", "StaticPlanBlockMemory",
            "ToNonDataflow", "function_pass", "AttachGlobalSymbol", "ExpandTupleArguments",
            "InlinePrivateFunctions", "NormalizeGlobalVar", "RemoveUnusedOutputs",
-           "RemoveUnusedParameters", "UpdateParamStructInfo", "UpdateParamType"]
+           "RemoveUnusedParameters", "UpdateParamStructInfo", "UpdateParamType",
+           "ConvertToDataflow", "TopologicalSort"]
