@@ -19,6 +19,7 @@ from ...transforms.graph_rewrites import (
     FoldBatchnormToConv2D,
 )
 from ...transforms.legalize import LegalizeOps
+from ...transforms.matmul_order import AdjustMatmulOrder
 from ...transforms.lift_params import LiftTransformParams
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from ...transforms.simple_passes import (
@@ -37,4 +38,4 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "ToNonDataflow", "function_pass", "AttachGlobalSymbol", "ExpandTupleArguments",
            "InlinePrivateFunctions", "NormalizeGlobalVar", "RemoveUnusedOutputs",
            "RemoveUnusedParameters", "UpdateParamStructInfo", "UpdateParamType",
-           "ConvertToDataflow", "TopologicalSort"]
+           "ConvertToDataflow", "TopologicalSort", "AdjustMatmulOrder"]
