@@ -20,6 +20,10 @@ from ...transforms.graph_rewrites import (
 )
 from ...transforms.legalize import LegalizeOps
 from ...transforms.matmul_order import AdjustMatmulOrder
+from ...transforms.matmul_rewrites import (
+    CombineParallelMatmul, ExpandMatmulOfSum, ReorderPermuteDimsAfterConcat,
+    ReorderTakeAfterMatmul,
+)
 from ...transforms.lift_params import LiftTransformParams
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from ...transforms.simple_passes import (
@@ -38,4 +42,6 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "ToNonDataflow", "function_pass", "AttachGlobalSymbol", "ExpandTupleArguments",
            "InlinePrivateFunctions", "NormalizeGlobalVar", "RemoveUnusedOutputs",
            "RemoveUnusedParameters", "UpdateParamStructInfo", "UpdateParamType",
-           "ConvertToDataflow", "TopologicalSort", "AdjustMatmulOrder"]
+           "ConvertToDataflow", "TopologicalSort", "AdjustMatmulOrder",
+           "CombineParallelMatmul", "ExpandMatmulOfSum", "ReorderPermuteDimsAfterConcat",
+           "ReorderTakeAfterMatmul"]
