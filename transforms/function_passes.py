@@ -317,7 +317,8 @@ class _FoldItems(ExprMutator):
 
 def _simplify(func: rx.Function) -> rx.Function:
     """Fold known tuple items, drop `y = x` bindings and what nothing uses any more."""
-    from .simple_passes import canonicalize, remove_unused
+    from .canonicalize import canonicalize
+    from .simple_passes import remove_unused
 
     func = _FoldItems(get_var2val(func)).visit(func)
     return remove_unused(canonicalize(func))

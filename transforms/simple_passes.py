@@ -92,27 +92,10 @@ def DeadCodeElimination(entry_functions: list[str] | None = None) -> Pass:  # no
     return Pass(run, "DeadCodeElimination")
 
 
-def canonicalize(func: rx.Function) -> rx.Function:
-    """`y = x` bindings vanish: later uses of y read x (output vars keep their binding when x
-    is a dataflow var, since x is invisible outside the block)."""
-    mapping: dict[rx.Var, rx.Expr] = {}
-    blocks = []
-    for blk in func.body.blocks:
-        kept = []
-        for b in blk.bindings:
-            value = substitute_vars(b.value, mapping) if mapping else b.value
-            trivial = isinstance(b, rx.VarBinding) and isinstance(value, rx.Var) and (
-                isinstance(b.var, rx.DataflowVar) or not isinstance(value, rx.DataflowVar))
-            if trivial:
-                mapping[b.var] = value
-            else:
-                kept.append(replace(b, value=value))
-        blocks.append(replace(blk, bindings=tuple(kept)))
-    body = substitute_vars(func.body.body, mapping) if mapping else func.body.body
-    return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
-
-
 def CanonicalizeBindings() -> Pass:  # noqa: N802
+    """Drop bindings that only rename a value (transforms/canonicalize.py)."""
+    from .canonicalize import canonicalize
+
     return _function_pass("CanonicalizeBindings", canonicalize)
 
 
