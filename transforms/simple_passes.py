@@ -78,18 +78,26 @@ def _reachable(mod: IRModule, entries: list[str]) -> set[str]:
     return names
 
 
+def eliminate_dead_code(mod: IRModule, entries: list[str] | None = None,
+                        keep_public_prim_funcs: bool = True) -> IRModule:
+    """`mod` without unused pure bindings and without the functions that no entry reaches.
+    Entries are `entries` and every function with a `global_symbol` (TVM keeps what other
+    modules may link to); `keep_public_prim_funcs=False` lets kernels go that only relax
+    functions used to call (what FuseTIR wants after fusing them away)."""
+    mod = mod.map_functions(lambda gv, f: remove_unused(f) if isinstance(f, rx.Function)
+                            else f)
+    public = [gv.name_hint for gv, f in mod.items() if "global_symbol" in getattr(
+        f, "attr_dict", {}) and (keep_public_prim_funcs or isinstance(f, rx.Function))]
+    keep = _reachable(mod, list(entries or []) + public)
+    return IRModule({gv: f for gv, f in mod.items() if gv.name_hint in keep},
+                    dict(mod.attrs), dict(mod.global_infos))
+
+
 def DeadCodeElimination(entry_functions: list[str] | None = None) -> Pass:  # noqa: N802
-    """Removes unused pure bindings, then functions no entry function reaches."""
-    def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        mod = mod.map_functions(lambda gv, f: remove_unused(f) if isinstance(f, rx.Function)
-                                else f)
-        entries = entry_functions or [gv.name_hint for gv, f in mod.items()
-                                      if isinstance(f, rx.Function) and
-                                      not f.attr_dict.get("Primitive")]
-        keep = _reachable(mod, entries)
-        return IRModule({gv: f for gv, f in mod.items() if gv.name_hint in keep},
-                        dict(mod.attrs), dict(mod.global_infos))
-    return Pass(run, "DeadCodeElimination")
+    """Removes unused pure bindings, then the functions that neither an entry function nor a
+    public function (one with a `global_symbol`) reaches."""
+    return Pass(lambda mod, ctx: eliminate_dead_code(mod, entry_functions),
+                "DeadCodeElimination")
 
 
 def CanonicalizeBindings() -> Pass:  # noqa: N802
