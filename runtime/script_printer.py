@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
 
 
@@ -21,4 +22,19 @@ class PrinterConfig:
     extra: dict = field(default_factory=dict)
 
 
-__all__ = ["PrinterConfig"]
+class Scriptable(abc.ABC):  # noqa: B024
+    """What has `script()` and `show()`: modules and functions of both IRs."""
+
+
+def _register_scriptables() -> None:
+    from ..ir.expr import Function
+    from ..ir.module import IRModule
+    from ..tir.function import PrimFunc
+
+    for cls in (IRModule, Function, PrimFunc):
+        Scriptable.register(cls)
+
+
+_register_scriptables()
+
+__all__ = ["PrinterConfig", "Scriptable"]

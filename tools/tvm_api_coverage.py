@@ -39,6 +39,11 @@ NOT_APPLICABLE = [
     (r"(?i)grad|gradient|training", "training-only"),
     (r"(?i)ffi|_object|Object$|ObjectRef|register_object|register_func_attr|FFI",
      "TVM's C++ object system"),
+    (r"^ObjectConvertible$", "TVM's C++ object system"),
+    (r"^(load_static_library|system_lib)$",
+     "native libraries linked into TVM's C++ runtime (tvmlite loads its own exports)"),
+    (r"^(GenericConst|OpaqueExpr|OpaqueType|TensorLoad|TensorRegion)$",
+     "TVM 0.27's internal unified-IR nodes, not a user-facing API"),
 ]
 
 
