@@ -4,7 +4,9 @@ from ...meta_schedule import MetaScheduleApplyDatabase, MetaScheduleTuneTIR
 from ...transforms.bind_params import BindParams
 from ...transforms.bind_symbolic import BindSymbolicVars
 from ...transforms.convert_layout import ConvertLayout
-from ...transforms.expr_functor import function_pass
+from ...transforms.expr_functor import (
+    DataflowBlockPass, FunctionPass, dataflowblock_pass, function_pass,
+)
 from ...transforms.dataflow_passes import ConvertToDataflow, TopologicalSort
 from ...transforms.fold_constant import FoldConstant
 from ...transforms.function_passes import (
@@ -19,7 +21,11 @@ from ...transforms.graph_rewrites import (
     FoldBatchnormToConv2D,
 )
 from ...transforms.legalize import LegalizeOps
+from ...transforms.fuse_by_pattern import _CheckContext as PatternCheckContext
 from ...transforms.matmul_order import AdjustMatmulOrder
+from ...transforms.module_passes import (
+    BundleModelParams, MetaScheduleTuneIRMod, RemovePurityChecking,
+)
 from ...transforms.matmul_rewrites import (
     CombineParallelMatmul, ExpandMatmulOfSum, ReorderPermuteDimsAfterConcat,
     ReorderTakeAfterMatmul,
@@ -44,4 +50,6 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "RemoveUnusedParameters", "UpdateParamStructInfo", "UpdateParamType",
            "ConvertToDataflow", "TopologicalSort", "AdjustMatmulOrder",
            "CombineParallelMatmul", "ExpandMatmulOfSum", "ReorderPermuteDimsAfterConcat",
-           "ReorderTakeAfterMatmul"]
+           "ReorderTakeAfterMatmul", "DataflowBlockPass", "FunctionPass",
+           "dataflowblock_pass", "PatternCheckContext", "BundleModelParams",
+           "MetaScheduleTuneIRMod", "RemovePurityChecking"]
