@@ -31,6 +31,7 @@ from ...transforms.matmul_rewrites import (
     ReorderTakeAfterMatmul,
 )
 from ...transforms.lift_params import LiftTransformParams
+from ...transforms.reshape_rewrite import RewriteDataflowReshape
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from ...transforms.simple_passes import (
     CallTIRRewrite, CanonicalizeBindings, DeadCodeElimination, KillAfterLastUse,
@@ -52,4 +53,4 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "CombineParallelMatmul", "ExpandMatmulOfSum", "ReorderPermuteDimsAfterConcat",
            "ReorderTakeAfterMatmul", "DataflowBlockPass", "FunctionPass",
            "dataflowblock_pass", "PatternCheckContext", "BundleModelParams",
-           "MetaScheduleTuneIRMod", "RemovePurityChecking"]
+           "MetaScheduleTuneIRMod", "RemovePurityChecking", "RewriteDataflowReshape"]

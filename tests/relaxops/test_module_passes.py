@@ -133,3 +133,45 @@ def test_meta_schedule_tune_irmod_records_the_chosen_kernels(tmp_path):
     assert out is Mod and "add_one" in applied.names()
     records = (tmp_path / "database_tuning_record.json").read_text().splitlines()
     assert len(records) >= 1  # measured schedules of add_one
+
+
+@I.ir_module
+class ReshapeKernels:
+    @T.prim_func
+    def flatten(a: T.Buffer((2, 3), "float32"), b: T.Buffer((6,), "float32")):
+        for i in range(6):
+            with T.block("T_reshape"):
+                vi = T.axis.remap("S", [i])
+                b[vi] = a[vi // 3, vi % 3]
+
+    @T.prim_func
+    def transpose(a: T.Buffer((6,), "float32"), b: T.Buffer((6,), "float32")):
+        for i in range(6):
+            with T.block("T_shuffle"):
+                vi = T.axis.remap("S", [i])
+                b[vi] = a[(vi % 2) * 3 + vi // 2]
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        cls = ReshapeKernels
+        with R.dataflow():
+            y = R.call_tir(cls.flatten, (x,), R.Tensor((6,), "float32"))
+            z = R.call_tir(cls.transpose, (y,), R.Tensor((6,), "float32"))
+            w = R.call_tir(cls.flatten, (x,), R.Tensor((6,), "float32"))
+            out = R.add(z, w)
+            R.output(out)
+        return out
+
+
+def test_rewrite_dataflow_reshape_turns_only_reshape_kernels_into_reshape():
+    after = relax.transform.RewriteDataflowReshape()(ReshapeKernels)
+    values = [b.value for b in after["main"].body.blocks[0].bindings]
+    assert values[0].op.name == "relax.reshape"
+    assert [int(d.value) for d in values[0].args[1].values] == [6]
+    assert values[1].op.name == "relax.call_tir"  # a shuffle is not a reshape
+    assert values[2].op.name == "relax.reshape"
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    ex = relax.build(after, target="llvm")
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
+    flat = x.reshape(-1)
+    np.testing.assert_array_equal(got, flat[[(i % 2) * 3 + i // 2 for i in range(6)]] + flat)
