@@ -11,9 +11,8 @@ from typing import Any
 
 from ..ir import expr as rx
 from ..ir.analysis import _nodes
-from ..ir.functor import ExprMutator, ExprVisitor, substitute_vars, var_use_counts
+from ..ir.functor import ExprVisitor, substitute_vars, var_use_counts
 from ..ir.module import GlobalVar, IRModule
-from ..ir.op import with_inferred_struct_info
 from ..ir.type_analysis import definable_tir_vars_in_type
 from ..ir.usage_analysis import _impure
 from .pass_infra import Pass, PassContext
@@ -148,34 +147,10 @@ def KillAfterLastUse() -> Pass:  # noqa: N802
     return _function_pass("KillAfterLastUse", lambda f: f.with_attr("relax.kill_dead", True))
 
 
-class _Renormalize(ExprMutator):
-    def visit_Call(self, call: rx.Call) -> rx.Expr:
-        call = self.generic_visit(call)
-        if isinstance(call.op, rx.Op) and call.struct_info is None:
-            return with_inferred_struct_info(call)
-        return call
-
-
-def normalize(func: rx.Function) -> rx.Function:
-    """Fill in missing struct info of operator calls and of the vars bound to them."""
-    func = _Renormalize().visit(func)
-    mapping: dict[rx.Var, rx.Expr] = {}
-    blocks = []
-    for blk in func.body.blocks:
-        out = []
-        for b in blk.bindings:
-            value = substitute_vars(b.value, mapping) if mapping else b.value
-            var = b.var
-            if var.struct_info is None and value.struct_info is not None:
-                var = type(var)(var.name_hint, value.struct_info, var.span)
-                mapping[b.var] = var
-            out.append(replace(b, var=var, value=value))
-        blocks.append(replace(blk, bindings=tuple(out)))
-    body = substitute_vars(func.body.body, mapping) if mapping else func.body.body
-    return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
-
-
 def Normalize() -> Pass:  # noqa: N802
+    """A-normal form, as the parser builds it (transforms/normalize.py)."""
+    from .normalize import normalize
+
     return _function_pass("Normalize", normalize)
 
 
