@@ -34,6 +34,9 @@ from ..script.relax import (  # noqa: F401 (relax.call_tir(...) as BlockBuilder 
 from ..tir.expr import Span  # noqa: F401
 from ..transforms.bind_params import BindParams  # noqa: F401 (relax.BindParams, old spelling)
 from ..transforms.pipeline import get_pipeline  # noqa: F401
+from ..transforms.relax_utils import (  # noqa: F401
+    convert_to_expr, get_shape_of, register_pipeline,
+)
 from ..vm.executable import Executable as VMExecutable  # noqa: F401
 from ..vm.vm import VirtualMachine  # noqa: F401
 from . import (  # noqa: F401

@@ -31,7 +31,7 @@ from ...transforms.matmul_rewrites import (
     ReorderTakeAfterMatmul,
 )
 from ...transforms.lift_params import LiftTransformParams
-from ...transforms.reshape_rewrite import RewriteDataflowReshape
+from ...transforms.reshape_rewrite import RemoveRedundantReshape, RewriteDataflowReshape
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from ...transforms.simple_passes import (
     CallTIRRewrite, CanonicalizeBindings, DeadCodeElimination, KillAfterLastUse,
@@ -53,4 +53,5 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "CombineParallelMatmul", "ExpandMatmulOfSum", "ReorderPermuteDimsAfterConcat",
            "ReorderTakeAfterMatmul", "DataflowBlockPass", "FunctionPass",
            "dataflowblock_pass", "PatternCheckContext", "BundleModelParams",
-           "MetaScheduleTuneIRMod", "RemovePurityChecking", "RewriteDataflowReshape"]
+           "MetaScheduleTuneIRMod", "RemovePurityChecking", "RewriteDataflowReshape",
+           "RemoveRedundantReshape"]

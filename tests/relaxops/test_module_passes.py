@@ -175,3 +175,49 @@ def test_rewrite_dataflow_reshape_turns_only_reshape_kernels_into_reshape():
     got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
     flat = x.reshape(-1)
     np.testing.assert_array_equal(got, flat[[(i % 2) * 3 + i // 2 for i in range(6)]] + flat)
+
+
+def test_relax_utils_convert_shape_and_pipelines():
+    e = relax.convert_to_expr((1, "a"))
+    assert isinstance(e, relax.Tuple) and isinstance(e.fields[1], relax.StringImm)
+    assert isinstance(relax.convert_to_expr(2.5), relax.PrimValue)
+    with __import__("pytest").raises(TypeError, match="Cannot convert"):
+        relax.convert_to_expr(object())
+    n = tvm.tir.Var("n", "int64")
+    shape = relax.get_shape_of(relax.Var("x", R.Tensor((n, 3), "float32")))
+    assert isinstance(shape, relax.ShapeExpr) and shape.values[0] is n
+    assert int(shape.values[1].value) == 3
+
+    @relax.register_pipeline("test_only_canonicalize")
+    def make():
+        return relax.transform.CanonicalizeBindings()
+
+    assert relax.get_pipeline("test_only_canonicalize").name == "CanonicalizeBindings"
+
+
+def test_remove_redundant_reshape():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3, 1), "float32")):
+            with R.dataflow():
+                a = R.reshape(x, R.shape([6, 1]))
+                b = R.reshape(a, R.shape([2, 3]))
+                c = R.reshape(b, R.shape([2, 3]))  # already that shape
+                d = R.add(c, c)
+                R.output(d)
+            return d
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((2, 3, 1), "float32")):
+            with R.dataflow():
+                b = R.reshape(x, R.shape([2, 3]))
+                d = R.add(b, b)
+                R.output(d)
+            return d
+
+    after = relax.transform.DeadCodeElimination()(
+        relax.transform.RemoveRedundantReshape()(Before))
+    assert_structural_equal(after, Expected)
