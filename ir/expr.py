@@ -111,6 +111,15 @@ class Var(Expr):
         """TVM 0.27's spelling of `name_hint`."""
         return self.name_hint
 
+    def __call__(self, *args: Any) -> Call:
+        """`f(x, y)` for a variable holding a function: a call of it (TVM's closures and
+        callback parameters such as `fget_param`)."""
+        from .struct_info import FuncStructInfo
+
+        sinfo = self.struct_info
+        ret = sinfo.ret if isinstance(sinfo, FuncStructInfo) else None
+        return Call(self, tuple(_as_expr(a) for a in args), struct_info=ret)
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class DataflowVar(Var):
@@ -335,3 +344,11 @@ class Function(Expr):
         from ..script.highlight import html_of
 
         return html_of(self)
+
+
+def _as_expr(value: Any) -> Expr:
+    if isinstance(value, Expr):
+        return value
+    from ..script.parser.relax_parser import to_expr  # Python values, as the parser has them
+
+    return to_expr(value)

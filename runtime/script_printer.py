@@ -23,18 +23,15 @@ class PrinterConfig:
 
 
 class Scriptable(abc.ABC):  # noqa: B024
-    """What has `script()` and `show()`: modules and functions of both IRs."""
+    """What has `script()` and `show()`: modules and functions of both IRs. Membership is by
+    those methods, so loading an executable never imports the IR to answer it."""
 
+    @classmethod
+    def __subclasshook__(cls, sub: type) -> bool:
+        if cls is Scriptable and all(callable(getattr(sub, m, None)) for m in ("script",
+                                                                               "show")):
+            return True
+        return NotImplemented
 
-def _register_scriptables() -> None:
-    from ..ir.expr import Function
-    from ..ir.module import IRModule
-    from ..tir.function import PrimFunc
-
-    for cls in (IRModule, Function, PrimFunc):
-        Scriptable.register(cls)
-
-
-_register_scriptables()
 
 __all__ = ["PrinterConfig", "Scriptable"]

@@ -20,6 +20,7 @@ from ...transforms.graph_rewrites import (
     DecomposeOpsForInference, DecomposeOpsForTraining, EliminateCommonSubexpr,
     FoldBatchnormToConv2D,
 )
+from ...transforms.lazy_params import LazyGetInput, LazySetOutput, LazyTransformParams
 from ...transforms.legalize import LegalizeOps
 from ...transforms.fuse_by_pattern import _CheckContext as PatternCheckContext
 from ...transforms.matmul_order import AdjustMatmulOrder
@@ -54,4 +55,5 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "ReorderTakeAfterMatmul", "DataflowBlockPass", "FunctionPass",
            "dataflowblock_pass", "PatternCheckContext", "BundleModelParams",
            "MetaScheduleTuneIRMod", "RemovePurityChecking", "RewriteDataflowReshape",
-           "RemoveRedundantReshape"]
+           "RemoveRedundantReshape", "LazyGetInput", "LazySetOutput",
+           "LazyTransformParams"]
