@@ -24,6 +24,7 @@ from ...transforms.lazy_params import LazyGetInput, LazySetOutput, LazyTransform
 from ...transforms.legalize import LegalizeOps
 from ...transforms.fuse_by_pattern import _CheckContext as PatternCheckContext
 from ...transforms.matmul_order import AdjustMatmulOrder
+from ...transforms.mixed_precision import ToMixedPrecision
 from ...transforms.module_passes import (
     BundleModelParams, MetaScheduleTuneIRMod, RemovePurityChecking,
 )
@@ -56,4 +57,4 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "dataflowblock_pass", "PatternCheckContext", "BundleModelParams",
            "MetaScheduleTuneIRMod", "RemovePurityChecking", "RewriteDataflowReshape",
            "RemoveRedundantReshape", "LazyGetInput", "LazySetOutput",
-           "LazyTransformParams"]
+           "LazyTransformParams", "ToMixedPrecision"]

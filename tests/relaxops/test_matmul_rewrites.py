@@ -199,3 +199,36 @@ def test_combine_parallel_matmul_runs_the_same():
     x, w1, w2, w3 = _rand(3, 8), _rand(8, 4), _rand(8, 5), _rand(8, 6)
     ref = np.concatenate([x @ w1, np.maximum(x @ w2, 0), x @ w3], axis=1)
     np.testing.assert_allclose(_run(after, x, w1, w2, w3), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_to_mixed_precision_runs_products_in_float16():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((4, 8), "float32"), w: R.Tensor((8, 3), "float32")):
+            with R.dataflow():
+                y = R.matmul(x, w)
+                z = R.nn.relu(y)
+                R.output(z)
+            return z
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((4, 8), "float32"), w: R.Tensor((8, 3), "float32")):
+            with R.dataflow():
+                xh = R.astype(x, "float16")
+                wh = R.astype(w, "float16")
+                y = R.matmul(xh, wh, out_dtype="float32")
+                z = R.nn.relu(y)
+                R.output(z)
+            return z
+
+    after = relax.transform.ToMixedPrecision()(Before)
+    assert_structural_equal(after, Expected)
+    x, w = _rand(4, 8), _rand(8, 3)
+    ref = np.maximum(x.astype("float16").astype("float32") @ w.astype("float16").astype(
+        "float32"), 0)
+    np.testing.assert_allclose(_run(after, x, w), ref, rtol=1e-5, atol=1e-5)
+    half = relax.transform.ToMixedPrecision(out_dtype="float16")(Before)
+    np.testing.assert_allclose(_run(half, x, w), np.maximum(x @ w, 0), rtol=1e-2, atol=1e-2)
