@@ -49,6 +49,9 @@ NOT_APPLICABLE = [
      "(transforms/lower_to_vm.py)"),
     (r"^(RewriteCUDAGraph)$", "CUDA graph capture in TVM's C++ runtime"),
     (r"^(SplitCallTIRByPattern)$", "CUTLASS kernel splitting (no CUTLASS backend)"),
+    (r"^(RealizeVDevice|UpdateVDevice|SpecializePrimFuncBasedOnCallSite)$",
+     "virtual-device planning for heterogeneous execution (texture memory scopes); tvmlite "
+     "runs a module on one device"),
     (r"^(SplitLayoutRewritePreproc|AttachAttrLayoutFreeBuffers)$",
      "MetaSchedule's layout-rewrite postprocessing, which tvmlite's tuner does not do"),
 ]

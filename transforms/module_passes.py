@@ -124,3 +124,22 @@ def MetaScheduleTuneIRMod(params: dict[str, Any] | None = None, work_dir: str = 
         tune(chosen)
         return mod
     return Pass(run, "MetaScheduleTuneIRMod")
+
+
+# -- AttachExternModules ---------------------------------------------------------------------
+
+
+def AttachExternModules(extern_modules: list[Any]) -> Pass:  # noqa: N802
+    """Load each external module (anything with `load()`, such as TVM's
+    `nn.ExternModule`) and append it to the module's `external_mods` attribute."""
+    for ext in extern_modules:
+        if not callable(getattr(ext, "load", None)):
+            raise TypeError(f"AttachExternModules: {ext!r} has no load() method; expected an "
+                            "external module")
+
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        attrs = dict(mod.attrs)
+        attrs["external_mods"] = list(attrs.get("external_mods", [])) + [
+            ext.load() for ext in extern_modules]
+        return IRModule(dict(mod.functions), attrs, dict(mod.global_infos))
+    return Pass(run, "AttachExternModules")

@@ -26,7 +26,7 @@ from ...transforms.fuse_by_pattern import _CheckContext as PatternCheckContext
 from ...transforms.matmul_order import AdjustMatmulOrder
 from ...transforms.mixed_precision import ToMixedPrecision
 from ...transforms.module_passes import (
-    BundleModelParams, MetaScheduleTuneIRMod, RemovePurityChecking,
+    AttachExternModules, BundleModelParams, MetaScheduleTuneIRMod, RemovePurityChecking,
 )
 from ...transforms.matmul_rewrites import (
     CombineParallelMatmul, ExpandMatmulOfSum, ReorderPermuteDimsAfterConcat,
@@ -57,4 +57,5 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "dataflowblock_pass", "PatternCheckContext", "BundleModelParams",
            "MetaScheduleTuneIRMod", "RemovePurityChecking", "RewriteDataflowReshape",
            "RemoveRedundantReshape", "LazyGetInput", "LazySetOutput",
-           "LazyTransformParams", "ToMixedPrecision"]
+           "LazyTransformParams", "ToMixedPrecision",
+           "AttachExternModules"]

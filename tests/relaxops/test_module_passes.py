@@ -221,3 +221,19 @@ def test_remove_redundant_reshape():
     after = relax.transform.DeadCodeElimination()(
         relax.transform.RemoveRedundantReshape()(Before))
     assert_structural_equal(after, Expected)
+
+
+def test_attach_extern_modules_loads_each_one():
+    class Ext:
+        def __init__(self, name):
+            self.name = name
+
+        def load(self):
+            return f"loaded {self.name}"
+
+    after = relax.transform.AttachExternModules([Ext("a"), Ext("b")])(ReshapeKernels)
+    assert after.attrs["external_mods"] == ["loaded a", "loaded b"]
+    again = relax.transform.AttachExternModules([Ext("c")])(after)
+    assert again.attrs["external_mods"] == ["loaded a", "loaded b", "loaded c"]
+    with __import__("pytest").raises(TypeError, match="no load"):
+        relax.transform.AttachExternModules([object()])
