@@ -43,6 +43,7 @@ from . import (  # noqa: F401
     analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, transform, vm,
 )
 from .block_builder import BlockBuilder  # noqa: F401
+from .binding_rewrite import DataflowBlockRewrite  # noqa: F401
 from .expr_functor import PyExprMutator, PyExprVisitor  # noqa: F401
 from .vm_build import build  # noqa: F401
 
