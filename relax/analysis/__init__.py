@@ -5,6 +5,7 @@ from typing import Any
 from ...ir.analysis import (
     all_global_vars, all_vars, bound_vars, free_vars, get_var2val, name_to_binding,
 )
+from ...ir.memory_estimate import estimate_memory_usage
 from ...ir.reshape_pattern import has_reshape_pattern
 from ...ir.type_analysis import (
     BaseCheckResult, collect_non_negative_expressions, definable_tir_vars_in_type,
@@ -37,7 +38,8 @@ __all__ = ["BaseCheckResult", "all_global_vars", "all_vars", "bound_vars", "chec
            "collect_non_negative_expressions", "computable_at_compile_time",
            "contains_impure_call", "definable_tir_vars_in_struct_info",
            "definable_tir_vars_in_type", "defined_symbolic_vars", "derive_call_ret_struct_info",
-           "derive_call_ret_type", "detect_recursion", "erase_to_well_defined", "free_vars",
+           "derive_call_ret_type", "detect_recursion", "estimate_memory_usage",
+           "erase_to_well_defined", "free_vars",
            "free_symbolic_vars", "get_static_type", "get_var2val", "has_reshape_pattern",
            "name_to_binding", "post_order_visit", "remove_all_unused", "struct_info_base_check",
            "struct_info_lca", "tir_vars_in_struct_info", "tir_vars_in_type", "type_base_check",
