@@ -174,3 +174,32 @@ def dataflowblock_pass(pass_func: Any = None, opt_level: int = 0, name: str | No
 
 
 __all__ += ["DataflowBlockPass", "FunctionPass", "dataflowblock_pass"]
+
+
+_FUNCTOR_METHODS = {
+    rx.Constant: "visit_constant_", rx.Tuple: "visit_tuple_", rx.DataflowVar: "visit_dataflow_var_",
+    rx.Var: "visit_var_", rx.ShapeExpr: "visit_shape_expr_", rx.ExternFunc: "visit_extern_func_",
+    rx.GlobalVarRef: "visit_global_var_", rx.Function: "visit_function_", rx.Call: "visit_call_",
+    rx.SeqExpr: "visit_seq_expr_", rx.If: "visit_if_", rx.Op: "visit_op_",
+    rx.TupleGetItem: "visit_tuple_getitem_", rx.PrimValue: "visit_prim_value_",
+    rx.StringImm: "visit_string_imm_",
+}
+
+
+class ExprFunctor:
+    """TVM's abstract visitor over relax expressions: `visit_expr(e)` calls the
+    `visit_<kind>_` method for `e`'s class, which a subclass defines (unlike PyExprVisitor, no
+    method has a default: an expression kind the subclass did not expect is an error)."""
+
+    def visit_expr(self, expr: rx.Expr) -> Any:
+        name = _FUNCTOR_METHODS.get(type(expr))
+        if name is None:
+            raise TypeError(f"ExprFunctor: {type(expr).__name__} is not a relax expression")
+        method = getattr(self, name, None)
+        if method is None:
+            raise NotImplementedError(f"{type(self).__name__} does not define {name}, needed "
+                                      f"for a {type(expr).__name__}")
+        return method(expr)
+
+
+__all__ += ["ExprFunctor"]

@@ -64,3 +64,17 @@ def test_add_and_remove_all_unused():
     with pytest.raises(RuntimeError, match="Cannot find"):
         untouched.replace_all_uses(relax.Var("m"), relax.Var("m"))
     assert isinstance(tvm.relax.DataflowBlockRewrite, type)
+
+
+def test_expr_functor_dispatches_by_kind_without_defaults():
+    class CountCalls(relax.ExprFunctor):
+        def visit_call_(self, call):
+            return 1 + sum(self.visit_expr(a) for a in call.args)
+
+        def visit_var_(self, var):
+            return 0
+
+    x = relax.Var("x", R.Tensor((2,), "float32"))
+    assert CountCalls().visit_expr(relax.op.add(relax.op.exp(x), x)) == 2
+    with pytest.raises(NotImplementedError, match="visit_constant_"):
+        CountCalls().visit_expr(relax.op.add(x, relax.const(1.0, "float32")))
