@@ -8,6 +8,7 @@ from ...transforms.expr_functor import (
     DataflowBlockPass, FunctionPass, dataflowblock_pass, function_pass,
 )
 from ...transforms.dataflow_passes import ConvertToDataflow, TopologicalSort
+from ...transforms.fast_math import FastMathTransform
 from ...transforms.fold_constant import FoldConstant
 from ...transforms.function_passes import (
     AttachGlobalSymbol, ExpandTupleArguments, InlinePrivateFunctions, NormalizeGlobalVar,
@@ -58,4 +59,4 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "MetaScheduleTuneIRMod", "RemovePurityChecking", "RewriteDataflowReshape",
            "RemoveRedundantReshape", "LazyGetInput", "LazySetOutput",
            "LazyTransformParams", "ToMixedPrecision",
-           "AttachExternModules"]
+           "AttachExternModules", "FastMathTransform"]
