@@ -143,3 +143,49 @@ def AttachExternModules(extern_modules: list[Any]) -> Pass:  # noqa: N802
             ext.load() for ext in extern_modules]
         return IRModule(dict(mod.functions), attrs, dict(mod.global_infos))
     return Pass(run, "AttachExternModules")
+
+
+# -- AlterOpImpl -----------------------------------------------------------------------------
+
+
+def AlterOpImpl(op_impl_map: dict[str, Any], op_buffer_transforms: dict[str, list[Any]],  # noqa: N802
+                op_buffer_axis_separators: dict[str, Any] | None = None,
+                op_buffer_input_axis_separators: dict[str, Any] | None = None) -> Pass:
+    """Calls of kernels whose `operator_name` attribute is a key of `op_impl_map` call the
+    replacement kernel instead (added as `<operator_name>_replacement`, dots as underscores).
+    Replacements that change buffer layouts (non-empty `op_buffer_transforms`) need
+    `R.layout_transform`, which tvmlite does not have yet: they are refused."""
+    from ..ir.op import CALL_TIR
+    from ..ir.module import GlobalVar
+    from ..tir.function import PrimFunc
+
+    for name, changes in (op_buffer_transforms or {}).items():
+        if changes:
+            raise NotImplementedError(f"AlterOpImpl: {name!r} changes buffer layouts, which "
+                                      "needs R.layout_transform; tvmlite replaces kernels "
+                                      "only where the layouts stay as they are")
+
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        funcs = dict(mod.functions)
+        replaced: dict[str, GlobalVar] = {}
+        for gv, f in mod.items():
+            op_name = f.attr_dict.get("operator_name") if isinstance(f, PrimFunc) else None
+            if op_name in op_impl_map:
+                new_gv = GlobalVar(str(op_name).replace(".", "_") + "_replacement")
+                funcs[new_gv] = op_impl_map[op_name]
+                replaced[gv.name_hint] = new_gv
+
+        class _Swap(ExprMutator):
+            def visit_Call(self, call: rx.Call) -> rx.Expr:
+                call = self.generic_visit(call)
+                callee = call.args[0] if call.op == CALL_TIR and call.args else None
+                if isinstance(callee, rx.GlobalVarRef) and callee.gvar.name_hint in replaced:
+                    new = replace(callee, gvar=replaced[callee.gvar.name_hint])
+                    return replace(call, args=(new, *call.args[1:]))
+                return call
+
+        for gv, f in list(funcs.items()):
+            if isinstance(f, rx.Function):
+                funcs[gv] = _Swap().visit(f)
+        return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
+    return Pass(run, "AlterOpImpl")

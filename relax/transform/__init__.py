@@ -27,7 +27,8 @@ from ...transforms.fuse_by_pattern import _CheckContext as PatternCheckContext
 from ...transforms.matmul_order import AdjustMatmulOrder
 from ...transforms.mixed_precision import ToMixedPrecision
 from ...transforms.module_passes import (
-    AttachExternModules, BundleModelParams, MetaScheduleTuneIRMod, RemovePurityChecking,
+    AlterOpImpl, AttachExternModules, BundleModelParams, MetaScheduleTuneIRMod,
+    RemovePurityChecking,
 )
 from ...transforms.matmul_rewrites import (
     CombineParallelMatmul, ExpandMatmulOfSum, ReorderPermuteDimsAfterConcat,
@@ -59,4 +60,4 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "MetaScheduleTuneIRMod", "RemovePurityChecking", "RewriteDataflowReshape",
            "RemoveRedundantReshape", "LazyGetInput", "LazySetOutput",
            "LazyTransformParams", "ToMixedPrecision",
-           "AttachExternModules", "FastMathTransform"]
+           "AttachExternModules", "FastMathTransform", "AlterOpImpl"]

@@ -237,3 +237,40 @@ def test_attach_extern_modules_loads_each_one():
     assert again.attrs["external_mods"] == ["loaded a", "loaded b", "loaded c"]
     with __import__("pytest").raises(TypeError, match="no load"):
         relax.transform.AttachExternModules([object()])
+
+
+def test_alter_op_impl_swaps_the_kernel_of_an_operator():
+    @I.ir_module
+    class Before:
+        @T.prim_func(private=True)
+        def mul_by_2(a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32")):
+            T.func_attr({"operator_name": "relax.mul_by_2"})
+            for i in range(4):
+                with T.block("b"):
+                    vi = T.axis.remap("S", [i])
+                    b[vi] = a[vi] * T.float32(2)
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            cls = Before
+            y = R.call_tir(cls.mul_by_2, (x,), R.Tensor((4,), "float32"))
+            return y
+
+    @T.prim_func(private=True)
+    def add_twice(a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32")):
+        T.func_attr({"operator_name": "relax.mul_by_2"})
+        for i in range(4):
+            with T.block("b"):
+                vi = T.axis.remap("S", [i])
+                b[vi] = a[vi] + a[vi] + T.float32(1)  # tell the two kernels apart
+
+    after = relax.transform.DeadCodeElimination()(relax.transform.AlterOpImpl(
+        {"relax.mul_by_2": add_twice}, {"relax.mul_by_2": []})(Before))
+    assert sorted(after.names()) == ["main", "relax_mul_by_2_replacement"]
+    x = np.arange(4, dtype="float32")
+    ex = relax.build(after, target="llvm")
+    out = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x))
+    np.testing.assert_array_equal(out.numpy(), 2 * x + 1)
+    with __import__("pytest").raises(NotImplementedError, match="layout_transform"):
+        relax.transform.AlterOpImpl({"relax.mul_by_2": add_twice},
+                                    {"relax.mul_by_2": [lambda i: (i // 2, i % 2)]})
