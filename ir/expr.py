@@ -106,6 +106,20 @@ class Var(Expr):
     def __repr__(self) -> str:
         return f"%{self.name_hint}"
 
+    @property
+    def name(self) -> str:
+        """TVM 0.27's spelling of `name_hint`."""
+        return self.name_hint
+
+    def __call__(self, *args: Any) -> Call:
+        """`f(x, y)` for a variable holding a function: a call of it (TVM's closures and
+        callback parameters such as `fget_param`)."""
+        from .struct_info import FuncStructInfo
+
+        sinfo = self.struct_info
+        ret = sinfo.ret if isinstance(sinfo, FuncStructInfo) else None
+        return Call(self, tuple(_as_expr(a) for a in args), struct_info=ret)
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class DataflowVar(Var):
@@ -269,7 +283,7 @@ class SeqExpr(Expr):
         return self.body.struct_info
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, init=False)
 class Function(Expr):
     params: tuple[Var, ...]
     body: SeqExpr
@@ -278,9 +292,24 @@ class Function(Expr):
     attrs: tuple[tuple[str, Any], ...] = ()
     span: Span | None = field(default=None, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        if type(self.attrs) is not Attrs:
-            object.__setattr__(self, "attrs", Attrs(self.attrs))
+    def __init__(self, params: Any, body: Expr, ret_struct_info: StructInfo | None = None,
+                 is_pure: bool | None = True, attrs: Any = (), span: Span | None = None, *,
+                 ret_ty: StructInfo | None = None) -> None:
+        # TVM 0.27 writes relax.Function([x], expr, ret_ty=...): any body becomes a SeqExpr
+        if not isinstance(body, SeqExpr):
+            body = SeqExpr((), body)
+        put = object.__setattr__
+        put(self, "params", tuple(params))
+        put(self, "body", body)
+        put(self, "ret_struct_info", ret_struct_info if ret_ty is None else ret_ty)
+        put(self, "is_pure", True if is_pure is None else bool(is_pure))
+        put(self, "attrs", attrs if type(attrs) is Attrs else Attrs(attrs or ()))
+        put(self, "span", span)
+
+    @property
+    def ret_ty(self) -> StructInfo | None:
+        """TVM 0.27's name for `ret_struct_info`."""
+        return self.ret_struct_info
 
     @property
     def struct_info(self) -> StructInfo:  # type: ignore[override]
@@ -315,3 +344,11 @@ class Function(Expr):
         from ..script.highlight import html_of
 
         return html_of(self)
+
+
+def _as_expr(value: Any) -> Expr:
+    if isinstance(value, Expr):
+        return value
+    from ..script.parser.relax_parser import to_expr  # Python values, as the parser has them
+
+    return to_expr(value)

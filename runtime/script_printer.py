@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
 
 
@@ -21,4 +22,16 @@ class PrinterConfig:
     extra: dict = field(default_factory=dict)
 
 
-__all__ = ["PrinterConfig"]
+class Scriptable(abc.ABC):  # noqa: B024
+    """What has `script()` and `show()`: modules and functions of both IRs. Membership is by
+    those methods, so loading an executable never imports the IR to answer it."""
+
+    @classmethod
+    def __subclasshook__(cls, sub: type) -> bool:
+        if cls is Scriptable and all(callable(getattr(sub, m, None)) for m in ("script",
+                                                                               "show")):
+            return True
+        return NotImplemented
+
+
+__all__ = ["PrinterConfig", "Scriptable"]

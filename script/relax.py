@@ -166,6 +166,7 @@ Tuple = _SInfoType(_tuple)
 Shape = _SInfoType(_shape_sinfo)
 Prim = _SInfoType(_prim)
 Object = _SInfoType(_object)
+Any = Object  # noqa: F811 (TVM 0.27's R.Any; the `Any` hints in this file are strings)
 Callable_ = _SInfoType(_callable)
 
 
@@ -252,6 +253,39 @@ def call_tir(gvar: Any, args: Any, out_sinfo: Any = None, tir_vars: Any = None, 
 
 
 _OPAQUE_FUNC = si.FuncStructInfo(None, si.ObjectStructInfo())
+
+
+def call_tir_inplace(gvar: Any, args: Any, inplace_indices: Any, out_sinfo: Any = None,
+                     tir_vars: Any = None, *, out_ty: Any = None) -> rx.Call:
+    """`R.call_tir_inplace(f, (x, y), [0], R.Tensor(...))`: call_tir whose i-th output is
+    argument `inplace_indices[i]` itself, written in place (-1: a freshly allocated output)."""
+    out = _out_sinfo(out_sinfo if out_sinfo is not None else out_ty, None,
+                     (3, "out_sinfo", "out_ty"))
+    indices = [inplace_indices] if isinstance(inplace_indices, int) else list(inplace_indices)
+    indices = [_as_int(i) for i in indices]
+    gv = _resolve_callee(gvar)
+    if isinstance(gv, str):
+        raise ArgError("R.call_tir_inplace calls a prim_func of the module", 0)
+    targs = _args_tuple(args)
+    outs = out.fields if isinstance(out, si.TupleStructInfo) else (out,)
+    if len(indices) != len(outs) or all(i == -1 for i in indices) or \
+            any(not -1 <= i < len(targs.fields) for i in indices):
+        raise ArgError(f"inplace_indices {indices} must give each of the {len(outs)} outputs an "
+                       f"argument index (or -1), at least one of them an argument", 2)
+    call_args: tuple[rx.Expr, ...] = (rx.GlobalVarRef(gv, _OPAQUE_FUNC), targs)
+    if tir_vars is not None:
+        vals = tuple(_dim(v) for v in (tir_vars.values if isinstance(tir_vars, rx.ShapeExpr)
+                                       else tir_vars))
+        call_args += (rx.ShapeExpr(vals, si.ShapeStructInfo(vals)),)
+    return rx.Call(ops.CALL_TIR_INPLACE, call_args, (("inplace_indices", tuple(indices)),),
+                   sinfo_args=(out,), struct_info=out)
+
+
+def _as_int(i: Any) -> int:
+    """An index written as an int, a TIR integer or an `R.prim_value`."""
+    while not isinstance(i, int) and hasattr(i, "value"):
+        i = i.value
+    return int(i)
 
 
 def _resolve_callee(gvar: Any) -> GlobalVar | str:

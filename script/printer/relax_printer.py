@@ -175,7 +175,8 @@ class RelaxPrinter:
 
     def _Call(self, e: rx.Call) -> str:
         if isinstance(e.op, rx.Op):
-            if e.op.name in (ops.CALL_TIR.name, ops.CALL_DPS_PACKED.name):
+            if e.op.name in (ops.CALL_TIR.name, ops.CALL_DPS_PACKED.name,
+                             ops.CALL_TIR_INPLACE.name):
                 return self._call_dps(e)
             if e.op.name == ops.CALL_PURE_PACKED.name:
                 return self._call_packed("R.call_pure_packed", e.args[0], e.args[1:], e)
@@ -188,7 +189,8 @@ class RelaxPrinter:
         return f"{self.value(e.op)}({args})"
 
     def _call_dps(self, e: rx.Call) -> str:
-        fn = "R.call_tir" if e.op.name == ops.CALL_TIR.name else "R.call_dps_packed"
+        fn = {ops.CALL_TIR.name: "R.call_tir", ops.CALL_TIR_INPLACE.name: "R.call_tir_inplace"
+              }.get(e.op.name, "R.call_dps_packed")
         callee = e.args[0]
         target = q(callee.global_symbol) if isinstance(callee, rx.ExternFunc) else \
             self.value(callee)
@@ -197,6 +199,8 @@ class RelaxPrinter:
             all(isinstance(x, si.TensorStructInfo) for x in out.fields) else None
         out_text = f"[{', '.join(self.sinfo(o) for o in outs)}]" if outs else self.sinfo(out)
         text = f"{fn}({target}, {self.value(e.args[1])}, out_ty={out_text}"
+        if e.op.name == ops.CALL_TIR_INPLACE.name:
+            text += f", inplace_indices=[{', '.join(str(i) for i in e.attr('inplace_indices'))}]"
         if len(e.args) > 2:
             text += f", tir_vars={self.value(e.args[2])}"
         return text + ")"
