@@ -15,7 +15,7 @@ from typing import Any
 
 from ..tir import expr as tx
 from ..tir import stmt as ts
-from ..tir.dtype import is_float
+from ..tir.dtype import check_known, is_float
 from .parser import entry
 from .parser.core import ArgError, check_attrs, current
 from .parser.core import Wrap
@@ -67,6 +67,9 @@ class _BufferType:
     def __call__(self, shape: Any, dtype: str = "float32", **kwargs: Any) -> BufferSpec:
         return BufferSpec(_shape(shape), _dtype(dtype), tuple(kwargs.items()))
 
+    def __repr__(self) -> str:
+        return "T.Buffer"
+
     def __getitem__(self, key: Any) -> BufferSpec:
         if not isinstance(key, tuple):
             return self(key)
@@ -78,16 +81,31 @@ class _BufferType:
 Buffer = _BufferType()
 
 
-def _shape(shape: Any) -> tuple[Any, ...]:
-    return tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+def _shape(shape: Any, pos: int = 0) -> tuple[Any, ...]:
+    """A buffer shape as a tuple; a negative dimension is blamed on its own element."""
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    for k, d in enumerate(dims):
+        value = d.value if isinstance(d, tx.IntImm) else d
+        if type(value) is int and value < 0:  # NOTE: `bool` here is T.bool
+            raise _BadValue(f"buffer dimension {k} is {value}; a dimension cannot be negative",
+                           (pos, k), ("shape", k), pos, "shape")
+    return dims
 
 
-def _dtype(dtype: Any) -> str:
+class _BadValue(ArgError, ValueError):
+    """A bad argument of a T. call: located by the parser, a ValueError outside it."""
+
+
+def _dtype(dtype: Any, pos: int = 1) -> str:
+    """A dtype string checked against the dtypes TVM knows (`"flaot32"` is a located error)."""
     if isinstance(dtype, DType):
         return dtype.dtype
     if not isinstance(dtype, str):
-        raise ValueError(f"a dtype is a string like \"float32\", not {dtype!r}")
-    return dtype
+        raise _BadValue(f"a dtype is a string like \"float32\", not {dtype!r}", "dtype", pos)
+    try:
+        return check_known(dtype)
+    except ValueError as exc:
+        raise _BadValue(str(exc), "dtype", pos) from None
 
 
 # -- function-level declarations ----------------------------------------------------------------
@@ -99,7 +117,7 @@ def func_attr(attrs: dict[str, Any]) -> None:
 
 def match_buffer(param: Any, shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
     p = _parser()
-    buf = make_buffer(p.pending_name or "buffer", _shape(shape), _dtype(dtype), **kwargs)
+    buf = make_buffer(p.pending_name or "buffer", _shape(shape, 1), _dtype(dtype, 2), **kwargs)
     if isinstance(param, (ts.BufferRegion, tx.BufferLoad)):
         block_frame(p, "T.match_buffer of a region").match_buffers.append(
             ts.MatchBufferRegion(buf, region(param)))
@@ -325,7 +343,7 @@ def abs(x: Any) -> tx.PrimExpr:
 
 
 def Cast(dtype: Any, value: Any) -> tx.PrimExpr:
-    return tx.Cast(_dtype(dtype), tx.const(value))
+    return tx.Cast(_dtype(dtype, 0), tx.const(value))
 
 
 def cast(value: Any, dtype: Any) -> tx.PrimExpr:
@@ -335,11 +353,18 @@ def cast(value: Any, dtype: Any) -> tx.PrimExpr:
 
 
 def Select(cond: Any, t: Any, f: Any) -> tx.PrimExpr:
+    """`T.Select(c, t, f)`: both values must have one dtype, as TVM checks (a literal takes
+    the other side's dtype). `T.if_then_else` instead promotes, as TVM does."""
+    if isinstance(t, tx.PrimExpr) and isinstance(f, tx.PrimExpr) and t.dtype != f.dtype:
+        raise _BadValue(f"T.Select needs values of one dtype, got {t.dtype} (true value) and "
+                       f"{f.dtype} (false value); cast one with T.Cast", 2)
     t, f = tx._as_operands(t, f)
     return tx.Select(tx.const(cond), t, f)
 
 
 def if_then_else(cond: Any, t: Any, f: Any) -> tx.PrimExpr:
+    """`T.if_then_else(c, t, f)`: only the taken side is evaluated; values of different
+    dtypes meet at the wider one (TVM 0.27 casts the narrower side the same way)."""
     t, f = tx._as_operands(t, f)
     return tx.Call(t.dtype, "tir.if_then_else", (tx.const(cond), t, f))
 
@@ -384,12 +409,12 @@ def Not(a: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
 
 def call_intrin(dtype: Any, op: str, *args: Any) -> tx.PrimExpr:
     """An intrinsic by its full name: `T.call_intrin("float32", "tir.exp", x)`."""
-    return tx.Call(_dtype(dtype), op, tuple(tx.const(a) for a in args))
+    return tx.Call(_dtype(dtype, 0), op, tuple(tx.const(a) for a in args))
 
 
 def call_extern(dtype: Any, name: str, *args: Any) -> tx.PrimExpr:
     """A call of an external C function by name."""
-    return tx.Call(_dtype(dtype), "tir.call_extern", (tx.StringImm(name),
+    return tx.Call(_dtype(dtype, 0), "tir.call_extern", (tx.StringImm(name),
                                                       *(tx.const(a) for a in args)))
 
 
@@ -421,13 +446,13 @@ def isnan(x: Any) -> tx.PrimExpr:
 
 
 def infinity(dtype: Any) -> tx.PrimExpr:
-    return tx.FloatImm(_dtype(dtype), math.inf)
+    return tx.FloatImm(_dtype(dtype, 0), math.inf)
 
 
 def max_value(dtype: Any) -> tx.PrimExpr:
     import numpy as np
 
-    d = _dtype(dtype)
+    d = _dtype(dtype, 0)
     info = np.finfo(d) if is_float(d) else np.iinfo(d)
     return tx.const(info.max.item(), d)
 
@@ -435,11 +460,15 @@ def max_value(dtype: Any) -> tx.PrimExpr:
 def min_value(dtype: Any) -> tx.PrimExpr:
     import numpy as np
 
-    d = _dtype(dtype)
+    d = _dtype(dtype, 0)
     info = np.finfo(d) if is_float(d) else np.iinfo(d)
     return tx.const(info.min.item(), d)
 
 
+from .tir_dtypes import *  # noqa: E402,F401,F403 (T.i32, T.float32x4, T.float8_e4m3fn, ...)
+from .tir_intrin import *  # noqa: E402,F401,F403 (T.atan2, T.popcount, T.tvm_mma_sync, ...)
+from .tir_nodes import *  # noqa: E402,F401,F403 (T.Add, T.Ramp, T.IterVar, ...)
+
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "math", "Any", "Callable", "tx", "ts", "is_float", "entry", "ArgError",
-    "current", "Wrap", "check_attrs")]
+    "current", "Wrap", "check_attrs", "check_known")]

@@ -17,6 +17,7 @@ from typing import Any, Callable
 from llvmlite import ir
 
 from . import dtype as dt
+from .codegen_intrin import SPECIAL_CALLS as INTRIN_CALLS
 from .expr import BinaryOp, BinOp, BufferLoad, Call, Cast, FloatImm, IntImm, Let, Not, PrimExpr
 from .expr import Select, StringImm, Var
 from .function import PrimFunc, shape_vars
@@ -72,7 +73,7 @@ _LIBM = {
     "tanh": "tanh", "erf": "erf", "tan": "tan", "atan": "atan", "asin": "asin", "acos": "acos",
     "sinh": "sinh", "cosh": "cosh", "atan2": "atan2", "exp10": "exp10", "log1p": "log1p",
     "expm1": "expm1", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh", "fmod": "fmod",
-    "hypot": "hypot",
+    "hypot": "hypot", "nextafter": "nextafter",
 }
 _ICMP = {BinaryOp.EQ: "==", BinaryOp.NE: "!=", BinaryOp.LT: "<", BinaryOp.LE: "<=",
          BinaryOp.GT: ">", BinaryOp.GE: ">="}
@@ -535,11 +536,12 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
 
     def _intrinsic(self, name: str, args: list[ir.Value]) -> ir.Value:
         ty = args[0].type
+        suffix = {"float": "f32", "double": "f64", "half": "f16"}
         if isinstance(ty, ir.VectorType):  # llvmlite only mangles scalar overloads
-            elem = {"float": "f32", "double": "f64", "half": "f16"}[str(ty.element)]
-            fn = self._libfunc(f"{name}.v{ty.count}{elem}", ty, [a.type for a in args])
-        else:
-            fn = self.module.declare_intrinsic(name, [ty])
+            fn = self._libfunc(f"{name}.v{ty.count}{suffix[str(ty.element)]}", ty,
+                               [a.type for a in args])
+        else:  # NOTE: declared by hand: llvmlite gives unknown intrinsics one parameter
+            fn = self._libfunc(f"{name}.{suffix[str(ty)]}", ty, [a.type for a in args])
         return self.builder.call(fn, args)
 
     def _if_then_else(self, e: Call) -> ir.Value:
@@ -610,6 +612,7 @@ _SPECIAL_CALLS: dict[str, Callable[[CodeGenLLVM, Call], ir.Value]] = {
     "isnan": CodeGenLLVM._isnan,
     "tvmlite.bounds_fail": CodeGenLLVM._bounds_fail,
     "likely": lambda g, e: g.visit(e.args[0]),
+    **INTRIN_CALLS,
 }
 
 

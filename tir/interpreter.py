@@ -40,7 +40,8 @@ _NP_MATH = {
     "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh, "atan": np.arctan, "asin": np.arcsin,
     "acos": np.arccos, "pow": np.power, "copysign": np.copysign, "atan2": np.arctan2,
     "fmod": np.fmod, "hypot": np.hypot, "log1p": np.log1p, "expm1": np.expm1,
-    "abs": np.abs, "isnan": np.isnan,
+    "abs": np.abs, "isnan": np.isnan, "acosh": np.arccosh, "asinh": np.arcsinh,
+    "atanh": np.arctanh, "nextafter": np.nextafter, "fma": lambda a, b, c: a * b + c,
 }
 
 
@@ -275,7 +276,29 @@ class Interpreter:
             return _value(e.dtype, math.erf(float(args[0])))
         if op in _NP_MATH:
             return _value(e.dtype, _NP_MATH[op](*args))
+        if op in _INT_INTRIN:
+            return _value(e.dtype, _INT_INTRIN[op](e.args[0].dtype, *[int(a) for a in args]))
+        if op == "ldexp":
+            return _value(e.dtype, np.ldexp(args[0], int(args[1])))
+        if op == "reinterpret":
+            src = dt.to_numpy(e.args[0].dtype)
+            return _value(e.dtype, np.array(args[0], src).view(dt.to_numpy(e.dtype)).item())
         raise NotImplementedError(f"the interpreter has no intrinsic {e.op!r}")
+
+
+def _unsigned(dtype: str, v: int) -> int:
+    return v & ((1 << dt.bits(dtype)) - 1)
+
+
+# Integer intrinsics on Python ints (the caller wraps the result to the call's dtype).
+_INT_INTRIN = {
+    "bitwise_and": lambda t, a, b: a & b, "bitwise_or": lambda t, a, b: a | b,
+    "bitwise_xor": lambda t, a, b: a ^ b, "bitwise_not": lambda t, a: ~a,
+    "shift_left": lambda t, a, b: a << b,
+    "shift_right": lambda t, a, b: (a if not dt.is_uint(t) else _unsigned(t, a)) >> b,
+    "popcount": lambda t, a: bin(_unsigned(t, a)).count("1"),
+    "clz": lambda t, a: dt.bits(t) - _unsigned(t, a).bit_length(),
+}
 
 
 def _trunc_div(a: int, b: int) -> int:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ...tir import expr as tx
 from ...tir import stmt as ts
-from ...tir.dtype import promote
+from ...tir.dtype import element, lanes, promote
 from ...tir.function import PrimFunc
 from .core import _BINOPS, Dialect, Parser, Wrap
 
@@ -54,6 +54,11 @@ class DType:
         if value is None:
             p = current()
             return tx.Var((p.pending_name if p else None) or "v", self.dtype)
+        n = lanes(self.dtype)
+        if n > 1 and (not isinstance(value, tx.PrimExpr) or lanes(value.dtype) == 1):
+            from ...tir.expr_nodes import Broadcast
+
+            return Broadcast(DType(element(self.dtype))(value), n)  # T.int8x4(0)
         if isinstance(value, tx.PrimExpr):
             return value if value.dtype == self.dtype else tx.Cast(self.dtype, value)
         if isinstance(value, str):
