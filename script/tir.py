@@ -65,7 +65,14 @@ class _BufferType:
     """`T.Buffer((1, 128), "float32")` and the older `T.Buffer[(1, 128), "float32"]`."""
 
     def __call__(self, shape: Any, dtype: str = "float32", **kwargs: Any) -> BufferSpec:
-        return BufferSpec(_shape(shape), _dtype(dtype), tuple(kwargs.items()))
+        try:
+            return BufferSpec(_shape(shape), _dtype(dtype), tuple(kwargs.items()))
+        except _BadValue as exc:
+            if current() is not None:
+                raise
+            # Python evaluates a parameter annotation before the decorator runs: keep the
+            # mistake for the parser, which reports it at the annotation's source position
+            return BufferSpec((), "float32", (), exc)
 
     def __repr__(self) -> str:
         return "T.Buffer"

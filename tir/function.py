@@ -49,7 +49,9 @@ class PrimFunc:
     def with_body(self, body: Stmt) -> PrimFunc:
         return replace(self, body=body)
 
-    def script(self) -> str:
+    def script(self, **options: Any) -> str:
+        """The function as TVMScript; TVM's printer options (`show_meta`, `verbose_expr`,
+        ...) are accepted and change nothing here."""
         from ..script.printer import print_prim_func  # the printer lives above tir
 
         return print_prim_func(self)

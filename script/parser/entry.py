@@ -198,10 +198,13 @@ def _decorator_kind(p: Parser, node: ast.FunctionDef) -> tuple[str, dict[str, An
     return found[0]
 
 
-def from_source(text: str, name: str = "<tvmscript>", env: dict[str, Any] | None = None) -> Any:
+def from_source(text: str, name: str = "<tvmscript>", env: dict[str, Any] | None = None,
+                check_well_formed: bool = True, extra_vars: dict[str, Any] | None = None) -> Any:
     """Parse TVMScript text: a module class gives an IRModule, one function a function.
 
-    Import lines are skipped; `T`, `R`, `I` and `tvm` are predefined (plus `env`).
+    Import lines are skipped; `T`, `R`, `I` and `tvm` are predefined (plus `env` and TVM's
+    `extra_vars`). `check_well_formed` is TVM's option; the checks here follow
+    `ir.well_formed` whatever it says.
     """
     __tracebackhide__ = True  # noqa: F841
     from ... import script as script_pkg
@@ -212,6 +215,7 @@ def from_source(text: str, name: str = "<tvmscript>", env: dict[str, Any] | None
     names: dict[str, Any] = {"T": script_pkg.tir, "R": script_pkg.relax, "I": script_pkg.ir,
                              "tvm": sys.modules[__package__.split(".")[0]]}
     names.update(env or {})
+    names.update(extra_vars or {})
     try:
         return _parse_text(text, src, names)
     except TVMScriptError as err:
@@ -235,3 +239,18 @@ def _parse_text(text: str, src: SourceText, env: dict[str, Any]) -> Any:
     with p.active():
         kind, opts = _decorator_kind(p, node)
     return parse_function(kind, node, src, env, None, opts)
+
+
+# TVM's relax type-proxy class names (`tvm.script.parser.relax.entry.TensorProxy`): here the
+# struct-info constructors of the R namespace that play their part.
+_PROXIES = {"AnyProxy": "Object", "ObjectProxy": "Object", "TensorProxy": "Tensor",
+            "CallableProxy": "Callable", "TupleProxy": "Tuple", "ShapeProxy": "Shape",
+            "PrimProxy": "Prim"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROXIES:
+        from .. import relax as R  # NOTE: script.relax imports this module
+
+        return getattr(R, _PROXIES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ from ...tir import expr as tx
 from ...tir import stmt as ts
 from ...tir.dtype import element, lanes, promote
 from ...tir.function import PrimFunc
-from .core import _BINOPS, Dialect, Parser, Wrap
+from .core import _BINOPS, ArgError, Dialect, Parser, Wrap, _arg_node
 
 
 class _TIRDialect(Dialect):
@@ -73,8 +73,13 @@ class BufferSpec:
     shape: tuple[Any, ...]
     dtype: str = "float32"
     kwargs: tuple[tuple[str, Any], ...] = ()
+    # A mistake found while Python itself evaluated the annotation (before the parser ran),
+    # kept to be reported, located, when the parser reads the annotation.
+    error: ArgError | None = None
 
     def make(self, name: str) -> ts.Buffer:
+        if self.error is not None:
+            raise self.error
         return make_buffer(name, self.shape, self.dtype, **dict(self.kwargs))
 
 
@@ -222,6 +227,8 @@ def _declare_param(p: Parser, frame: PrimFuncFrame, arg: ast.arg) -> None:
     if isinstance(ann, BufferSpec):
         try:
             buf = ann.make(arg.arg)
+        except ArgError as exc:
+            p.error(_arg_node(arg.annotation, exc.where), str(exc))
         except ValueError as exc:
             p.error(arg.annotation, str(exc))
         handle = tx.Var(arg.arg, "handle", p.source.span(arg))
@@ -445,7 +452,21 @@ def _store(p: Parser, target: ast.Subscript, value: Any) -> ts.Stmt:
     return ts.BufferStore(buf, value, load.indices, p.source.span(p.node))
 
 
+def _check_not_loop_var(p: Parser, name: str, node: ast.AST) -> None:
+    """`i = i + 1` inside `for i in ...` is an error, as in TVM: a loop variable is bound by
+    its loop, and a new `i` would silently shadow it for the rest of the body."""
+    for scope in reversed(p.scopes):
+        if name in scope:
+            bound = scope[name]
+            frame = p.find_frame(PrimFuncFrame)
+            if isinstance(bound, tx.Var) and frame is not None and bound in frame.loop_dom:
+                p.error(node, f"cannot assign to loop variable {name!r} inside its loop; "
+                              "use another name")
+            return
+
+
 def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
+    _check_not_loop_var(p, name, node)
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], AxisSpec):
         value = value[0]  # vi = T.axis.remap("S", [i])
     if isinstance(value, AxisSpec):
