@@ -251,6 +251,9 @@ def block_attr(attrs: dict[str, Any]) -> None:
     frame.annotations.update(check_attrs(attrs, "T.block_attr"))
 
 
+sblock_attr = block_attr
+
+
 def _flatten(items: Any) -> list[Any]:
     out: list[Any] = []
     for x in items:
@@ -369,7 +372,7 @@ def Select(cond: Any, t: Any, f: Any) -> tx.PrimExpr:
     return tx.Select(tx.const(cond), t, f)
 
 
-def if_then_else(cond: Any, t: Any, f: Any) -> tx.PrimExpr:
+def if_then_else(cond: Any, t: Any, f: Any, dtype: Any = None) -> tx.PrimExpr:
     """`T.if_then_else(c, t, f)`: only the taken side is evaluated; values of different
     dtypes meet at the wider one (TVM 0.27 casts the narrower side the same way)."""
     t, f = tx._as_operands(t, f)
@@ -389,11 +392,22 @@ def tvm_storage_sync(scope: str = "shared") -> tx.PrimExpr:
     return tx.Call("int32", "tir.tvm_storage_sync", (tx.StringImm(str(scope)),))
 
 
-def let(var: Any, value: Any, body: Any) -> tx.PrimExpr:
-    """`T.let(x, value, body)`: `x` is a `T.int32()`-style variable declared before."""
-    if not isinstance(var, tx.Var):
-        raise ArgError("T.let binds a variable declared like `x = T.int32()`", 0)
-    return tx.Let(var, tx.const(value, var.dtype), tx.const(body))
+class _LetType:
+    """`T.let(x, value, body)` (a Let expression; `x` declared like `x = T.int32()`), and the
+    older annotation `x: T.let[T.int32] = value`."""
+
+    def __call__(self, var: Any, value: Any, body: Any) -> tx.PrimExpr:
+        if not isinstance(var, tx.Var):
+            raise ArgError("T.let binds a variable declared like `x = T.int32()`", 0)
+        return tx.Let(var, tx.const(value, var.dtype), tx.const(body))
+
+    def __getitem__(self, dtype: Any) -> DType:
+        if isinstance(dtype, tx.Var) and dtype.dtype == "handle":  # T.let[T.handle("int32")]
+            return DType("handle")
+        return dtype if isinstance(dtype, DType) else DType(_dtype(dtype, 0))
+
+
+let = _LetType()
 
 
 def Assert(cond: Any, message: Any) -> Wrap:  # noqa: N802 (TVM's name)
@@ -419,15 +433,9 @@ def call_intrin(dtype: Any, op: str, *args: Any) -> tx.PrimExpr:
     return tx.Call(_dtype(dtype, 0), op, tuple(tx.const(a) for a in args))
 
 
-def call_extern(dtype: Any, name: str, *args: Any) -> tx.PrimExpr:
-    """A call of an external C function by name."""
-    return tx.Call(_dtype(dtype, 0), "tir.call_extern", (tx.StringImm(name),
-                                                      *(tx.const(a) for a in args)))
-
-
 def _unary(name: str) -> Callable[[Any], tx.PrimExpr]:
-    def fn(x: Any) -> tx.PrimExpr:
-        x = tx.const(x)
+    def fn(x: Any, dtype: Any = None) -> tx.PrimExpr:
+        x = tx.const(x, None if dtype is None else _dtype(dtype, 1))
         return tx.Call(x.dtype, "tir." + name, (x,))
     fn.__name__ = name
     fn.__doc__ = f"`tir.{name}` of a scalar expression."
@@ -448,7 +456,7 @@ def pow(a: Any, b: Any) -> tx.PrimExpr:
     return tx.Call(a.dtype, "tir.pow", (a, b))
 
 
-def isnan(x: Any) -> tx.PrimExpr:
+def isnan(x: Any, dtype: Any = None) -> tx.PrimExpr:
     return tx.Call("bool", "tir.isnan", (tx.const(x),))
 
 
@@ -475,6 +483,7 @@ def min_value(dtype: Any) -> tx.PrimExpr:
 from .tir_dtypes import *  # noqa: E402,F401,F403 (T.i32, T.float32x4, T.float8_e4m3fn, ...)
 from .tir_intrin import *  # noqa: E402,F401,F403 (T.atan2, T.popcount, T.tvm_mma_sync, ...)
 from .tir_nodes import *  # noqa: E402,F401,F403 (T.Add, T.Ramp, T.IterVar, ...)
+from .tir_stmts import *  # noqa: E402,F401,F403 (T.attr, T.launch_thread, T.If, T.var, ...)
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "math", "Any", "Callable", "tx", "ts", "is_float", "entry", "ArgError",

@@ -50,9 +50,11 @@ def result_dtype(spec: Intrinsic, args: tuple[tx.PrimExpr, ...]) -> str | None:
 
 
 def _make(name: str, spec: Intrinsic) -> Callable[..., tx.PrimExpr]:
-    def fn(*args: Any, span: Any = None) -> tx.PrimExpr:
-        dtype = None
-        if spec.result == "first":
+    def fn(*args: Any, dtype: Any = None, span: Any = None) -> tx.PrimExpr:
+        # NOTE: older TVMScript passes the dtype as a keyword (`dtype="handle"`) instead
+        if dtype is not None:
+            dtype = _dtype_of(dtype)
+        elif spec.result == "first":
             dtype, args = _dtype_of(args[0]), args[1:]
         elif spec.result == "last":
             dtype, args = _dtype_of(args[-1]), args[:-1]
@@ -85,9 +87,9 @@ _register("atan2 hypot fmod copysign nextafter bitwise_and bitwise_or bitwise_xo
           "shift_right", promote=True)
 _register("ldexp fma q_multiply_shift q_multiply_shift_per_axis")
 _register("reinterpret", "first")
-_register("call_pure_extern call_llvm_intrin call_llvm_pure_intrin", "first")
+_register("call_extern call_pure_extern call_llvm_intrin call_llvm_pure_intrin", "first")
 _register("type_annotation", "first")
-_register("isnullptr", "bool")
+_register("isnullptr assume", "bool")
 _register("dp4a", "int32")
 _register("vscale", "int32")
 
@@ -119,6 +121,7 @@ _register("tvm_fill_fragment tvm_load_matrix_sync tvm_mma_sync tvm_bmma_sync "
 _register("tvm_warp_shuffle tvm_warp_shuffle_up tvm_warp_shuffle_down tvm_warp_shuffle_xor",
           "arg1")
 _register("tvm_warp_activemask", "uint32")
+_register("tvm_thread_allreduce", "handle")
 
 # The op each printed name stands for, first registration first (`call_packed` before
 # `tvm_call_packed`): the printer writes this name for a call of that op.

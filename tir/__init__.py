@@ -4,12 +4,14 @@ from .expr import (
     BinaryOp, BinOp, BufferLoad, Call, Cast, FloatImm, IntImm, Let, Not, PrimExpr, Select,
     Span, StringImm, Var, const,
 )
+from .expr import all, any  # noqa: A004 (TVM's names: tir.all / tir.any)
 from .function import PrimFunc
 from .stmt import (
     Allocate, AssertStmt, Block, BlockRealize, Buffer, BufferRegion, BufferStore, DeclBuffer,
     Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt, MatchBufferRegion, Range,
     SeqStmt, Stmt, While, make_buffer,
 )
+from .stmt import AttrStmt
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
 
 

@@ -18,7 +18,7 @@ from .expr import Call, StringImm
 GPU_ONLY = frozenset(
     "tvm_fill_fragment tvm_load_matrix_sync tvm_mma_sync tvm_bmma_sync tvm_store_matrix_sync "
     "tvm_warp_shuffle tvm_warp_shuffle_up tvm_warp_shuffle_down tvm_warp_shuffle_xor "
-    "tvm_warp_activemask tvm_global_barrier_kinit".split())
+    "tvm_warp_activemask tvm_global_barrier_kinit tvm_thread_allreduce".split())
 
 
 def _gpu_only(g: Any, e: Call) -> ir.Value:
@@ -102,6 +102,7 @@ SPECIAL_CALLS: dict[str, Callable[[Any, Call], ir.Value]] = {
     "shift_right": _shift_right, "bitwise_not": _bitwise_not,
     "popcount": _count("llvm.ctpop"), "clz": _count("llvm.ctlz"),
     "reinterpret": _reinterpret, "ldexp": _ldexp,
+    "assume": lambda g, e: ir.Constant(ir.IntType(1), 1),  # a hint; nothing to compute
     "call_llvm_intrin": _named_call, "call_llvm_pure_intrin": _named_call,
     "call_extern": _named_call, "call_pure_extern": _named_call,
     **{name: _gpu_only for name in GPU_ONLY},

@@ -166,6 +166,12 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         if not isinstance(s.value, (IntImm, FloatImm, StringImm)):
             self.visit(s.value)
 
+    def visit_AttrStmt(self, s: Any) -> None:
+        if s.attr_key == "thread_extent":
+            raise NotImplementedError("T.launch_thread launches GPU threads and needs a GPU: "
+                                      "build for target \"cuda\"")
+        self.visit(s.body)  # NOTE: other attributes are hints the CPU backend does not need
+
     def visit_LetStmt(self, s: LetStmt) -> None:
         self.vars[s.var] = self.visit(s.value)
         self.visit(s.body)

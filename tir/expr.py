@@ -358,3 +358,19 @@ def bitop(name: str, a: Any, b: Any) -> PrimExpr:
     if is_float(a.dtype):
         raise TypeError(f"{name} needs integer operands, got {a.dtype}")
     return Call(a.dtype, "tir." + name, (a, b))
+
+
+def all(*conds: Any, span: Span | None = None) -> PrimExpr:  # noqa: A001 (TVM's name)
+    """`tir.all(a, b, ...)`: the conditions joined by `and` (True for none)."""
+    out: PrimExpr | None = None
+    for c in conds:
+        out = const(c) if out is None else BinOp(BinaryOp.AND, out, const(c))
+    return out if out is not None else IntImm("bool", 1)
+
+
+def any(*conds: Any, span: Span | None = None) -> PrimExpr:  # noqa: A001 (TVM's name)
+    """`tir.any(a, b, ...)`: the conditions joined by `or` (False for none)."""
+    out: PrimExpr | None = None
+    for c in conds:
+        out = const(c) if out is None else BinOp(BinaryOp.OR, out, const(c))
+    return out if out is not None else IntImm("bool", 0)

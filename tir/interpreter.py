@@ -122,6 +122,12 @@ class Interpreter:
         elif s.else_case is not None:
             self.exec(s.else_case)
 
+    def exec_AttrStmt(self, s: Any) -> None:
+        if s.attr_key == "thread_extent":
+            raise NotImplementedError("T.launch_thread launches GPU threads; the interpreter "
+                                      "runs CPU programs only")
+        self.exec(s.body)
+
     def exec_LetStmt(self, s: LetStmt) -> None:
         self.env[s.var] = _value(s.var.dtype, self.eval(s.value))
         self.exec(s.body)
@@ -267,6 +273,8 @@ class Interpreter:
             return self.eval(e.args[1]) if self.eval(e.args[0]) else self.eval(e.args[2])
         if op == "likely":
             return self.eval(e.args[0])
+        if op == "assume":  # a hint to the compiler: nothing to compute
+            return True
         args = [self.eval(a) for a in e.args]
         if op == "sigmoid":
             return _value(e.dtype, 1 / (1 + np.exp(-args[0])))

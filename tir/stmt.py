@@ -142,6 +142,18 @@ class DeclBuffer(Stmt):
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
+@dataclass(frozen=True, slots=True)
+class AttrStmt(Stmt):
+    """`with T.attr(node, key, value):` a hint about `node` over `body`; with key
+    "thread_extent" and an IterVar node, a GPU thread launch (`T.launch_thread`)."""
+
+    node: Any  # IterVar, Var, Buffer, StringImm or IntImm
+    attr_key: str
+    value: PrimExpr
+    body: Stmt
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
 # ---------------------------------------------------------------------------------------------
 # Blocks
 
@@ -161,13 +173,15 @@ class IterType(enum.Enum):
     SPATIAL = "S"
     REDUCE = "R"
     OPAQUE = "O"
+    THREAD = "T"  # a GPU thread index (`T.env_thread`, `T.launch_thread`)
 
 
 @dataclass(frozen=True, slots=True)
 class IterVar:
     var: Var
-    dom: Range
+    dom: Range | None
     iter_type: IterType
+    thread_tag: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +218,9 @@ class BlockRealize(Stmt):
     predicate: PrimExpr
     block: Block
     span: Span | None = field(default=None, compare=False, repr=False)
+
+
+SBlock, SBlockRealize = Block, BlockRealize  # TVM 0.27's names
 
 
 def seq(stmts: list[Stmt]) -> Stmt:

@@ -369,6 +369,23 @@ class Parser:
             return tx.Call(t.dtype, "tir.if_then_else", (cond, t, f))
         return self.eval(node.body) if cond else self.eval(node.orelse)
 
+    def _eval_Lambda(self, node: ast.Lambda) -> Callable[..., Any]:
+        """`lambda x, y: x + y` (as `T.comm_reducer` takes it): a Python function whose body
+        is evaluated here, with its parameters bound in a scope of their own."""
+        a = node.args
+        if a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg or a.defaults:
+            self.error(node, "a TVMScript lambda takes plain positional parameters")
+        names = [arg.arg for arg in a.args]
+
+        def fn(*values: Any) -> Any:
+            if len(values) != len(names):
+                raise TypeError(f"the lambda takes {len(names)} arguments, got {len(values)}")
+            with self.scope():
+                for name, value in zip(names, values):
+                    self.bind(name, value)
+                return self.eval(node.body)
+        return fn
+
     def _eval_Call(self, node: ast.Call) -> Any:
         func = self.eval(node.func)
         args = self._eval_elts(node.args)
@@ -407,7 +424,7 @@ def _arg_node(call: ast.AST, where: tuple[Any, ...]) -> ast.AST:
 
 
 def _describe(node: ast.AST) -> str:
-    names = {"While": "a `while` loop", "Lambda": "a lambda", "ListComp": "a list comprehension",
+    names = {"While": "a `while` loop", "ListComp": "a list comprehension",
              "Try": "a `try` statement", "Import": "an import", "ImportFrom": "an import",
              "FunctionDef": "a nested function", "ClassDef": "a nested class",
              "Global": "a `global` statement", "Delete": "a `del` statement",

@@ -25,6 +25,7 @@ from ...tir import stmt as ts
 from ...tir.dtype import element, lanes, promote
 from ...tir.function import PrimFunc
 from .core import _BINOPS, ArgError, Dialect, Parser, Wrap, _arg_node
+from .tir_frames import STMT_FRAMES, AttrFrame, LaunchFrame
 
 
 class _TIRDialect(Dialect):
@@ -48,9 +49,12 @@ class DType:
 
     dtype: str
 
-    def __call__(self, value: Any = None, *, is_size_var: bool = False) -> tx.PrimExpr:
+    def __call__(self, value: Any = None, storage_scope: str = "global", *,
+                 is_size_var: bool = False) -> tx.PrimExpr:
         from .core import current
 
+        if self.dtype == "handle" and isinstance(value, (str, DType)):
+            value = None  # T.handle("float32", "global"): a pointer (no pointee type kept)
         if value is None:
             p = current()
             return tx.Var((p.pending_name if p else None) or "v", self.dtype)
@@ -131,6 +135,7 @@ class PrimFuncFrame:
     attrs: dict[str, Any] = field(default_factory=dict)
     root_allocs: list[ts.Buffer] = field(default_factory=list)
     loop_dom: dict[tx.Var, ts.Range] = field(default_factory=dict)
+    ret_dtype: str = "void"
 
 
 @dataclass
@@ -197,6 +202,7 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
         for arg in node.args.args:
             _declare_param(p, frame, arg)
         ret = p.eval_annotation(node.returns) if node.returns is not None else None
+        frame.ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
         body = ts.seq(p.visit_body(node.body))
     if frame.root_allocs:
         root = ts.Block("root", (), body, alloc_buffers=tuple(frame.root_allocs))
@@ -235,7 +241,8 @@ def _declare_param(p: Parser, frame: PrimFuncFrame, arg: ast.arg) -> None:
         frame.params.append(handle)
         frame.buffer_map.append((handle, buf))
         p.bind(arg.arg, buf)
-    elif isinstance(ann, DType):
+    elif isinstance(ann, DType) or (isinstance(ann, tx.Var) and ann.dtype == "handle"):
+        # NOTE: T.handle("int32") is a typed pointer in TVM; tvmlite keeps it a handle
         var = tx.Var(arg.arg, ann.dtype, p.source.span(arg))
         frame.params.append(var)
         p.bind(arg.arg, var)
@@ -338,13 +345,21 @@ def visit_for(p: Parser, node: ast.For) -> ts.Stmt:
 
 @TIR.register("With")
 def visit_with(p: Parser, node: ast.With) -> ts.Stmt | None:
-    if len(node.items) != 1 or node.items[0].optional_vars is not None:
-        p.error(node, "a TIR `with` takes exactly one frame (T.block, T.sblock or T.init) "
-                      "and no `as`")
+    if len(node.items) != 1:
+        p.error(node, "a TIR `with` takes exactly one frame (T.block, T.sblock or T.init)")
+    target = node.items[0].optional_vars
     frame = p.eval(node.items[0].context_expr)
-    if not isinstance(frame, FRAMES):
-        p.error(node.items[0].context_expr, "expected T.block(...), T.sblock(...) or T.init()")
+    if not isinstance(frame, FRAMES + STMT_FRAMES):
+        p.error(node.items[0].context_expr, "expected T.block(...), T.sblock(...), T.init(), "
+                                            "T.attr(...), T.launch_thread(...) or T.If(...)")
+    if target is not None and not (isinstance(frame, LaunchFrame)
+                                   and isinstance(target, ast.Name)):
+        p.error(target, "only `with T.launch_thread(...) as name:` takes an `as` name")
     with p.frame(frame), p.scope():
+        if target is not None:
+            frame = frame.named(target.id)  # type: ignore[union-attr]
+            p.frames[-1] = frame
+            p.bind(target.id, frame.node.var)  # type: ignore[union-attr]
         body = p.visit_body(node.body)
     return frame.finish(p, body, node)
 
@@ -471,6 +486,10 @@ def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
         value = value[0]  # vi = T.axis.remap("S", [i])
     if isinstance(value, AxisSpec):
         return _bind_axis(p, name, value, node)
+    if isinstance(value, LaunchFrame):  # bx = T.launch_thread("blockIdx.x", 64)
+        value = value.named(name)
+        p.bind(name, value.node.var)
+        return value.wrap(p, node)
     if isinstance(value, BufferSpec):
         buf = value.make(name)
         p.bind(name, buf)
@@ -512,6 +531,8 @@ def visit_expr(p: Parser, node: ast.Expr) -> ts.Stmt | None:
         return None
     if isinstance(value, (ts.Stmt, Wrap)):
         return value
+    if isinstance(value, AttrFrame):  # T.attr(...) as a statement: over the rest of the body
+        return value.wrap(p, node)
     if isinstance(value, tx.PrimExpr):
         return ts.Evaluate(value, p.source.span(node))
     p.error(node, "this expression statement has no effect in TIR")
@@ -534,4 +555,8 @@ def visit_pass(p: Parser, node: ast.Pass) -> None:
 def visit_return(p: Parser, node: ast.Return) -> ts.Stmt | None:
     if node.value is None:
         return None
-    p.error(node, "a prim_func returns nothing; write results into an output buffer")
+    if func_frame(p).ret_dtype == "void":
+        p.error(node, "a prim_func returns nothing; write results into an output buffer (or "
+                      "annotate the result type, `-> T.int32`)")
+    value = tx.const(p.eval(node.value))  # `return 0`: TVM's tir.ret, for host functions
+    return ts.Evaluate(tx.Call(value.dtype, "tir.ret", (value,)), p.source.span(node))

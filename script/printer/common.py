@@ -275,6 +275,9 @@ def value_text(v: Any, expr: Callable[[Any], str]) -> str:
     if isinstance(v, dict):
         items = ", ".join(f"{value_text(k, expr)}: {value_text(x, expr)}" for k, x in v.items())
         return "{" + items + "}"
+    if type(v).__name__ == "Target":  # tvm.target.Target, as `T.target(...)` reads it back
+        host = getattr(v, "host", None)
+        return f"T.target({q(str(v))}{f', host={q(str(host))}' if host is not None else ''})"
     return repr(v)
 
 
