@@ -408,6 +408,7 @@ class _LetType:
 
 
 let = _LetType()
+LetAnnotation = _LetType
 
 
 def Assert(cond: Any, message: Any) -> Wrap:  # noqa: N802 (TVM's name)
@@ -484,6 +485,7 @@ from .tir_dtypes import *  # noqa: E402,F401,F403 (T.i32, T.float32x4, T.float8_
 from .tir_intrin import *  # noqa: E402,F401,F403 (T.atan2, T.popcount, T.tvm_mma_sync, ...)
 from .tir_nodes import *  # noqa: E402,F401,F403 (T.Add, T.Ramp, T.IterVar, ...)
 from .tir_stmts import *  # noqa: E402,F401,F403 (T.attr, T.launch_thread, T.If, T.var, ...)
+from .tir_macro import inline, macro  # noqa: E402,F401
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "math", "Any", "Callable", "tx", "ts", "is_float", "entry", "ArgError",

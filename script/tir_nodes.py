@@ -31,6 +31,34 @@ class _View(type):
         return isinstance(obj, cls.node)
 
 
+class _CallView(type):
+    """Metaclass of TVM's bit-operation node classes, which tvmlite keeps as `tir.Call`s of
+    `op`: calling one builds the call, `isinstance` checks the call's op."""
+
+    op: str
+
+    def __call__(cls, *args: Any, span: Any = None) -> tx.PrimExpr:  # type: ignore[override]
+        if cls.op == "bitwise_not":
+            (a,) = args
+            return ~tx.const(a)
+        return tx.bitop(cls.op, *args)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, tx.Call) and obj.op == "tir." + cls.op
+
+
+def _call_view(name: str, op: str) -> type:
+    return _CallView(name, (), {"op": op, "__doc__": f"TVM's tir.{name}: `tir.{op}`."})
+
+
+BitwiseAnd = _call_view("BitwiseAnd", "bitwise_and")
+BitwiseOr = _call_view("BitwiseOr", "bitwise_or")
+BitwiseXor = _call_view("BitwiseXor", "bitwise_xor")
+BitwiseNot = _call_view("BitwiseNot", "bitwise_not")
+LShift = _call_view("LShift", "shift_left")
+RShift = _call_view("RShift", "shift_right")
+
+
 def _ints(xs: Any) -> tuple[tx.PrimExpr, ...]:
     return tuple(tx.const(x) for x in (xs if isinstance(xs, (list, tuple)) else [xs]))
 
@@ -165,4 +193,5 @@ def comm_reducer(combiner: Any, identity: Any) -> xn.CommReducer:
 __all__ = ["Add", "Sub", "Mul", "Min", "Max", "EQ", "NE", "LT", "LE", "GT", "GE", "IntImm",
            "FloatImm", "Var", "Call", "BufferLoad", "Ramp", "Broadcast", "Shuffle", "ramp",
            "broadcast", "IterVar", "iter_var", "Range", "Let", "CommReducer", "Reduce",
-           "comm_reducer"]
+           "comm_reducer", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "LShift",
+           "RShift"]

@@ -110,6 +110,9 @@ def ptr(dtype: Any, storage_scope: str = "global", is_size_var: bool = False) ->
     return tx.Var((p.pending_name if p else None) or "ptr", "handle")
 
 
+buffer_var = ptr
+
+
 class _PtrType:
     """`T.Ptr(T.float32)` / `T.Ptr[T.float32]` as an annotation: a pointer (`handle`)."""
 
@@ -149,5 +152,122 @@ def static_assert(x: Any, message: str = "") -> None:
                          "static assertion failed")
 
 
-__all__ = ["env_thread", "launch_thread", "attr", "If", "Then", "Else", "While", "var",
+def bind(value: Any, type_annotation: Any = None, *, var: Any = None) -> tx.PrimExpr:
+    """`x = T.bind(value)`: bind `x` to a TIR value (a LetStmt over the rest of the body),
+    even when the value is a Python number."""
+    dtype = type_annotation.dtype if isinstance(type_annotation, DType) else None
+    return tx.const(value, dtype)
+
+
+Bind = bind
+
+
+def buffer_store(buffer: ts.Buffer, value: Any, indices: Any) -> ts.BufferStore:
+    """`T.buffer_store(A, value, [i, j])`: the statement `A[i, j] = value`."""
+    idx = tuple(tx.const(i) for i in (indices if isinstance(indices, (list, tuple))
+                                      else [indices]))
+    return ts.BufferStore(buffer, tx.const(value, buffer.dtype), idx)
+
+
+def add_to_parent(stmt: ts.Stmt) -> ts.Stmt:
+    """`T.add_to_parent(stmt)`: a statement built in Python, placed here in the body."""
+    if not isinstance(stmt, ts.Stmt):
+        raise ArgError(f"T.add_to_parent takes a TIR statement, not {type(stmt).__name__}", 0)
+    return stmt
+
+
+def func_name(name: str) -> None:
+    """`T.func_name("f")`: the function's global symbol."""
+    _func_frame().attrs["global_symbol"] = str(name)
+
+
+def func_ret(ret_type: Any) -> Any:
+    """`T.func_ret(T.int32)`: the function's result type."""
+    _func_frame().ret_dtype = ret_type.dtype if isinstance(ret_type, DType) else str(ret_type)
+    return ret_type
+
+
+def arg(name: str, obj: Any) -> Any:
+    """`A = T.arg("A", T.buffer(...))` / `n = T.arg("n", T.int32())`: one more parameter."""
+    frame = _func_frame()
+    if isinstance(obj, ts.Buffer):
+        handle = tx.Var(str(name), "handle")
+        frame.params.append(handle)
+        frame.buffer_map.append((handle, obj))
+    elif isinstance(obj, tx.Var):
+        frame.params.append(obj)
+    else:
+        raise ArgError("T.arg takes a buffer or a variable", 1)
+    return obj
+
+
+def _func_frame() -> Any:
+    from .parser.tir_parser import func_frame
+
+    p = current()
+    if p is None:
+        raise RuntimeError("this T. function can only be used inside a @T.prim_func")
+    return func_frame(p)
+
+
+def meta_class(cls: type) -> type:
+    """`@T.meta_class`: a Python helper class usable inside a prim_func (kept as is)."""
+    return cls
+
+
+def _scalar(dtype: Any, scope: str) -> ts.Buffer:
+    from . import tir as T
+
+    return T.alloc_buffer((), dtype, scope=scope)
+
+
+def alloc_scalar(dtype: Any, scope: str = "global") -> ts.Buffer:
+    """`x = T.alloc_scalar("float32")`: a zero-dimensional buffer."""
+    return _scalar(dtype, scope)
+
+
+def local_scalar(dtype: Any) -> ts.Buffer:
+    return _scalar(dtype, "local")
+
+
+def shared_scalar(dtype: Any) -> ts.Buffer:
+    return _scalar(dtype, "shared")
+
+
+def alloc_local(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
+    """`T.alloc_buffer(..., scope="local")`."""
+    from . import tir as T
+
+    return T.alloc_buffer(shape, dtype, scope="local", **kwargs)
+
+
+def alloc_shared(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
+    """`T.alloc_buffer(..., scope="shared")`."""
+    from . import tir as T
+
+    return T.alloc_buffer(shape, dtype, scope="shared", **kwargs)
+
+
+def decl_scalar(dtype: Any, data: Any, scope: str = "global", elem_offset: Any = None,
+                byte_offset: Any = None) -> Any:
+    """`x = T.decl_scalar("float32", ptr, "local")`: a zero-dimensional view of `data`."""
+    from . import tir as T
+
+    return T.decl_buffer((), dtype, data=data, scope=scope, elem_offset=elem_offset)
+
+
+class CallEffectKind:
+    """Possible kinds of Call effects (TVM's values)."""
+
+    ExprAnnotation = 0
+    Pure = 1
+    ReadState = 2
+    UpdateState = 3
+    Opaque = 3
+
+
+__all__ = ["bind", "Bind", "buffer_store", "add_to_parent", "func_name", "func_ret", "arg",
+           "meta_class", "alloc_scalar", "local_scalar", "shared_scalar", "alloc_local",
+           "alloc_shared", "decl_scalar", "CallEffectKind", "buffer_var",
+           "env_thread", "launch_thread", "attr", "If", "Then", "Else", "While", "var",
            "buffer", "buffer_decl", "ptr", "Ptr", "meta_var", "target", "static_assert"]

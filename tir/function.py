@@ -37,6 +37,10 @@ class PrimFunc:
         return None
 
     @property
+    def __name__(self) -> str:  # noqa: PLW3201 (a decorated function's name, as TVM keeps it)
+        return str(dict(self.attrs).get("global_symbol", "main"))
+
+    @property
     def attr_dict(self) -> dict[str, Any]:
         return dict(self.attrs)
 

@@ -538,6 +538,19 @@ def visit_expr(p: Parser, node: ast.Expr) -> ts.Stmt | None:
     p.error(node, "this expression statement has no effect in TIR")
 
 
+@TIR.register("FunctionDef")
+def visit_function_def(p: Parser, node: ast.FunctionDef) -> None:
+    """`@T.inline def helper(...):` inside a prim_func body: a macro that sees the body's
+    names as they are when it is called."""
+    from ..tir_macro import Macro, is_macro_decorator
+
+    decorators = [p.eval(d) for d in node.decorator_list]
+    if len(decorators) != 1 or not is_macro_decorator(decorators[0]):
+        p.error(node, "a nested function is not supported in tir functions; decorate it with "
+                      "@T.inline or @T.macro")
+    p.bind(node.name, Macro(None, node=node, source=p.source))
+
+
 @TIR.register("Assert")
 def visit_assert(p: Parser, node: ast.Assert) -> Wrap:
     cond = p.eval(node.test)
