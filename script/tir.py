@@ -337,7 +337,8 @@ def truncmod(a: Any, b: Any) -> tx.PrimExpr:
     return tx.binop(tx.BinaryOp.MOD, a, b)
 
 
-Div, Mod, FloorDiv, FloorMod = truncdiv, truncmod, floordiv, floormod
+# TVM's node classes: calling one builds the node, isinstance checks the operator
+from ..tir.expr_nodes import And, Div, FloorDiv, FloorMod, Mod, Or  # noqa: E402,F401
 
 
 def ceildiv(a: Any, b: Any) -> tx.PrimExpr:
@@ -415,14 +416,6 @@ def Assert(cond: Any, message: Any) -> Wrap:  # noqa: N802 (TVM's name)
     """`T.Assert(cond, "msg")`: like an `assert` statement, over the rest of the body."""
     c, msg, span = tx.const(cond), str(message), _parser().source.span(_parser().node)
     return Wrap(lambda body: ts.AssertStmt(c, msg, ts.seq(body), span))
-
-
-def And(a: Any, b: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
-    return tx.binop(tx.BinaryOp.AND, a, b)
-
-
-def Or(a: Any, b: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
-    return tx.binop(tx.BinaryOp.OR, a, b)
 
 
 def Not(a: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)

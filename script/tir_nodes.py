@@ -158,6 +158,8 @@ def Range(begin: Any, end: Any = None) -> ts.Range:  # noqa: N802 (TVM's name)
     lo, hi = tx._as_operands(begin, end)
     if isinstance(lo, tx.IntImm) and lo.value == 0:
         return ts.Range(lo, hi)
+    if isinstance(lo, tx.IntImm) and isinstance(hi, tx.IntImm):
+        return ts.Range(lo, tx.IntImm(hi.dtype, hi.value - lo.value))
     return ts.Range(lo, hi - lo)
 
 

@@ -1,0 +1,235 @@
+"""Statement-level `T` names: attributes and thread launches, builder-style control flow,
+declarations, macros. Each is parsed, printed (as TVM 0.27 prints it where the forms agree),
+read back to an equal function, and, where it computes, run against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite.script import from_source
+from tvmlite.script import tir as T
+from tvmlite.tir import stmt as ts
+
+
+def roundtrip(func: object) -> str:
+    text = func.script()
+    tvm.ir.assert_structural_equal(func, from_source(text))
+    return text
+
+
+def run(func: object, *arrays: np.ndarray) -> None:
+    nd = [tvm.nd.array(a) for a in arrays]
+    tvm.build(func, target="llvm")["main"](*nd)
+    for a, n in zip(arrays, nd):
+        a[...] = n.numpy()
+
+
+LAUNCH = '''@T.prim_func
+def f(A: T.Buffer((64, 4), "float32")):
+    tx = T.env_thread("threadIdx.x")
+    bx = T.launch_thread("blockIdx.x", 64)
+    with T.launch_thread(tx, 4):
+        A[bx, tx] = T.float32(0)
+    with T.launch_thread(tx, 4):
+        A[bx, tx] = A[bx, tx] + T.float32(1)
+'''
+
+
+def test_launch_thread_and_env_thread():
+    func = from_source(LAUNCH)
+    text = roundtrip(func)
+    assert 'tx = T.env_thread("threadIdx.x")' in text  # launched twice: one variable
+    assert 'with T.launch_thread("blockIdx.x", 64) as bx:' in text
+    assert text.count("with T.launch_thread(tx, 4):") == 2
+    launch = func.body
+    assert isinstance(launch, ts.AttrStmt) and launch.attr_key == "thread_extent"
+    assert launch.node.thread_tag == "blockIdx.x" and launch.value.value == 64
+    inner = launch.body.seq
+    assert inner[0].node.var is inner[1].node.var
+
+
+def test_attr_scopes_a_body_and_the_cpu_backend_keeps_the_body():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n'
+           '    T.attr(A.data, "storage_alignment", 128)\n'
+           '    with T.attr(0, "pragma_x", 1):\n'
+           '        for i in range(4):\n'
+           '            A[i] = T.float32(2)\n')
+    func = from_source(src)
+    text = roundtrip(func)
+    assert 'with T.attr(A.data, "storage_alignment", 128):' in text
+    assert 'with T.attr(0, "pragma_x", 1):' in text
+    a = np.zeros(4, "float32")
+    run(func, a)
+    np.testing.assert_array_equal(a, np.full(4, 2, "float32"))
+
+
+IF_WHILE = '''@T.prim_func
+def f(A: T.Buffer((4,), "int32")):
+    with T.If(A[1] > 0):
+        with T.Then():
+            A[0] = 1
+        with T.Else():
+            A[0] = 2
+    with T.While(A[2] < 5):
+        A[2] = A[2] + 1
+    T.assume(A[3] >= 0)
+'''
+
+
+@pytest.mark.parametrize("a1,want0", [(3, 1), (-3, 2)])
+def test_builder_if_then_else_and_while(a1, want0):
+    func = from_source(IF_WHILE)
+    text = roundtrip(func)
+    assert "if A[1] > 0:" in text and "while A[2] < 5:" in text
+    assert "T.assume(A[3] >= 0)" in text
+    a = np.array([0, a1, -2, 7], "int32")
+    run(func, a)
+    np.testing.assert_array_equal(a, [want0, a1, 5, 7])
+
+
+def test_then_outside_if_is_a_located_error():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "int32")):\n'
+           '    with T.Then():\n        A[0] = 1\n')
+    with pytest.raises(ValueError, match=r"T.Then\(\) must be directly inside"):
+        from_source(src)
+
+
+def test_declarations():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32"), p: T.handle("float32")):\n'
+           '    n = T.var("int32")\n'
+           '    q = T.ptr("float32")\n'
+           '    r = T.buffer_var("float32", "shared")\n'
+           '    k = T.meta_var(3)\n'
+           '    T.static_assert(k == 3, "k is 3")\n'
+           '    x = T.bind(0)\n'
+           '    T.buffer_store(A, A[1] + T.float32(x), [k])\n')
+    func = from_source(src)
+    text = roundtrip(func)
+    assert "x: T.int32 = 0" in text and "A[3] = A[1] + T.Cast(\"float32\", x)" in text
+    assert func.params[1].dtype == "handle"
+    buf = T.buffer((4, 2), "int8", name="B")
+    assert isinstance(buf, ts.Buffer) and (buf.name, buf.dtype) == ("B", "int8")
+    assert [d.value for d in T.buffer_decl((4, 2)).shape] == [4, 2]
+
+
+def test_static_assert_fails_while_parsing():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n'
+           '    T.static_assert(1 == 2, "one is not two")\n')
+    with pytest.raises(ValueError, match="static assertion failed: one is not two"):
+        from_source(src)
+
+
+def test_ptr_annotation_and_let_annotation():
+    src = ('@T.prim_func\ndef f(p: T.Ptr(T.float32), A: T.Buffer((4,), "float32")):\n'
+           '    a: T.let[T.float32] = A[0]\n    A[1] = a\n')
+    func = from_source(src)
+    assert func.params[0].dtype == "handle"
+    assert func.body.var.dtype == "float32"
+    assert isinstance(T.let, T.LetAnnotation)
+
+
+def test_target_attribute_prints_as_t_target():
+    src = ('@T.prim_func\ndef f():\n'
+           '    T.func_attr({"target": T.target("llvm", host="llvm")})\n    T.evaluate(0)\n')
+    func = from_source(src)
+    text = roundtrip(func)
+    assert 'T.target("llvm", host="llvm")' in text
+    assert str(func.attrs["target"].kind) == "llvm"
+
+
+def test_sblock_attr_and_block_attr():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n'
+           '    for i in range(4):\n'
+           '        with T.sblock("b"):\n'
+           '            vi = T.axis.spatial(4, i)\n'
+           '            T.sblock_attr({"k": 1})\n'
+           '            A[vi] = T.float32(0)\n')
+    func = from_source(src)
+    assert dict(func.body.body.block.annotations) == {"k": 1}
+    roundtrip(func)
+
+
+def test_builder_function_names():
+    src = ('@T.prim_func\ndef f() -> T.int32:\n'
+           '    T.func_name("g")\n'
+           '    A = T.arg("A", T.buffer((4,), "float32"))\n'
+           '    T.add_to_parent(T.buffer_store(A, T.float32(1), [0]))\n'
+           '    return 0\n')
+    func = from_source(src)
+    assert func.attrs["global_symbol"] == "g" and func.ret_dtype == "int32"
+    assert func.buffer_map[0][1].name == "A"
+    assert "return 0" in func.script()
+
+
+def test_scalar_and_scoped_allocations():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n'
+           '    s = T.alloc_scalar("float32")\n'
+           '    l = T.local_scalar("int32")\n'
+           '    h = T.shared_scalar("int32")\n'
+           '    L = T.alloc_local((4,), "float32")\n'
+           '    S = T.alloc_shared((4,), "float32")\n'
+           '    A[0] = s[()] + L[0] + S[0] + T.Cast("float32", l[()] + h[()])\n')
+    func = from_source(src)
+    scopes = [b.scope for b in func.body.block.alloc_buffers]
+    assert scopes == ["global", "local", "shared", "local", "shared"]
+    assert func.body.block.alloc_buffers[0].shape == ()
+    roundtrip(func)
+
+
+def test_call_effect_kind_values():
+    assert (T.CallEffectKind.Pure, T.CallEffectKind.Opaque) == (1, 3)
+
+
+@T.inline
+def _add_one(A, i):
+    A[i] = A[i] + T.float32(1)
+
+
+@T.macro(hygienic=False)
+def _scale(A, i):
+    A[i] = A[i] * factor  # noqa: F821 (the caller's `factor`)
+
+
+def test_inline_macro_expands_in_place_and_computes():
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32")):
+        for i in range(4):
+            _add_one(A, i)
+            factor = T.float32(3)  # noqa: F841 (read by the macro)
+            _scale(A, i)
+
+    text = f.script()
+    assert "A[i] = A[i] + T.float32(1.0)" in text
+    assert "A[i] = A[i] * factor" in text
+    a = np.arange(4, dtype="float32")
+    run(f, a)
+    np.testing.assert_allclose(a, (np.arange(4) + 1) * 3)
+
+
+def test_inline_is_hygienic_and_nested_inline_binds_late():
+    x_value = 2
+
+    @T.inline
+    def capture(A, B):
+        B[()] = A[x_value]
+
+    @T.prim_func
+    def f(A: T.Buffer((8,), "int32"), B: T.Buffer((), "int32")):
+        for x_value in range(3):  # noqa: F841 (a different x_value)
+            capture(A, B)
+
+            @T.inline
+            def late(A, B):
+                B[()] = B[()] + A[x_value]
+
+            late(A, B)
+
+    text = f.script()
+    assert "B[()] = A[2]" in text and "B[()] = B[()] + A[x_value]" in text
+
+
+def test_macro_options_are_keywords():
+    with pytest.raises(ValueError):
+        T.inline(True)
