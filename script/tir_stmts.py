@@ -84,6 +84,22 @@ def While(condition: Any) -> WhileFrame:  # noqa: N802 (TVM's name)
     return WhileFrame(tx.const(condition))
 
 
+def Break() -> ts.Break:  # noqa: N802 (TVM's name)
+    """`T.Break()`: the statement `break`."""
+    return ts.Break()
+
+
+def Continue() -> ts.Continue:  # noqa: N802 (TVM's name)
+    """`T.Continue()`: the statement `continue`."""
+    return ts.Continue()
+
+
+def Return(value: Any) -> ts.Evaluate:  # noqa: N802 (TVM's name)
+    """`T.Return(value)`: `return value` (in a prim_func with a result type)."""
+    value = tx.const(value)
+    return ts.Evaluate(tx.Call(value.dtype, "tir.ret", (value,)))
+
+
 def var(dtype: Any, name: str = "") -> tx.Var:
     """`T.var("int32", "n")`: a new scalar variable."""
     p = current()
@@ -266,8 +282,8 @@ class CallEffectKind:
     Opaque = 3
 
 
-__all__ = ["bind", "Bind", "buffer_store", "add_to_parent", "func_name", "func_ret", "arg",
-           "meta_class", "alloc_scalar", "local_scalar", "shared_scalar", "alloc_local",
+__all__ = ["Break", "Continue", "Return", "bind", "Bind", "buffer_store", "add_to_parent",
+           "func_name", "func_ret", "arg", "meta_class", "alloc_scalar", "local_scalar", "shared_scalar", "alloc_local",
            "alloc_shared", "decl_scalar", "CallEffectKind", "buffer_var",
            "env_thread", "launch_thread", "attr", "If", "Then", "Else", "While", "var",
            "buffer", "buffer_decl", "ptr", "Ptr", "meta_var", "target", "static_assert"]

@@ -25,8 +25,8 @@ from .codegen_parallel import ParallelLoops
 from .codegen_vector import VectorLoops, vectorizable
 from .functor import Visitor, post_order_visit, simplify
 from .stmt import (
-    Allocate, AssertStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
-    SeqStmt, While,
+    Allocate, AssertStmt, BufferStore, Continue, DeclBuffer, Evaluate, For, ForKind, IfThenElse,
+    LetStmt, SeqStmt, Stmt, While,
 )
 
 PTR = ir.PointerType()
@@ -103,6 +103,7 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         self.num_cores = num_cores  # tasks per parallel loop; 0: one per pool thread
         self.parallel_depth = 0
         self.serial_loops: list[Var] = []  # enclosing scalar loops, innermost last
+        self.loop_jumps: list[tuple[ir.Block, ir.Block]] = []  # (continue, break) targets
 
     # -- functions --------------------------------------------------------------------------
 
@@ -259,7 +260,13 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
                   body, exit_)
         b.position_at_end(body)
         self.vars[loop.loop_var] = i
-        self.visit(loop.body)
+        # NOTE: a latch block of its own only where a `continue` needs one to jump to
+        latch = b.append_basic_block("for_latch") if _continues(loop.body) else None
+        self._visit_loop_body(loop.body, latch, exit_)
+        if latch is not None:
+            if not b.block.is_terminated:
+                b.branch(latch)
+            b.position_at_end(latch)
         if not b.block.is_terminated:
             nxt = b.add(i, ir.Constant(i.type, 1), flags=("nsw",) if signed else ())
             i.add_incoming(nxt, b.block)
@@ -268,6 +275,30 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
             if md is not None:
                 br.set_metadata("llvm.loop", md)
         b.position_at_end(exit_)
+
+    def _visit_loop_body(self, body: Any, resume: ir.Block | None, leave: ir.Block) -> None:
+        """The body of a loop whose `continue` goes to `resume` and `break` to `leave`."""
+        self.loop_jumps.append((resume, leave))
+        try:
+            self.visit(body)
+        finally:
+            self.loop_jumps.pop()
+
+    def _jump(self, which: int, word: str) -> None:
+        jumps = self.loop_jumps
+        target = jumps[-1][which] if jumps else None
+        if target is None or target.function is not self.builder.function:
+            raise NotImplementedError(f"`{word}` must be inside a serial loop of the same "
+                                      "kernel (not across a parallel loop)")
+        self.builder.branch(target)
+        # NOTE: statements after a jump are unreachable; give them a block of their own
+        self.builder.position_at_end(self.builder.append_basic_block(f"after_{word}"))
+
+    def visit_Break(self, s: Any) -> None:
+        self._jump(1, "break")
+
+    def visit_Continue(self, s: Any) -> None:
+        self._jump(0, "continue")
 
     def _loop_metadata(self, loop: For) -> ir.MDValue | None:
         # NOTE: LLVM wants a loop id whose first operand is itself; llvmlite cannot build a
@@ -294,7 +325,7 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         b.position_at_end(header)
         b.cbranch(self.visit(s.condition), body, exit_)
         b.position_at_end(body)
-        self.visit(s.body)
+        self._visit_loop_body(s.body, header, exit_)
         if not b.block.is_terminated:
             b.branch(header)
         b.position_at_end(exit_)
@@ -621,6 +652,18 @@ _SPECIAL_CALLS: dict[str, Callable[[CodeGenLLVM, Call], ir.Value]] = {
     **INTRIN_CALLS,
 }
 
+
+
+def _continues(body: Any) -> bool:
+    """Does `body` hold a `continue` of its own loop (not of a loop nested in it)?"""
+    if isinstance(body, Continue):
+        return True
+    if isinstance(body, (For, While)) or not isinstance(body, Stmt):
+        return False
+    if isinstance(body, SeqStmt):
+        return any(_continues(x) for x in body.seq)
+    return any(_continues(getattr(body, f, None))
+               for f in ("body", "then_case", "else_case", "block", "init"))
 
 
 def _stride(e: PrimExpr, var: Var) -> int | None:

@@ -110,11 +110,27 @@ class Interpreter:
         lo, n = int(self.eval(s.min)), int(self.eval(s.extent))
         for i in range(lo, lo + n):
             self.env[s.loop_var] = _value(s.loop_var.dtype, i)
-            self.exec(s.body)
+            try:
+                self.exec(s.body)
+            except _Continue:
+                continue
+            except _Break:
+                break
 
     def exec_While(self, s: While) -> None:
         while self.eval(s.condition):
-            self.exec(s.body)
+            try:
+                self.exec(s.body)
+            except _Continue:
+                continue
+            except _Break:
+                break
+
+    def exec_Break(self, s: Any) -> None:
+        raise _Break
+
+    def exec_Continue(self, s: Any) -> None:
+        raise _Continue
 
     def exec_IfThenElse(self, s: IfThenElse) -> None:
         if self.eval(s.condition):
@@ -292,6 +308,14 @@ class Interpreter:
             src = dt.to_numpy(e.args[0].dtype)
             return _value(e.dtype, np.array(args[0], src).view(dt.to_numpy(e.dtype)).item())
         raise NotImplementedError(f"the interpreter has no intrinsic {e.op!r}")
+
+
+class _Break(Exception):
+    """`break` on its way to the loop it leaves."""
+
+
+class _Continue(Exception):
+    """`continue` on its way to the loop it resumes."""
 
 
 def _unsigned(dtype: str, v: int) -> int:

@@ -103,6 +103,20 @@ class While(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class Break(Stmt):
+    """`break`: leave the innermost enclosing serial loop."""
+
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Continue(Stmt):
+    """`continue`: go on with the next turn of the innermost enclosing serial loop."""
+
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class LetStmt(Stmt):
     var: Var
     value: PrimExpr

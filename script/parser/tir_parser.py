@@ -336,7 +336,7 @@ def visit_for(p: Parser, node: ast.For) -> ts.Stmt:
             frame.loop_dom[var] = ts.Range(lo, extent)
             loop_vars.append(var)
             p.bind(t.id, var)  # type: ignore[attr-defined]
-        body = ts.seq(p.visit_body(node.body))
+        body = ts.seq(_loop_body(p, node.body))
     span = p.source.span(node)
     for var, (lo, extent) in reversed(list(zip(loop_vars, spec.ranges))):
         body = ts.For(var, lo, extent, spec.kind, body, spec.thread, spec.annotations, span)
@@ -381,7 +381,18 @@ def visit_while(p: Parser, node: ast.While) -> ts.Stmt:
     cond = p.eval(node.test)
     if not isinstance(cond, tx.PrimExpr):
         p.error(node.test, "a TIR `while` needs a condition on TIR values (e.g. i[0] < n)")
-    return ts.While(cond, _block_of(p, node.body) or ts.SeqStmt(()), p.source.span(node))
+    with p.scope():
+        body = _loop_body(p, node.body)
+    return ts.While(cond, ts.seq(body) if body else ts.SeqStmt(()), p.source.span(node))
+
+
+def _loop_body(p: Parser, stmts: list[ast.stmt]) -> list[ts.Stmt]:
+    """A loop's body, where `break` and `continue` may appear."""
+    p.loop_depth = getattr(p, "loop_depth", 0) + 1  # type: ignore[attr-defined]
+    try:
+        return p.visit_body(stmts)
+    finally:
+        p.loop_depth -= 1  # type: ignore[attr-defined]
 
 
 def _block_of(p: Parser, stmts: list[ast.stmt]) -> ts.Stmt | None:
@@ -557,6 +568,23 @@ def visit_assert(p: Parser, node: ast.Assert) -> Wrap:
     msg = p.eval(node.msg) if node.msg is not None else "assertion failed"
     span = p.source.span(node)
     return Wrap(lambda body: ts.AssertStmt(cond, str(msg), ts.seq(body), span))
+
+
+@TIR.register("Break")
+def visit_break(p: Parser, node: ast.Break) -> ts.Stmt:
+    _check_in_loop(p, node, "break")
+    return ts.Break(p.source.span(node))
+
+
+@TIR.register("Continue")
+def visit_continue(p: Parser, node: ast.Continue) -> ts.Stmt:
+    _check_in_loop(p, node, "continue")
+    return ts.Continue(p.source.span(node))
+
+
+def _check_in_loop(p: Parser, node: ast.AST, word: str) -> None:
+    if not getattr(p, "loop_depth", 0):
+        p.error(node, f"`{word}` outside a loop")
 
 
 @TIR.register("Pass")

@@ -203,6 +203,12 @@ class TIRPrinter:
         ident = ", ".join(self.expr(e) for e in r.identity_element)
         return f"T.comm_reducer(lambda {params}: {body}, [{ident}])"
 
+    def _Break(self, s: ts.Break) -> None:
+        self.emit("break")
+
+    def _Continue(self, s: ts.Continue) -> None:
+        self.emit("continue")
+
     def _IfThenElse(self, s: ts.IfThenElse) -> None:
         self.emit(f"if {self.expr(s.condition)}:")
         self.body(s.then_case)

@@ -233,3 +233,63 @@ def test_inline_is_hygienic_and_nested_inline_binds_late():
 def test_macro_options_are_keywords():
     with pytest.raises(ValueError):
         T.inline(True)
+
+
+LOOP_JUMPS = '''@T.prim_func
+def f(In: T.Buffer((1,), "int32"), Out: T.Buffer((2,), "int32")):
+    Out[0] = 0
+    Out[1] = 0
+    for i in range(1000):
+        if i % 13 == 0:
+            Out[1] = Out[1] + 1
+            continue
+        Out[0] = Out[0] + 1
+        if Out[0] >= In[0]:
+            break
+    while Out[1] < 100:
+        Out[1] = Out[1] + 1
+        if Out[1] % 7 == 0:
+            T.Break()
+        T.Continue()
+'''
+
+
+def _loop_jumps_reference(limit: int) -> list[int]:
+    out = [0, 0]
+    for i in range(1000):
+        if i % 13 == 0:
+            out[1] += 1
+            continue
+        out[0] += 1
+        if out[0] >= limit:
+            break
+    while out[1] < 100:
+        out[1] += 1
+        if out[1] % 7 == 0:
+            break
+    return out
+
+
+@pytest.mark.parametrize("limit", [1, 40, 5000])
+def test_break_and_continue_compile_and_interpret_as_python_runs(limit):
+    from tvmlite.tir import interpreter
+
+    func = from_source(LOOP_JUMPS)
+    text = roundtrip(func)
+    assert "            continue" in text and "            break" in text
+    out = np.zeros(2, "int32")
+    run(func, np.array([limit], "int32"), out)
+    assert out.tolist() == _loop_jumps_reference(limit)
+    ref = np.zeros(2, "int32")
+    interpreter.run(func, np.array([limit], "int32"), ref)
+    assert ref.tolist() == out.tolist()
+
+
+def test_break_outside_a_loop_is_a_located_error():
+    src = '@T.prim_func\ndef f(A: T.Buffer((4,), "int32")):\n    break\n'
+    with pytest.raises(ValueError, match="`break` outside a loop"):
+        from_source(src)
+
+
+def test_return_statement():
+    assert T.Return(0).value.op == "tir.ret"
