@@ -283,7 +283,8 @@ class CallEffectKind:
 
 
 __all__ = ["Break", "Continue", "Return", "bind", "Bind", "buffer_store", "add_to_parent",
-           "func_name", "func_ret", "arg", "meta_class", "alloc_scalar", "local_scalar", "shared_scalar", "alloc_local",
+           "func_name", "func_ret", "arg", "meta_class", "alloc_scalar", "local_scalar",
+           "shared_scalar", "alloc_local",
            "alloc_shared", "decl_scalar", "CallEffectKind", "buffer_var",
            "env_thread", "launch_thread", "attr", "If", "Then", "Else", "While", "var",
            "buffer", "buffer_decl", "ptr", "Ptr", "meta_var", "target", "static_assert"]
