@@ -154,11 +154,43 @@ class BlockFrame:
 
     def finish(self, p: Parser, body: list[ts.Stmt], node: ast.With) -> ts.Stmt:
         span = p.source.span(node)
+        if self.reads is None or self.writes is None:
+            _check_no_opaque_access(p, self, body, node)
         block = ts.Block(self.name, tuple(self.iter_vars), ts.seq(body), tuple(self.reads or ()),
                          tuple(self.writes or ()), self.init, tuple(self.allocs),
                          tuple(self.match_buffers), tuple(self.annotations.items()), span)
         pred = self.predicate if self.predicate is not None else TRUE
         return ts.BlockRealize(tuple(self.iter_values), pred, block, span)
+
+
+def _check_no_opaque_access(p: Parser, block: BlockFrame, body: list[ts.Stmt],
+                            node: ast.With) -> None:
+    """TVM infers a block's T.reads/T.writes, and refuses when the body uses a buffer through
+    its data pointer (`A.data` passed to an extern call): the region cannot be inferred."""
+    from ...tir.functor import Visitor
+
+    frame = func_frame(p)
+    owners = {buf.data: buf for _, buf in frame.buffer_map}
+    owners.update({b.data: b for b in frame.root_allocs})
+    for f in p.frames:
+        if isinstance(f, BlockFrame):
+            owners.update({b.data: b for b in f.allocs})
+    found: list[ts.Buffer] = []
+
+    class _Opaque(Visitor):
+        def visit_Var(self, v: tx.Var) -> None:
+            if v in owners:
+                found.append(owners[v])
+
+        def visit_BlockRealize(self, s: ts.BlockRealize) -> None:
+            pass  # a nested block answers for its own accesses
+
+    for stmt in body:
+        _Opaque().visit(stmt)
+    if found:
+        p.error(node, f"this block uses buffer {found[0].name!r} through its data pointer, so "
+                      "its accessed region cannot be inferred: annotate it with T.reads(...) "
+                      "and T.writes(...)")
 
 
 @dataclass

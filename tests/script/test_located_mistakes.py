@@ -108,3 +108,17 @@ def test_select_with_a_literal_takes_the_other_side_dtype():
     src = ('@T.prim_func\ndef f(B: T.Buffer((8,), "int64")):\n    for i in range(8):\n'
            '        B[i] = T.Select(i < 4, B[i], 0)\n')
     assert "B[i] = T.Select(i < 4, B[i], T.int64(0))" in from_source(src).script()
+
+
+def test_opaque_data_access_in_a_block_needs_reads_and_writes():
+    # TVM refuses too: the accessed region of `A.data` cannot be inferred
+    src = ('@T.prim_func\ndef f(A: T.Buffer((16,), "float32")):\n'
+           '    for i in range(16):\n'
+           '        with T.sblock("b"):\n'
+           '            T.evaluate(T.call_extern("int32", "g", A.data))\n')
+    check(src, "this block uses buffer 'A' through its data pointer, so its accessed region "
+               "cannot be inferred: annotate it with T.reads(...) and T.writes(...)",
+          4, 9, "^" * 19)
+    annotated = src.replace('            T.evaluate', '            T.reads(A[0:16])\n'
+                            '            T.writes(A[0:16])\n            T.evaluate')
+    assert from_source(annotated).body.body.block.reads
