@@ -424,7 +424,8 @@ def Not(a: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
 
 def call_intrin(dtype: Any, op: str, *args: Any) -> tx.PrimExpr:
     """An intrinsic by its full name: `T.call_intrin("float32", "tir.exp", x)`."""
-    return tx.Call(_dtype(dtype, 0), op, tuple(tx.const(a) for a in args))
+    return tx.Call(_dtype(dtype, 0), op, tuple(tx.StringImm(a) if isinstance(a, str) else
+                                               tx.const(a) for a in args))
 
 
 def _unary(name: str) -> Callable[[Any], tx.PrimExpr]:

@@ -84,6 +84,15 @@ class SeqStmt(Stmt):
     seq: tuple[Stmt, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __getitem__(self, i: int) -> Stmt:  # TVM users write func.body[0]
+        return self.seq[i]
+
+    def __len__(self) -> int:
+        return len(self.seq)
+
+    def __bool__(self) -> bool:  # NOTE: a statement is always "something", even when empty
+        return True
+
 
 @dataclass(frozen=True, slots=True)
 class IfThenElse(Stmt):

@@ -168,6 +168,9 @@ class ExprPrinter:
         vectors = ", ".join(self(v) for v in e.vectors)
         return f"T.Shuffle([{vectors}], [{', '.join(self(i) for i in e.indices)}])"
 
+    def _Buffer(self, e: Any) -> str:  # a buffer inside an attribute value
+        return self.name_of(e)
+
     def _Var(self, e: tx.Var) -> str:
         return self.name_of(e)
 
@@ -235,6 +238,8 @@ def _call_dtype_ok(e: tx.Call, name: str) -> bool:
     """Would `T.<name>(args)` rebuild this call with the same dtype?"""
     if name in ("likely", "isnan"):
         return e.dtype == "bool"
+    if name == "tvm_storage_sync":
+        return e.dtype == "int32" and len(e.args) == 1
     if name == "if_then_else":
         return len(e.args) == 3 and e.dtype == e.args[1].dtype
     return bool(e.args) and e.dtype == e.args[0].dtype
@@ -259,7 +264,7 @@ def q(s: str) -> str:
 
 def value_text(v: Any, expr: Callable[[Any], str]) -> str:
     """A Python-level value (attribute, annotation) as source text."""
-    if isinstance(v, tx.PrimExpr):
+    if isinstance(v, tx.PrimExpr) or type(v).__name__ == "Buffer":
         return expr(v)
     if isinstance(v, str):
         return q(v)

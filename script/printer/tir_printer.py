@@ -327,7 +327,8 @@ def _grid_next(f: ts.For) -> ts.For | None:
         return None
     plain = all(x.kind is ts.ForKind.SERIAL and not x.annotations and isinstance(x.min, tx.IntImm)
                 and x.min.value == 0 and x.min.dtype == x.extent.dtype for x in (f, inner))
-    return inner if plain else None
+    # NOTE: `for j in range(i)` inside `for i` cannot join it in one T.grid
+    return inner if plain and f.loop_var not in _vars_of(inner.extent) else None
 
 
 def _has_blocks(s: Any) -> bool:

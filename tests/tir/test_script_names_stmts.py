@@ -293,3 +293,23 @@ def test_break_outside_a_loop_is_a_located_error():
 
 def test_return_statement():
     assert T.Return(0).value.op == "tir.ret"
+
+
+def test_printer_details_tvm_tests_rely_on():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((), "int32"), B: T.Buffer((4,), "float32")):\n'
+           '    for i in range(128):\n'
+           '        for j in range(i):\n'
+           '            A[()] = A[()] + j\n'
+           '    T.tvm_storage_sync("warp")\n'
+           '    for k in range(4):\n'
+           '        with T.sblock("b"):\n'
+           '            vk = T.axis.spatial(4, k)\n'
+           '            T.block_attr({"layout_free_placeholders": [B]})\n'
+           '            B[vk] = T.float32(0)\n')
+    func = from_source(src)
+    text = roundtrip(func)
+    assert "for j in range(i):" in text  # not joined into T.grid(128, i)
+    assert 'T.evaluate(T.tvm_storage_sync("warp"))' in text
+    assert 'T.block_attr({"layout_free_placeholders": [B]})' in text
+    assert func.body[1].value.op == "tir.tvm_storage_sync" and len(func.body) == 3
+    assert isinstance(tvm.tir.FloorDiv(T.int32(4), 2), tvm.tir.FloorDiv)
