@@ -247,8 +247,31 @@ def where(cond: Any) -> None:
 
 
 def block_attr(attrs: dict[str, Any]) -> None:
+    """`T.block_attr({...})` / `T.sblock_attr`: several calls merge (dict values merge key
+    by key); one key given two different values is an error, as in TVM."""
     frame = block_frame(_parser(), "T.block_attr")
-    frame.annotations.update(check_attrs(attrs, "T.block_attr"))
+    _merge_attrs(frame.annotations, check_attrs(attrs, "T.block_attr"), "")
+
+
+def _merge_attrs(into: dict[str, Any], new: dict[str, Any], path: str) -> None:
+    for key, value in new.items():
+        old = into.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            merged = dict(old)
+            _merge_attrs(merged, value, f"{path}{key}.")
+            into[key] = merged
+        elif key in into and not _same_value(old, value):
+            raise ArgError(f"block attribute {path + key!r} is set twice, to {old!r} and "
+                           f"{value!r}", 0)
+        else:
+            into[key] = value
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    from ..ir.structural import structural_equal
+
+    return a is b or (type(a) is type(b) and (a == b if not isinstance(a, tx.PrimExpr)
+                                              else structural_equal(a, b)))
 
 
 sblock_attr = block_attr

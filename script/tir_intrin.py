@@ -125,6 +125,16 @@ _register("tvm_warp_shuffle tvm_warp_shuffle_up tvm_warp_shuffle_down tvm_warp_s
 _register("tvm_warp_activemask", "uint32")
 _register("tvm_thread_allreduce", "handle")
 
+_reinterpret_call = globals()["reinterpret"]
+
+
+def reinterpret(dtype: Any, value: Any, span: Any = None) -> tx.PrimExpr:
+    """`T.reinterpret("int32", x)`: x's bits as `dtype`; to its own dtype, x itself."""
+    value = tx.const(value)
+    target = getattr(dtype, "dtype", dtype)
+    return value if value.dtype == target else _reinterpret_call(target, value)
+
+
 # The op each printed name stands for, first registration first (`call_packed` before
 # `tvm_call_packed`): the printer writes this name for a call of that op.
 PRINT_NAME: dict[str, str] = {}

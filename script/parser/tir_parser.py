@@ -23,6 +23,7 @@ from typing import Any
 from ...tir import expr as tx
 from ...tir import stmt as ts
 from ...tir.dtype import element, lanes, promote
+from ...tir.attrs import Attrs
 from ...tir.function import PrimFunc
 from .core import _BINOPS, ArgError, Dialect, Parser, Wrap, _arg_node
 from .tir_frames import STMT_FRAMES, AttrFrame, LaunchFrame
@@ -158,7 +159,7 @@ class BlockFrame:
             _check_no_opaque_access(p, self, body, node)
         block = ts.Block(self.name, tuple(self.iter_vars), ts.seq(body), tuple(self.reads or ()),
                          tuple(self.writes or ()), self.init, tuple(self.allocs),
-                         tuple(self.match_buffers), tuple(self.annotations.items()), span)
+                         tuple(self.match_buffers), Attrs(self.annotations.items()), span)
         pred = self.predicate if self.predicate is not None else TRUE
         return ts.BlockRealize(tuple(self.iter_values), pred, block, span)
 
@@ -262,6 +263,8 @@ def _declare_param(p: Parser, frame: PrimFuncFrame, arg: ast.arg) -> None:
         p.error(arg, f"parameter {arg.arg!r} needs a type annotation such as "
                      "T.Buffer((128,), \"float32\") or T.handle")
     ann = p.eval_annotation(arg.annotation)
+    if isinstance(ann, ts.Buffer):  # `A: T.buffer(shape, dtype)`, the lower-case spelling
+        ann = BufferSpec(ann.shape, ann.dtype, (("scope", ann.scope),))
     if isinstance(ann, BufferSpec):
         try:
             buf = ann.make(arg.arg)

@@ -18,6 +18,8 @@ INFIX = {"shift_left": "<<", "shift_right": ">>", "bitwise_and": "&", "bitwise_o
 
 def call_text(name: str) -> str:
     spec = INTRINSICS[name]
+    if name == "reinterpret":  # to its own dtype it is no call at all (test below)
+        return 'T.reinterpret("float32", A[0])'
     args = "A[0], A[1]" if name != "bitwise_not" else "A[0]"
     if spec.result == "first":
         return f'T.{name}("int32", {args})'
@@ -112,3 +114,9 @@ def test_older_dtype_keyword():
 
 def test_llvm_lookup_intrinsic_id_is_the_name():
     assert T.llvm_lookup_intrinsic_id("llvm.sqrt") == "llvm.sqrt"
+
+
+def test_reinterpret_to_the_same_dtype_is_the_value():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n'
+           '    A[0] = T.reinterpret("float32", A[1])\n')
+    assert "A[0] = A[1]" in from_source(src).script()

@@ -313,3 +313,19 @@ def test_printer_details_tvm_tests_rely_on():
     assert 'T.block_attr({"layout_free_placeholders": [B]})' in text
     assert func.body[1].value.op == "tir.tvm_storage_sync" and len(func.body) == 3
     assert isinstance(tvm.tir.FloorDiv(T.int32(4), 2), tvm.tir.FloorDiv)
+
+
+def test_block_attrs_merge_and_conflicts_are_located():
+    src = ('@T.prim_func\ndef f(A: T.buffer((4,), "float32")):\n'
+           '    with T.sblock("b"):\n'
+           '        T.sblock_attr({"k1": "a", "nested": {"x": 1}})\n'
+           '        T.sblock_attr({"k2": "b", "nested": {"y": 2}, "k1": "a"})\n'
+           '        A[0] = T.float32(0)\n')
+    func = from_source(src)
+    assert func.buffer_map[0][1].shape[0].value == 4  # a lower-case T.buffer annotation
+    ann = func.body.block.annotations
+    assert dict(ann.items()) == {"k1": "a", "nested": {"x": 1, "y": 2}, "k2": "b"}
+    assert ann["k2"] == "b"
+    bad = src.replace('"k1": "a"})', '"k1": "c"})')
+    with pytest.raises(ValueError, match="block attribute 'k1' is set twice, to 'a' and 'c'"):
+        from_source(bad)
