@@ -99,6 +99,7 @@ def _expand(p: Parser, node: ast.FunctionDef, source: Any, values: dict[str, Any
         if not keep_scopes:
             p.scopes = [{}]
     p.source = source
+    p.macro_depth = getattr(p, "macro_depth", 0) + 1  # type: ignore[attr-defined]
     try:
         with p.scope():
             for name, value in values.items():
@@ -106,6 +107,7 @@ def _expand(p: Parser, node: ast.FunctionDef, source: Any, values: dict[str, Any
             body = p.visit_body(node.body)
     finally:
         p.scopes, p.env, p.source = saved
+        p.macro_depth -= 1  # type: ignore[attr-defined]
     stmts = [s for s in body if not isinstance(s, Wrap)]
     return ts.seq(stmts) if stmts else None
 

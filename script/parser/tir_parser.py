@@ -137,6 +137,7 @@ class PrimFuncFrame:
     root_allocs: list[ts.Buffer] = field(default_factory=list)
     loop_dom: dict[tx.Var, ts.Range] = field(default_factory=dict)
     ret_dtype: str = "void"
+    block_names: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -157,11 +158,21 @@ class BlockFrame:
         span = p.source.span(node)
         if self.reads is None or self.writes is None:
             _check_no_opaque_access(p, self, body, node)
-        block = ts.Block(self.name, tuple(self.iter_vars), ts.seq(body), tuple(self.reads or ()),
-                         tuple(self.writes or ()), self.init, tuple(self.allocs),
+        block = ts.Block(_block_name(p, self.name), tuple(self.iter_vars), ts.seq(body),
+                         tuple(self.reads or ()), tuple(self.writes or ()), self.init, tuple(self.allocs),
                          tuple(self.match_buffers), Attrs(self.annotations.items()), span)
         pred = self.predicate if self.predicate is not None else TRUE
         return ts.BlockRealize(tuple(self.iter_values), pred, block, span)
+
+
+def _block_name(p: Parser, name: str) -> str:
+    """The block's name; a block a macro expands again gets a suffix (`op`, `op_1`, ...)."""
+    seen = func_frame(p).block_names
+    if name in seen and getattr(p, "macro_depth", 0):
+        seen[name] += 1
+        return f"{name}_{seen[name]}"
+    seen.setdefault(name, 0)
+    return name
 
 
 def _check_no_opaque_access(p: Parser, block: BlockFrame, body: list[ts.Stmt],
@@ -291,7 +302,7 @@ def _declare_param(p: Parser, frame: PrimFuncFrame, arg: ast.arg) -> None:
 
 
 def access(buf: ts.Buffer, index: Any) -> tx.PrimExpr | ts.BufferRegion:
-    idx = index if isinstance(index, tuple) else (index,)
+    idx = tuple(index) if isinstance(index, (tuple, list)) else (index,)
     if len(idx) != len(buf.shape):
         raise ValueError(f"buffer {buf.name!r} has {len(buf.shape)} dimensions but is indexed "
                          f"with {len(idx)}")
@@ -358,24 +369,62 @@ def visit_for(p: Parser, node: ast.For) -> ts.Stmt:
         p.error(node.iter, "a TIR loop iterates over range(...), T.grid(...), T.serial(...), "
                            "T.parallel(...), T.vectorized(...), T.unroll(...) or "
                            "T.thread_binding(...)")
-    targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
-    if not all(isinstance(t, ast.Name) for t in targets):
-        p.error(node.target, "loop variables must be plain names")
-    if len(targets) != len(spec.ranges):
-        p.error(node.target, f"{len(targets)} loop variables for {len(spec.ranges)} loops")
+    names = _loop_names(p, node.target, len(spec.ranges))
     frame = func_frame(p)
     loop_vars: list[tx.Var] = []
     with p.scope():
-        for t, (lo, extent) in zip(targets, spec.ranges):
-            var = tx.Var(t.id, promote(lo.dtype, extent.dtype), p.source.span(t))  # type: ignore
+        for (name, t), (lo, extent) in zip(names, spec.ranges):
+            var = tx.Var(name, promote(lo.dtype, extent.dtype), p.source.span(t))
             frame.loop_dom[var] = ts.Range(lo, extent)
             loop_vars.append(var)
-            p.bind(t.id, var)  # type: ignore[attr-defined]
+        _bind_loop_targets(p, node.target, loop_vars)
         body = ts.seq(_loop_body(p, node.body))
     span = p.source.span(node)
     for var, (lo, extent) in reversed(list(zip(loop_vars, spec.ranges))):
         body = ts.For(var, lo, extent, spec.kind, body, spec.thread, spec.annotations, span)
     return body
+
+
+def _loop_names(p: Parser, target: ast.expr, n: int) -> list[tuple[str, ast.AST]]:
+    """A name per loop for `for i, j in`, `for idx in T.grid(...)` (idx is the tuple of
+    loop variables) and `for *outer, k in` (outer is the list of all but the last)."""
+    elts = target.elts if isinstance(target, ast.Tuple) else [target]
+    starred = [e for e in elts if isinstance(e, ast.Starred)]
+    plain = all(isinstance(e.value if isinstance(e, ast.Starred) else e, ast.Name) for e in elts)
+    if not plain or len(starred) > 1:
+        p.error(target, "loop variables must be plain names")
+    if isinstance(target, ast.Name) and n > 1:
+        return [(f"{target.id}_{k}", target) for k in range(n)]
+    if starred:
+        fill = n - (len(elts) - 1)
+        if fill < 0:
+            p.error(target, f"{len(elts) - 1} loop variables for {n} loops")
+        out: list[tuple[str, ast.AST]] = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out += [(f"{e.value.id}_{k}", e) for k in range(fill)]  # type: ignore[attr-defined]
+            else:
+                out.append((e.id, e))  # type: ignore[attr-defined]
+        return out
+    if len(elts) != n:
+        p.error(target, f"{len(elts)} loop variables for {n} loops")
+    return [(e.id, e) for e in elts]  # type: ignore[attr-defined]
+
+
+def _bind_loop_targets(p: Parser, target: ast.expr, loop_vars: list[tx.Var]) -> None:
+    if isinstance(target, ast.Name):
+        p.bind(target.id, loop_vars[0] if len(loop_vars) == 1 else tuple(loop_vars))
+        return
+    elts = target.elts  # type: ignore[attr-defined]
+    fill = len(loop_vars) - (len(elts) - 1)
+    k = 0
+    for e in elts:
+        if isinstance(e, ast.Starred):
+            p.bind(e.value.id, list(loop_vars[k:k + fill]))
+            k += fill
+        else:
+            p.bind(e.id, loop_vars[k])
+            k += 1
 
 
 @TIR.register("With")

@@ -329,3 +329,39 @@ def test_block_attrs_merge_and_conflicts_are_located():
     bad = src.replace('"k1": "a"})', '"k1": "c"})')
     with pytest.raises(ValueError, match="block attribute 'k1' is set twice, to 'a' and 'c'"):
         from_source(bad)
+
+
+def test_loop_targets_tuple_and_starred():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((2, 3, 4), "int32"), B: T.Buffer((2, 3), "int32")):\n'
+           '    for idx in T.grid(2, 3, 4):\n'
+           '        A[idx] = 1\n'
+           '    for *outer, k in T.grid(2, 3, 4):\n'
+           '        B[outer] = B[outer] + A[(*outer, k)]\n')
+    func = from_source(src)
+    text = roundtrip(func)
+    assert "for idx_0, idx_1, idx_2 in T.grid(2, 3, 4):" in text
+    assert "B[outer_0, outer_1] = B[outer_0, outer_1] + A[outer_0, outer_1, k]" in text
+    a, b = np.zeros((2, 3, 4), "int32"), np.zeros((2, 3), "int32")
+    run(func, a, b)
+    np.testing.assert_array_equal(b, np.full((2, 3), 4))
+
+
+@T.inline
+def _double(A, i):
+    with T.sblock("op"):
+        v = T.axis.remap("S", [i])
+        A[v] = A[v] * T.float32(2)
+
+
+def test_blocks_a_macro_expands_twice_get_suffixes():
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32")):
+        for i in range(4):
+            _double(A, i)
+            _double(A, i)
+
+    names = [s.block.name for s in f.body.body.seq]
+    assert names == ["op", "op_1"]
+    a = np.arange(4, dtype="float32")
+    run(f, a)
+    np.testing.assert_allclose(a, np.arange(4) * 4)
