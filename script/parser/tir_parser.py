@@ -26,6 +26,9 @@ from ...tir.dtype import element, lanes, promote
 from ...tir.attrs import Attrs
 from ...tir.function import PrimFunc
 from .core import _BINOPS, ArgError, Dialect, Parser, Wrap, _arg_node
+from .tir_checks import (
+    bind_loop_targets, block_name, check_no_opaque_access, check_not_loop_var, loop_names,
+)
 from .tir_frames import STMT_FRAMES, AttrFrame, LaunchFrame
 
 
@@ -157,52 +160,13 @@ class BlockFrame:
     def finish(self, p: Parser, body: list[ts.Stmt], node: ast.With) -> ts.Stmt:
         span = p.source.span(node)
         if self.reads is None or self.writes is None:
-            _check_no_opaque_access(p, self, body, node)
-        block = ts.Block(_block_name(p, self.name), tuple(self.iter_vars), ts.seq(body),
-                         tuple(self.reads or ()), tuple(self.writes or ()), self.init, tuple(self.allocs),
-                         tuple(self.match_buffers), Attrs(self.annotations.items()), span)
+            check_no_opaque_access(p, self, body, node)
+        block = ts.Block(block_name(p, self.name), tuple(self.iter_vars), ts.seq(body),
+                         tuple(self.reads or ()), tuple(self.writes or ()), self.init,
+                         tuple(self.allocs), tuple(self.match_buffers),
+                         Attrs(self.annotations.items()), span)
         pred = self.predicate if self.predicate is not None else TRUE
         return ts.BlockRealize(tuple(self.iter_values), pred, block, span)
-
-
-def _block_name(p: Parser, name: str) -> str:
-    """The block's name; a block a macro expands again gets a suffix (`op`, `op_1`, ...)."""
-    seen = func_frame(p).block_names
-    if name in seen and getattr(p, "macro_depth", 0):
-        seen[name] += 1
-        return f"{name}_{seen[name]}"
-    seen.setdefault(name, 0)
-    return name
-
-
-def _check_no_opaque_access(p: Parser, block: BlockFrame, body: list[ts.Stmt],
-                            node: ast.With) -> None:
-    """TVM infers a block's T.reads/T.writes, and refuses when the body uses a buffer through
-    its data pointer (`A.data` passed to an extern call): the region cannot be inferred."""
-    from ...tir.functor import Visitor
-
-    frame = func_frame(p)
-    owners = {buf.data: buf for _, buf in frame.buffer_map}
-    owners.update({b.data: b for b in frame.root_allocs})
-    for f in p.frames:
-        if isinstance(f, BlockFrame):
-            owners.update({b.data: b for b in f.allocs})
-    found: list[ts.Buffer] = []
-
-    class _Opaque(Visitor):
-        def visit_Var(self, v: tx.Var) -> None:
-            if v in owners:
-                found.append(owners[v])
-
-        def visit_BlockRealize(self, s: ts.BlockRealize) -> None:
-            pass  # a nested block answers for its own accesses
-
-    for stmt in body:
-        _Opaque().visit(stmt)
-    if found:
-        p.error(node, f"this block uses buffer {found[0].name!r} through its data pointer, so "
-                      "its accessed region cannot be inferred: annotate it with T.reads(...) "
-                      "and T.writes(...)")
 
 
 @dataclass
@@ -369,7 +333,7 @@ def visit_for(p: Parser, node: ast.For) -> ts.Stmt:
         p.error(node.iter, "a TIR loop iterates over range(...), T.grid(...), T.serial(...), "
                            "T.parallel(...), T.vectorized(...), T.unroll(...) or "
                            "T.thread_binding(...)")
-    names = _loop_names(p, node.target, len(spec.ranges))
+    names = loop_names(p, node.target, len(spec.ranges))
     frame = func_frame(p)
     loop_vars: list[tx.Var] = []
     with p.scope():
@@ -377,54 +341,12 @@ def visit_for(p: Parser, node: ast.For) -> ts.Stmt:
             var = tx.Var(name, promote(lo.dtype, extent.dtype), p.source.span(t))
             frame.loop_dom[var] = ts.Range(lo, extent)
             loop_vars.append(var)
-        _bind_loop_targets(p, node.target, loop_vars)
+        bind_loop_targets(p, node.target, loop_vars)
         body = ts.seq(_loop_body(p, node.body))
     span = p.source.span(node)
     for var, (lo, extent) in reversed(list(zip(loop_vars, spec.ranges))):
         body = ts.For(var, lo, extent, spec.kind, body, spec.thread, spec.annotations, span)
     return body
-
-
-def _loop_names(p: Parser, target: ast.expr, n: int) -> list[tuple[str, ast.AST]]:
-    """A name per loop for `for i, j in`, `for idx in T.grid(...)` (idx is the tuple of
-    loop variables) and `for *outer, k in` (outer is the list of all but the last)."""
-    elts = target.elts if isinstance(target, ast.Tuple) else [target]
-    starred = [e for e in elts if isinstance(e, ast.Starred)]
-    plain = all(isinstance(e.value if isinstance(e, ast.Starred) else e, ast.Name) for e in elts)
-    if not plain or len(starred) > 1:
-        p.error(target, "loop variables must be plain names")
-    if isinstance(target, ast.Name) and n > 1:
-        return [(f"{target.id}_{k}", target) for k in range(n)]
-    if starred:
-        fill = n - (len(elts) - 1)
-        if fill < 0:
-            p.error(target, f"{len(elts) - 1} loop variables for {n} loops")
-        out: list[tuple[str, ast.AST]] = []
-        for e in elts:
-            if isinstance(e, ast.Starred):
-                out += [(f"{e.value.id}_{k}", e) for k in range(fill)]  # type: ignore[attr-defined]
-            else:
-                out.append((e.id, e))  # type: ignore[attr-defined]
-        return out
-    if len(elts) != n:
-        p.error(target, f"{len(elts)} loop variables for {n} loops")
-    return [(e.id, e) for e in elts]  # type: ignore[attr-defined]
-
-
-def _bind_loop_targets(p: Parser, target: ast.expr, loop_vars: list[tx.Var]) -> None:
-    if isinstance(target, ast.Name):
-        p.bind(target.id, loop_vars[0] if len(loop_vars) == 1 else tuple(loop_vars))
-        return
-    elts = target.elts  # type: ignore[attr-defined]
-    fill = len(loop_vars) - (len(elts) - 1)
-    k = 0
-    for e in elts:
-        if isinstance(e, ast.Starred):
-            p.bind(e.value.id, list(loop_vars[k:k + fill]))
-            k += fill
-        else:
-            p.bind(e.id, loop_vars[k])
-            k += 1
 
 
 @TIR.register("With")
@@ -562,21 +484,8 @@ def _store(p: Parser, target: ast.Subscript, value: Any) -> ts.Stmt:
     return ts.BufferStore(buf, value, load.indices, p.source.span(p.node))
 
 
-def _check_not_loop_var(p: Parser, name: str, node: ast.AST) -> None:
-    """`i = i + 1` inside `for i in ...` is an error, as in TVM: a loop variable is bound by
-    its loop, and a new `i` would silently shadow it for the rest of the body."""
-    for scope in reversed(p.scopes):
-        if name in scope:
-            bound = scope[name]
-            frame = p.find_frame(PrimFuncFrame)
-            if isinstance(bound, tx.Var) and frame is not None and bound in frame.loop_dom:
-                p.error(node, f"cannot assign to loop variable {name!r} inside its loop; "
-                              "use another name")
-            return
-
-
 def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
-    _check_not_loop_var(p, name, node)
+    check_not_loop_var(p, name, node)
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], AxisSpec):
         value = value[0]  # vi = T.axis.remap("S", [i])
     if isinstance(value, AxisSpec):
