@@ -235,15 +235,27 @@ def init() -> InitFrame:
 
 
 def reads(*regions: Any) -> None:
-    block_frame(_parser(), "T.reads").reads = [region(r) for r in _flatten(regions)]
+    frame = block_frame(_parser(), "T.reads")
+    _once(frame.reads, "T.reads")
+    frame.reads = [region(r) for r in _flatten(regions)]
 
 
 def writes(*regions: Any) -> None:
-    block_frame(_parser(), "T.writes").writes = [region(r) for r in _flatten(regions)]
+    frame = block_frame(_parser(), "T.writes")
+    _once(frame.writes, "T.writes")
+    frame.writes = [region(r) for r in _flatten(regions)]
 
 
 def where(cond: Any) -> None:
-    block_frame(_parser(), "T.where").predicate = tx.const(cond)
+    frame = block_frame(_parser(), "T.where")
+    _once(frame.predicate, "T.where")
+    frame.predicate = tx.const(cond)
+
+
+def _once(previous: Any, what: str) -> None:
+    """A block states its reads, writes and predicate once (TVM refuses a second one)."""
+    if previous is not None:
+        raise ValueError(f"{what} is given twice in this block")
 
 
 def block_attr(attrs: dict[str, Any]) -> None:
@@ -290,6 +302,9 @@ class axis:
     @staticmethod
     def _make(kind: ts.IterType, dom: Any, value: Any) -> AxisSpec:
         value = tx.const(value)
+        if is_float(value.dtype) or value.dtype == "bool":
+            raise _BadValue(f"a block iterator is bound to an integer, not a {value.dtype} "
+                            "value", 1)
         if isinstance(dom, (tuple, list)):
             lo, hi = tx._as_operands(dom[0], dom[1])
             rng = ts.Range(lo, _sub(hi, lo))
@@ -320,7 +335,7 @@ class axis:
         bindings = list(bindings) if isinstance(bindings, (list, tuple)) else [bindings]
         if len(kinds) != len(bindings):
             raise ArgError(f"T.axis.remap got {len(kinds)} iterator kinds {kinds!r} but "
-                           f"{len(bindings)} loop variables", 1)
+                           f"{len(bindings)} loop variables")  # both arguments: the whole call
         dom = func_frame(_parser()).loop_dom
         out = []
         for k, v in zip(kinds, bindings):

@@ -507,8 +507,22 @@ def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
         return None
     if isinstance(value, tx.PrimExpr):
         return _let(p, name, value, node)
+    if isinstance(value, ts.Buffer) and _allocated_here(p, value):
+        old = p.scopes[-1].get(name)
+        if isinstance(old, ts.Buffer) and old is not value:
+            p.error(node, f"buffer {name!r} is defined twice; give the second one another name")
     p.bind(name, value)  # a Python value: buffers, ints, meta-programming helpers
     return None
+
+
+def _allocated_here(p: Parser, buf: ts.Buffer) -> bool:
+    """Was `buf` just made by T.alloc_buffer / T.match_buffer in this function?"""
+    frame = func_frame(p)
+    block = p.find_frame(BlockFrame)
+    mine = list(frame.root_allocs) + [b for _, b in frame.buffer_map]
+    if block is not None:
+        mine += block.allocs + [m.buffer for m in block.match_buffers]
+    return any(b is buf for b in mine)
 
 
 def _let(p: Parser, name: str, value: tx.PrimExpr, node: ast.AST) -> Wrap:
@@ -520,6 +534,8 @@ def _let(p: Parser, name: str, value: tx.PrimExpr, node: ast.AST) -> Wrap:
 
 def _bind_axis(p: Parser, name: str, axis: AxisSpec, node: ast.AST) -> None:
     frame = block_frame(p, "T.axis")
+    if any(iv.var.name == name for iv in frame.iter_vars):
+        p.error(node, f"block iterator {name!r} is defined twice in this block")
     var = tx.Var(name, axis.value.dtype, p.source.span(node))
     frame.iter_vars.append(ts.IterVar(var, axis.dom, axis.kind))
     frame.iter_values.append(axis.value)

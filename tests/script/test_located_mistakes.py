@@ -122,3 +122,59 @@ def test_opaque_data_access_in_a_block_needs_reads_and_writes():
     annotated = src.replace('            T.evaluate', '            T.reads(A[0:16])\n'
                             '            T.writes(A[0:16])\n            T.evaluate')
     assert from_source(annotated).body.body.block.reads
+
+
+BLOCK = ('@T.prim_func\ndef f(A: T.Buffer((16, 16), "float32")):\n'
+         '    for i, j in T.grid(16, 16):\n'
+         '        with T.sblock("b"):\n'
+         '            vi, vj = T.axis.remap("SS", [i, j])\n')
+
+
+@pytest.mark.parametrize("first,second,message", [
+    ("T.reads(A[0:8, 0:8])", "T.reads(A[0:16, 0:16])", "T.reads is given twice in this block"),
+    ("T.writes(A[vi, vj])", "T.writes(A[vi, 0])", "T.writes is given twice in this block"),
+    ("T.where(vi < 8)", "T.where(vj < 8)", "T.where is given twice in this block"),
+])
+def test_a_block_states_reads_writes_and_where_once(first, second, message):
+    src = BLOCK + f"            {first}\n            {second}\n            A[vi, vj] = A[vi, vj]\n"
+    check(src, message, 7, 13, "^" * len(second))
+
+
+def test_a_block_iterator_defined_twice():
+    src = BLOCK + "            vi = T.axis.S(16, j)\n            A[vi, vj] = A[vi, vj]\n"
+    check(src, "block iterator 'vi' is defined twice in this block", 6, 13,
+          "^" * len("vi = T.axis.S(16, j)"))
+
+
+def test_a_block_iterator_bound_to_a_float():
+    src = BLOCK.replace("vi, vj = T.axis.remap(\"SS\", [i, j])", "vi = T.axis.S(16, 0.5)") + \
+        "            A[vi, 0] = A[vi, 0]\n"
+    check(src, "a block iterator is bound to an integer, not a float32 value", 5, 31, "^^^")
+
+
+def test_a_buffer_defined_twice():
+    src = ('@T.prim_func\ndef f():\n'
+           '    A = T.alloc_buffer((128,), "float32")\n'
+           '    A = T.alloc_buffer((128,), "float32")\n'
+           '    A[0] = T.float32(0)\n')
+    check(src, "buffer 'A' is defined twice; give the second one another name", 4, 5,
+          "^" * len('A = T.alloc_buffer((128,), "float32")'))
+
+
+def test_an_error_spanning_lines_shows_every_line():
+    src = ('@T.prim_func\ndef f() -> None:\n    for i, j in T.grid(16, 16):\n'
+           '        vi, vj = T.axis.remap(\n            "S",\n            [i, j],\n        )\n')
+    with pytest.raises(DiagnosticError) as info:
+        from_source(src)
+    lines = str(info.value).splitlines()
+    assert lines[1] == " --> <tvmscript>:4:18"
+    assert lines[3:] == [
+        " 4 |         vi, vj = T.axis.remap(",
+        "   |                  ^^^^^^^^^^^^^",
+        ' 5 |             "S",',
+        "   |             ^^^^",
+        " 6 |             [i, j],",
+        "   |             ^^^^^^^",
+        " 7 |         )",
+        "   |         ^",
+    ]
