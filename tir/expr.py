@@ -200,6 +200,26 @@ class Var(PrimExpr):
     def __repr__(self) -> str:
         return f"Var({self.name}: {self.dtype})"
 
+    @property
+    def ty(self) -> VarType:
+        """TVM's type of the variable (`T.handle("float32").ty`, a pointer, is a handle)."""
+        return VarType(self.dtype)
+
+
+@dataclass(frozen=True, slots=True)
+class VarType:
+    """The type of a TIR variable, as `var.ty` gives it; equal to its dtype string too."""
+
+    dtype: str
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return self.dtype == other
+        return isinstance(other, VarType) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
 
 @dataclass(frozen=True, slots=True)
 class BinOp(PrimExpr):

@@ -66,6 +66,16 @@ class ForKind(enum.Enum):
     UNROLLED = "unroll"
     THREAD_BINDING = "thread_binding"
 
+    def __eq__(self, other: object) -> bool:  # NOTE: TVM code compares kinds with TVM's ints
+        if isinstance(other, int) and not isinstance(other, bool):
+            return _FOR_KIND_CODES[self.value] == other
+        return self is other
+
+    __hash__ = enum.Enum.__hash__
+
+
+_FOR_KIND_CODES = {"serial": 0, "parallel": 1, "vectorized": 2, "unroll": 3, "thread_binding": 4}
+
 
 @dataclass(frozen=True, slots=True)
 class For(Stmt):

@@ -128,3 +128,17 @@ def test_comm_reducer_in_an_attribute_round_trips():
     assert 'with T.attr(T.comm_reducer(lambda x, y: x + y, [T.float32(0.0)]), ' \
            '"reduce_scope", 0):' in text
     tvm.ir.assert_structural_equal(func, from_source(text))
+
+
+def test_var_type_and_for_kind_codes_as_tvm_code_reads_them():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((8,), "float32"), p: T.handle("int64")):\n'
+           '    x: T.let[T.handle] = T.tvm_struct_get(p, 0, 2, dtype=T.handle("int64").ty)\n'
+           '    y: T.let[T.handle] = T.reinterpret(T.handle("float32").ty, x)\n'
+           '    for i in T.thread_binding(8, thread="threadIdx.x"):\n'
+           '        A[i] = T.float32(0)\n')
+    func = from_source(src)
+    assert func.body.value.dtype == "handle"
+    assert func.body.body.value is func.body.var  # a handle reinterpreted as a handle
+    loop = func.body.body.body
+    assert loop.kind == 4 and loop.kind != 0 and loop.kind == ts.ForKind.THREAD_BINDING
+    assert tx.Var("n", "int64").ty == "int64"
