@@ -135,6 +135,18 @@ def reinterpret(dtype: Any, value: Any, span: Any = None) -> tx.PrimExpr:
     return value if value.dtype == target else _reinterpret_call(target, value)
 
 
+_address_of_call = globals()["address_of"]
+
+
+def address_of(obj: Any, span: Any = None) -> tx.PrimExpr:
+    """`T.address_of(A[i, j])`; of a whole buffer, the address of its first element."""
+    from ..tir import stmt as ts
+
+    if isinstance(obj, ts.Buffer):
+        obj = tx.BufferLoad(obj, tuple(tx.IntImm("int32", 0) for _ in obj.shape))
+    return _address_of_call(obj)
+
+
 # The op each printed name stands for, first registration first (`call_packed` before
 # `tvm_call_packed`): the printer writes this name for a call of that op.
 PRINT_NAME: dict[str, str] = {}

@@ -120,3 +120,9 @@ def test_reinterpret_to_the_same_dtype_is_the_value():
     src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n'
            '    A[0] = T.reinterpret("float32", A[1])\n')
     assert "A[0] = A[1]" in from_source(src).script()
+
+
+def test_address_of_a_buffer_is_the_address_of_its_first_element():
+    src = ('@T.prim_func\ndef f(a: T.handle):\n    A = T.match_buffer(a, (128, 128), "float32")\n'
+           '    T.evaluate(T.address_of(A))\n')
+    assert "T.evaluate(T.address_of(A[0, 0]))" in from_source(src).script()
