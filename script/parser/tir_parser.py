@@ -38,6 +38,15 @@ class _TIRDialect(Dialect):
             return access(value, index)
         return value[index]
 
+    def call_global(self, p: Parser, gv: Any, args: list[Any], kwargs: dict) -> Any:
+        """`Module.helper(A.data, n)`: a call of another prim_func of the module (op
+        `@helper`), with the callee's result dtype."""
+        if kwargs:
+            raise ValueError(f"calls to module function {gv.name_hint!r} take no keywords")
+        callee = p.module.function(gv.name_hint) if p.module is not None else None
+        dtype = callee.ret_dtype if isinstance(callee, PrimFunc) else "void"
+        return tx.Call(dtype, "@" + gv.name_hint, tuple(tx.const(a) for a in args))
+
 
 TIR = _TIRDialect("tir")
 TRUE = tx.IntImm("bool", 1)

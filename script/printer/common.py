@@ -92,6 +92,7 @@ _INFIX = {
 }
 _CALLS = {tx.BinaryOp.MIN: "T.min", tx.BinaryOp.MAX: "T.max", tx.BinaryOp.MOD: "T.truncmod"}
 _ATOM = 10
+SUBROUTINE_PREFIX = "Module"  # NOTE: the class name printer/__init__.py gives a module
 
 
 def literal(value: Any, dtype: str, bare_int: str = "int32") -> str:
@@ -197,6 +198,8 @@ class ExprPrinter:
         from .. import tir as T
 
         args = ", ".join(self(a) for a in e.args)
+        if e.op.startswith("@"):  # another function of the module
+            return f"{SUBROUTINE_PREFIX}.{e.op[1:]}({args})"
         intrinsic = _intrinsic_text(e, args)
         if intrinsic is not None:
             return intrinsic

@@ -365,3 +365,17 @@ def test_blocks_a_macro_expands_twice_get_suffixes():
     a = np.arange(4, dtype="float32")
     run(f, a)
     np.testing.assert_allclose(a, np.arange(4) * 4)
+
+
+def test_a_prim_func_calls_another_of_its_module():
+    src = ('@I.ir_module\nclass Module:\n'
+           '    @T.prim_func\n    def main(A: T.Buffer((2,), "float32")):\n'
+           '        T.evaluate(Module.square(A[0]) + Module.square(A[1]))\n'
+           '    @T.prim_func\n    def square(x: T.float32) -> T.float32:\n'
+           '        return x * x\n')
+    mod = from_source(src)
+    text = mod.script()
+    assert "T.evaluate(Module.square(A[0]) + Module.square(A[1]))" in text
+    call = mod["main"].body.value.a
+    assert (call.op, call.dtype) == ("@square", "float32")
+    tvm.ir.assert_structural_equal(mod, from_source(text))
