@@ -495,3 +495,8 @@ def __getattr__(attr: str) -> Any:
     if f"relax.{attr}" in ops.list_ops():
         return _op_call(f"relax.{attr}")
     raise AttributeError(f"module 'R' has no attribute {attr!r}")
+
+
+# `x: R.Any` is struct info. NOTE: this replaces typing.Any, which this module only names in
+# annotations, and those stay strings (PEP 563)
+globals()["Any"] = Object

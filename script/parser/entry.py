@@ -250,7 +250,11 @@ _PROXIES = {"AnyProxy": "Object", "ObjectProxy": "Object", "TensorProxy": "Tenso
 
 def __getattr__(name: str) -> Any:
     if name in _PROXIES:
+        import copy
+
         from .. import relax as R  # NOTE: script.relax imports this module
 
-        return getattr(R, _PROXIES[name])
+        proxy = copy.copy(getattr(R, _PROXIES[name]))
+        proxy.__name__ = name  # TVM's class name, which TVM's tests name their cases by
+        return proxy
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
