@@ -15,6 +15,7 @@ from typing import Any
 
 from ..tir import expr as tx
 from ..tir import stmt as ts
+from ..tir.attrs import Attrs
 from ..tir.dtype import check_known, is_float
 from .parser import entry
 from .parser.core import ArgError, check_attrs, current
@@ -178,7 +179,7 @@ def _loop(kind: ts.ForKind, start: Any, stop: Any, thread: str | None = None,
     lo, hi = (0, start) if stop is None else (start, stop)
     lo, hi = tx._as_operands(lo, hi)
     extent = hi if isinstance(lo, tx.IntImm) and lo.value == 0 else _sub(hi, lo)
-    ann = tuple((annotations or {}).items())
+    ann = Attrs((annotations or {}).items())  # readable as loop.annotations["key"]
     return LoopSpec(kind, ((lo, extent),), thread, ann)
 
 
@@ -521,4 +522,4 @@ from .tir_macro import inline, macro  # noqa: E402,F401
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "math", "Any", "Callable", "tx", "ts", "is_float", "entry", "ArgError",
-    "current", "Wrap", "check_attrs", "check_known")]
+    "current", "Wrap", "check_attrs", "check_known", "Attrs")]

@@ -138,7 +138,7 @@ def reinterpret(dtype: Any, value: Any, span: Any = None) -> tx.PrimExpr:
 _address_of_call = globals()["address_of"]
 
 
-def address_of(obj: Any, span: Any = None) -> tx.PrimExpr:
+def address_of(obj: Any, span: Any = None, dtype: Any = None) -> tx.PrimExpr:
     """`T.address_of(A[i, j])`; of a whole buffer, the address of its first element."""
     from ..tir import stmt as ts
 

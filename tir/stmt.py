@@ -88,6 +88,14 @@ class For(Stmt):
     annotations: tuple[tuple[str, Any], ...] = ()
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def thread_binding(self) -> IterVar | None:
+        """TVM's view of a thread-bound loop: the thread's IterVar (None for other loops)."""
+        if self.kind is not ForKind.THREAD_BINDING:
+            return None
+        return IterVar(self.loop_var, Range(self.min, self.extent), IterType.THREAD,
+                       self.thread_tag or "")
+
 
 @dataclass(frozen=True, slots=True)
 class SeqStmt(Stmt):

@@ -142,3 +142,20 @@ def test_var_type_and_for_kind_codes_as_tvm_code_reads_them():
     loop = func.body.body.body
     assert loop.kind == 4 and loop.kind != 0 and loop.kind == ts.ForKind.THREAD_BINDING
     assert tx.Var("n", "int64").ty == "int64"
+
+
+def test_for_thread_binding_view():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((16,), "float32")):\n'
+           '    for i in T.thread_binding(16, thread="threadIdx.y"):\n        A[i] = T.float32(0)\n'
+           '    for j in range(16):\n        A[j] = T.float32(1)\n')
+    func = from_source(src)
+    assert func.body[0].thread_binding.thread_tag == "threadIdx.y"
+    assert func.body[0].thread_binding.var is func.body[0].loop_var
+    assert func.body[1].thread_binding is None
+
+
+def test_loop_annotations_read_by_key():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((16,), "float32")):\n'
+           '    for i in T.serial(16, annotations={"attr_key": "attr_value"}):\n'
+           '        A[i] = T.float32(0)\n')
+    assert from_source(src).body.annotations["attr_key"] == "attr_value"
