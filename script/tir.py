@@ -127,8 +127,10 @@ def match_buffer(param: Any, shape: Any, dtype: Any = "float32", **kwargs: Any) 
     p = _parser()
     buf = make_buffer(p.pending_name or "buffer", _shape(shape, 1), _dtype(dtype, 2), **kwargs)
     if isinstance(param, (ts.BufferRegion, tx.BufferLoad)):
+        source = region(param)
+        _check_region_shape(source, buf)
         block_frame(p, "T.match_buffer of a region").match_buffers.append(
-            ts.MatchBufferRegion(buf, region(param)))
+            ts.MatchBufferRegion(buf, source))
         return buf
     frame = func_frame(p)
     if not isinstance(param, tx.Var) or param not in frame.params or param.dtype != "handle":
@@ -137,6 +139,18 @@ def match_buffer(param: Any, shape: Any, dtype: Any = "float32", **kwargs: Any) 
         raise ArgError(f"parameter {param.name!r} is already matched to a buffer", 0)
     frame.buffer_map.append((param, buf))
     return buf
+
+
+def _check_region_shape(source: ts.BufferRegion, buf: ts.Buffer) -> None:
+    """A matched region has the buffer's shape, up to dimensions of extent 1 (both known)."""
+    extents = [r.extent for r in source.region]
+    if not all(isinstance(e, tx.IntImm) for e in extents + list(buf.shape)):
+        return
+    region_dims = [e.value for e in extents if e.value != 1]
+    buffer_dims = [d.value for d in buf.shape if d.value != 1]
+    if region_dims != buffer_dims:
+        raise ArgError(f"the region has shape {tuple(e.value for e in extents)} but the buffer "
+                       f"{tuple(d.value for d in buf.shape)}", 1, "shape")
 
 
 def alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:

@@ -178,3 +178,15 @@ def test_an_error_spanning_lines_shows_every_line():
         " 7 |         )",
         "   |         ^",
     ]
+
+
+def test_match_buffer_of_a_region_with_another_shape():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((8, 8), "float32")):\n'
+           '    for i, j in T.grid(8, 2):\n'
+           '        with T.sblock("b"):\n'
+           '            T.reads([])\n'
+           '            T.writes(A[i, j * 4:j * 4 + 4])\n'
+           '            sub = T.match_buffer(A[i, j * 4:j * 4 + 4], (5,))\n'
+           '            sub[0] = T.float32(1)\n')
+    check(src, "the region has shape (1, 4) but the buffer (5,)", 7, 57, "^^^^")
+    assert from_source(src.replace("(5,))", "(4,))")).body.body.body.block.match_buffers
