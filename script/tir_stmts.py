@@ -142,9 +142,22 @@ class _PtrType:
 Ptr = _PtrType()
 
 
-def meta_var(value: Any) -> Any:
-    """`T.meta_var(x)`: a Python value the parser uses as is (meta-programming)."""
-    return value
+class _MetaVar:
+    """`T.meta_var(x)`: a Python value bound to names as is (meta-programming); a TIR value
+    so bound stays an expression instead of becoming a let-bound variable."""
+
+    def __call__(self, value: Any) -> Any:
+        from .parser.tir_parser import MetaValue
+
+        return MetaValue(value) if current() is not None else value
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        from .parser.tir_parser import MetaValue
+
+        return isinstance(obj, MetaValue)
+
+
+meta_var = _MetaVar()
 
 
 def target(target_config: Any, host: Any = None) -> Any:

@@ -144,6 +144,9 @@ def parse_function(kind: str, node: ast.FunctionDef, src: SourceText, env: dict[
         from .relax_parser import RELAX, parse_relax_function
 
         func = parse_relax_function(Parser(src, env, RELAX, module), node, opts)
+    if opts.get("private") and "global_symbol" in func.attr_dict:
+        raise DiagnosticError("a private function has no global symbol: drop private=True or "
+                              "the \"global_symbol\" attribute", src.span(node), src)
     if not opts.get("private") and "global_symbol" not in func.attr_dict:
         func = func.with_attr("global_symbol", node.name)
     return func

@@ -455,7 +455,29 @@ def visit_aug_assign(p: Parser, node: ast.AugAssign) -> Any:
     return _store(p, node.target, value)
 
 
+@dataclass(frozen=True)
+class MetaValue:
+    """`T.meta_var(x)`: a value bound to names as is, never as a TIR let binding."""
+
+    value: Any
+
+
+def _bind_meta(p: Parser, target: ast.expr, value: Any, node: ast.AST) -> None:
+    if isinstance(target, ast.Name):
+        p.bind(target.id, value)
+        return
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        p.error(target, "T.meta_var values are bound to names")
+    values = list(value)
+    if len(values) != len(target.elts):
+        p.error(node, f"cannot unpack {value!r} into {len(target.elts)} names")
+    for t, v in zip(target.elts, values):
+        _bind_meta(p, t, v, node)
+
+
 def assign(p: Parser, target: ast.expr, value: Any, node: ast.AST) -> Any:
+    if isinstance(value, MetaValue):
+        return _bind_meta(p, target, value.value, node)
     if isinstance(target, ast.Subscript):
         return _store(p, target, value)
     if isinstance(target, ast.Name):

@@ -190,3 +190,10 @@ def test_match_buffer_of_a_region_with_another_shape():
            '            sub[0] = T.float32(1)\n')
     check(src, "the region has shape (1, 4) but the buffer (5,)", 7, 57, "^^^^")
     assert from_source(src.replace("(5,))", "(4,))")).body.body.body.block.match_buffers
+
+
+def test_a_private_function_with_a_global_symbol():
+    src = ('@T.prim_func(private=True)\ndef f(A: T.Buffer((4,), "float32")):\n'
+           '    T.func_attr({"global_symbol": "f"})\n    A[0] = T.float32(0)\n')
+    with pytest.raises(DiagnosticError, match="a private function has no global symbol"):
+        from_source(src)

@@ -379,3 +379,13 @@ def test_a_prim_func_calls_another_of_its_module():
     call = mod["main"].body.value.a
     assert (call.op, call.dtype) == ("@square", "float32")
     tvm.ir.assert_structural_equal(mod, from_source(text))
+
+
+def test_meta_var_binds_without_a_let():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((8, 4), "float32")):\n'
+           '    N, M = T.meta_var(A.shape)\n'
+           '    for i, j in T.grid(N, M):\n'
+           '        A[i, j] = T.float32(0)\n')
+    func = from_source(src)
+    assert isinstance(func.body, ts.For)  # no LetStmt for N, M
+    assert "for i, j in T.grid(T.int64(8), T.int64(4)):" in roundtrip(func)
