@@ -123,10 +123,19 @@ def func_attr(attrs: dict[str, Any]) -> None:
     func_frame(_parser()).attrs.update(check_attrs(attrs, "T.func_attr"))
 
 
-def match_buffer(param: Any, shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
+def match_buffer(param: Any, shape: Any = None, dtype: Any = None, **kwargs: Any) -> ts.Buffer:
+    """`T.match_buffer(handle, shape, dtype)`, or `T.match_buffer(A[8:16, 0:4])` in a block
+    (shape and dtype default to the region's)."""
     p = _parser()
+    is_region = isinstance(param, (ts.BufferRegion, tx.BufferLoad))
+    if shape is None:
+        if not is_region:
+            raise ArgError("T.match_buffer of a handle needs the buffer's shape", 0)
+        shape = tuple(r.extent for r in region(param).region)
+    if dtype is None:
+        dtype = region(param).buffer.dtype if is_region else "float32"
     buf = make_buffer(p.pending_name or "buffer", _shape(shape, 1), _dtype(dtype, 2), **kwargs)
-    if isinstance(param, (ts.BufferRegion, tx.BufferLoad)):
+    if is_region:
         source = region(param)
         _check_region_shape(source, buf)
         block_frame(p, "T.match_buffer of a region").match_buffers.append(

@@ -84,14 +84,14 @@ def While(condition: Any) -> WhileFrame:  # noqa: N802 (TVM's name)
     return WhileFrame(tx.const(condition))
 
 
-def Break() -> ts.Break:  # noqa: N802 (TVM's name)
-    """`T.Break()`: the statement `break`."""
-    return ts.Break()
+def Break() -> ts.Evaluate:  # noqa: N802 (TVM's name)
+    """`T.Break()`: the statement `break` (`T.evaluate(T.break_loop())`)."""
+    return ts.loop_jump("break")
 
 
-def Continue() -> ts.Continue:  # noqa: N802 (TVM's name)
-    """`T.Continue()`: the statement `continue`."""
-    return ts.Continue()
+def Continue() -> ts.Evaluate:  # noqa: N802 (TVM's name)
+    """`T.Continue()`: the statement `continue` (`T.evaluate(T.continue_loop())`)."""
+    return ts.loop_jump("continue")
 
 
 def Return(value: Any) -> ts.Evaluate:  # noqa: N802 (TVM's name)

@@ -25,8 +25,8 @@ from .codegen_parallel import ParallelLoops
 from .codegen_vector import VectorLoops, vectorizable
 from .functor import Visitor, post_order_visit, simplify
 from .stmt import (
-    Allocate, AssertStmt, BufferStore, Continue, DeclBuffer, Evaluate, For, ForKind, IfThenElse,
-    LetStmt, SeqStmt, Stmt, While,
+    Allocate, AssertStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
+    SeqStmt, Stmt, While, jump_of,
 )
 
 PTR = ir.PointerType()
@@ -164,6 +164,10 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
             self.visit(st)
 
     def visit_Evaluate(self, s: Evaluate) -> None:
+        jump = jump_of(s)
+        if jump is not None:
+            self.jump(jump)
+            return
         if not isinstance(s.value, (IntImm, FloatImm, StringImm)):
             self.visit(s.value)
 
@@ -294,11 +298,10 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         # NOTE: statements after a jump are unreachable; give them a block of their own
         self.builder.position_at_end(self.builder.append_basic_block(f"after_{word}"))
 
-    def visit_Break(self, s: Any) -> None:
-        self._jump(1, "break")
-
-    def visit_Continue(self, s: Any) -> None:
-        self._jump(0, "continue")
+    def jump(self, word: str) -> ir.Value:
+        """`T.break_loop()` / `T.continue_loop()` (what `break` / `continue` parse to)."""
+        self._jump(1 if word == "break" else 0, word)
+        return ir.Constant(ir.IntType(32), 0)
 
     def _loop_metadata(self, loop: For) -> ir.MDValue | None:
         # NOTE: LLVM wants a loop id whose first operand is itself; llvmlite cannot build a
@@ -656,7 +659,7 @@ _SPECIAL_CALLS: dict[str, Callable[[CodeGenLLVM, Call], ir.Value]] = {
 
 def _continues(body: Any) -> bool:
     """Does `body` hold a `continue` of its own loop (not of a loop nested in it)?"""
-    if isinstance(body, Continue):
+    if jump_of(body) == "continue":
         return True
     if isinstance(body, (For, While)) or not isinstance(body, Stmt):
         return False

@@ -126,11 +126,6 @@ class Interpreter:
             except _Break:
                 break
 
-    def exec_Break(self, s: Any) -> None:
-        raise _Break
-
-    def exec_Continue(self, s: Any) -> None:
-        raise _Continue
 
     def exec_IfThenElse(self, s: IfThenElse) -> None:
         if self.eval(s.condition):
@@ -291,6 +286,8 @@ class Interpreter:
             return self.eval(e.args[0])
         if op == "assume":  # a hint to the compiler: nothing to compute
             return True
+        if op in ("break_loop", "continue_loop"):
+            raise _Break if op == "break_loop" else _Continue
         args = [self.eval(a) for a in e.args]
         if op == "sigmoid":
             return _value(e.dtype, 1 / (1 + np.exp(-args[0])))

@@ -130,20 +130,6 @@ class While(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
-class Break(Stmt):
-    """`break`: leave the innermost enclosing serial loop."""
-
-    span: Span | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Continue(Stmt):
-    """`continue`: go on with the next turn of the innermost enclosing serial loop."""
-
-    span: Span | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
 class LetStmt(Stmt):
     var: Var
     value: PrimExpr
@@ -262,6 +248,22 @@ class BlockRealize(Stmt):
 
 
 SBlock, SBlockRealize = Block, BlockRealize  # TVM 0.27's names
+
+
+def loop_jump(word: str, span: Span | None = None) -> Evaluate:
+    """`break` / `continue` as TVM 0.27 writes them: `T.evaluate(T.break_loop())`."""
+    from .expr import Call
+
+    return Evaluate(Call("void", f"tir.{word}_loop", ()), span)
+
+
+def jump_of(s: Any) -> str | None:
+    """"break" / "continue" when `s` is that statement (see loop_jump), else None."""
+    if type(s) is Evaluate:
+        v = s.value
+        if getattr(v, "op", None) in ("tir.break_loop", "tir.continue_loop") and not v.args:
+            return v.op[4:-5]
+    return None
 
 
 def seq(stmts: list[Stmt]) -> Stmt:

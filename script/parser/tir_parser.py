@@ -516,11 +516,11 @@ def _store(p: Parser, target: ast.Subscript, value: Any) -> ts.Stmt:
 
 
 def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
-    check_not_loop_var(p, name, node)
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], AxisSpec):
         value = value[0]  # vi = T.axis.remap("S", [i])
-    if isinstance(value, AxisSpec):
+    if isinstance(value, AxisSpec):  # a block iterator may take its loop's name (`i = ...`)
         return _bind_axis(p, name, value, node)
+    check_not_loop_var(p, name, node)
     if isinstance(value, LaunchFrame):  # bx = T.launch_thread("blockIdx.x", 64)
         value = value.named(name)
         p.bind(name, value.node.var)
@@ -604,7 +604,7 @@ def visit_function_def(p: Parser, node: ast.FunctionDef) -> None:
 
 @TIR.register("Assert")
 def visit_assert(p: Parser, node: ast.Assert) -> Wrap:
-    cond = p.eval(node.test)
+    cond = tx.const(p.eval(node.test))  # `assert 0 == 1` folds to a Python bool
     msg = p.eval(node.msg) if node.msg is not None else "assertion failed"
     span = p.source.span(node)
     return Wrap(lambda body: ts.AssertStmt(cond, str(msg), ts.seq(body), span))
@@ -613,13 +613,13 @@ def visit_assert(p: Parser, node: ast.Assert) -> Wrap:
 @TIR.register("Break")
 def visit_break(p: Parser, node: ast.Break) -> ts.Stmt:
     _check_in_loop(p, node, "break")
-    return ts.Break(p.source.span(node))
+    return ts.loop_jump("break", p.source.span(node))
 
 
 @TIR.register("Continue")
 def visit_continue(p: Parser, node: ast.Continue) -> ts.Stmt:
     _check_in_loop(p, node, "continue")
-    return ts.Continue(p.source.span(node))
+    return ts.loop_jump("continue", p.source.span(node))
 
 
 def _check_in_loop(p: Parser, node: ast.AST, word: str) -> None:
@@ -636,8 +636,5 @@ def visit_pass(p: Parser, node: ast.Pass) -> None:
 def visit_return(p: Parser, node: ast.Return) -> ts.Stmt | None:
     if node.value is None:
         return None
-    if func_frame(p).ret_dtype == "void":
-        p.error(node, "a prim_func returns nothing; write results into an output buffer (or "
-                      "annotate the result type, `-> T.int32`)")
     value = tx.const(p.eval(node.value))  # `return 0`: TVM's tir.ret, for host functions
     return ts.Evaluate(tx.Call(value.dtype, "tir.ret", (value,)), p.source.span(node))

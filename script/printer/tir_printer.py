@@ -144,6 +144,10 @@ class TIRPrinter:
         self.emit(f"{lhs} = {self.expr(s.value, s.buffer.dtype)}")
 
     def _Evaluate(self, s: ts.Evaluate) -> None:
+        jump = ts.jump_of(s)
+        if jump is not None:
+            self.emit(jump)
+            return
         v = s.value
         if isinstance(v, tx.Call) and v.op == "tir.ret" and len(v.args) == 1 \
                 and v.dtype == v.args[0].dtype:
@@ -202,12 +206,6 @@ class TIRPrinter:
         body = result[0] if len(result) == 1 else f"({', '.join(result)})"
         ident = ", ".join(self.expr(e) for e in r.identity_element)
         return f"T.comm_reducer(lambda {params}: {body}, [{ident}])"
-
-    def _Break(self, s: ts.Break) -> None:
-        self.emit("break")
-
-    def _Continue(self, s: ts.Continue) -> None:
-        self.emit("continue")
 
     def _IfThenElse(self, s: ts.IfThenElse) -> None:
         self.emit(f"if {self.expr(s.condition)}:")

@@ -389,3 +389,31 @@ def test_meta_var_binds_without_a_let():
     func = from_source(src)
     assert isinstance(func.body, ts.For)  # no LetStmt for N, M
     assert "for i, j in T.grid(T.int64(8), T.int64(4)):" in roundtrip(func)
+
+
+def test_break_and_continue_are_tvm_loop_intrinsics():
+    explicit = ('@T.prim_func\ndef f():\n    for i in range(16):\n        if i % 2 == 0:\n'
+                '            T.evaluate(T.continue_loop())\n        if i < 15:\n'
+                '            T.evaluate(T.break_loop())\n')
+    implicit = explicit.replace("T.evaluate(T.continue_loop())", "continue").replace(
+        "T.evaluate(T.break_loop())", "break")
+    tvm.ir.assert_structural_equal(from_source(explicit), from_source(implicit))
+    assert "            continue" in from_source(explicit).script()
+
+
+def test_tvm_parsing_details():
+    ret = from_source("@T.prim_func\ndef f():\n    return 5\n")
+    tvm.ir.assert_structural_equal(ret, from_source("@T.prim_func\ndef f():\n"
+                                                    "    T.Return(T.int32(5))\n"))
+    folded = from_source('@T.prim_func\ndef f():\n    assert 0 == 1, "no"\n    T.evaluate(0)\n')
+    assert folded.body.condition == tvm.tir.const(False)
+    region = from_source('@T.prim_func\ndef f(A: T.Buffer((16, 64), "int32")):\n'
+                         '    with T.sblock():\n        B = T.match_buffer(A[8:16, 32:64])\n'
+                         '        T.evaluate(0)\n')
+    b = region.body.block.match_buffers[0].buffer
+    assert ([d.value for d in b.shape], b.dtype) == ([8, 32], "int32")
+    same_name = from_source('@T.prim_func\ndef f(A: T.Buffer((4, 4), "float32")):\n'
+                            '    for i, j in T.grid(4, 4):\n        with T.sblock("b"):\n'
+                            '            i, j = T.axis.remap("SS", [i, j])\n'
+                            '            A[i, j] = T.float32(0)\n')
+    assert [iv.var.name for iv in same_name.body.body.body.block.iter_vars] == ["i", "j"]
