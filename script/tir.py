@@ -131,7 +131,8 @@ def match_buffer(param: Any, shape: Any = None, dtype: Any = None, **kwargs: Any
     if shape is None:
         if not is_region:
             raise ArgError("T.match_buffer of a handle needs the buffer's shape", 0)
-        shape = tuple(r.extent for r in region(param).region)
+        shape = tuple(r.extent.value if isinstance(r.extent, tx.IntImm) else r.extent
+                      for r in region(param).region)  # as if written as numbers
     if dtype is None:
         dtype = region(param).buffer.dtype if is_region else "float32"
     buf = make_buffer(p.pending_name or "buffer", _shape(shape, 1), _dtype(dtype, 2), **kwargs)

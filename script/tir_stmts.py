@@ -9,7 +9,7 @@ from typing import Any
 
 from ..tir import expr as tx
 from ..tir import stmt as ts
-from .parser.core import ArgError, current
+from .parser.core import ArgError, Wrap, current
 from .parser.tir_frames import AttrFrame, IfFrame, LaunchFrame, ThenFrame, WhileFrame
 from .parser.tir_parser import DType, make_buffer
 
@@ -181,11 +181,18 @@ def static_assert(x: Any, message: str = "") -> None:
                          "static assertion failed")
 
 
-def bind(value: Any, type_annotation: Any = None, *, var: Any = None) -> tx.PrimExpr:
+def bind(value: Any, type_annotation: Any = None, *, var: Any = None) -> Any:
     """`x = T.bind(value)`: bind `x` to a TIR value (a LetStmt over the rest of the body),
-    even when the value is a Python number."""
+    even when the value is a Python number; `T.bind(value, var=x)` binds a variable declared
+    before (`x = T.int32()`)."""
     dtype = type_annotation.dtype if isinstance(type_annotation, DType) else None
-    return tx.const(value, dtype)
+    if var is None:
+        return tx.const(value, dtype)
+    if not isinstance(var, tx.Var):
+        raise ArgError("T.bind(value, var=x) binds a variable declared like x = T.int32()",
+                       "var")
+    bound = tx.const(value, var.dtype)
+    return Wrap(lambda body: ts.LetStmt(var, bound, ts.seq(body)))
 
 
 Bind = bind

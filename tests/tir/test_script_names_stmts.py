@@ -417,3 +417,12 @@ def test_tvm_parsing_details():
                             '            i, j = T.axis.remap("SS", [i, j])\n'
                             '            A[i, j] = T.float32(0)\n')
     assert [iv.var.name for iv in same_name.body.body.body.block.iter_vars] == ["i", "j"]
+
+
+def test_bind_to_a_declared_variable():
+    explicit = from_source('@T.prim_func\ndef f(i: T.int32):\n    j = T.int32()\n'
+                           '    T.bind(i, var=j)\n    T.evaluate(j)\n')
+    implicit = from_source('@T.prim_func\ndef f(i: T.int32):\n    j: T.let[T.int32] = i\n'
+                           '    T.evaluate(j)\n')
+    tvm.ir.assert_structural_equal(explicit, implicit)
+    assert isinstance(explicit.body, ts.LetStmt)
