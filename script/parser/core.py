@@ -63,6 +63,10 @@ class Dialect:
             return fn
         return deco
 
+    def empty_body(self) -> list[Any]:
+        """What a let-style statement scopes over when nothing follows it."""
+        return []
+
     def fallback_name(self, p: Parser, name: str) -> Any:
         return _MISSING
 
@@ -229,7 +233,8 @@ class Parser:
         for i, stmt in enumerate(stmts):
             result = self.visit_stmt(stmt)
             if isinstance(result, Wrap):
-                out.append(result.fn(self.visit_body(stmts[i + 1:])))
+                rest = self.visit_body(stmts[i + 1:])
+                out.append(result.fn(rest or self.dialect.empty_body()))
                 return out
             if result is not None:
                 out.append(result)

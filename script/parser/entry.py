@@ -62,12 +62,30 @@ def decorate(kind: str, func: Any, opts: dict[str, Any], depth: int) -> Any:
     if not isinstance(func, types.FunctionType):
         raise TypeError(f"@{'T.prim_func' if kind == 'tir' else 'R.function'} decorates a "
                         f"function, not {type(func).__name__}")
-    env = {**frame.f_globals, **frame.f_locals}
+    env = frame_names(frame)
     try:
         node, src = function_node(func)
         return parse_function(kind, node, src, env, None, opts)
     except TVMScriptError as err:
         raise err.with_traceback(None) from None
+
+
+def frame_names(frame: Any) -> dict[str, Any]:
+    """The names a decorated function sees: the decorating frame's locals, then its globals,
+    then (as a fallback) the locals of the frames that called it. NOTE: with PEP 563 a closure
+    variable used only in annotations is not in the function's closure; the enclosing
+    function's frame, still on the stack, has it."""
+    outer: dict[str, Any] = {}
+    f = frame.f_back
+    for _ in range(_OUTER_FRAMES):
+        if f is None:
+            break
+        outer = {**f.f_locals, **outer}  # nearer frames win
+        f = f.f_back
+    return {**outer, **frame.f_globals, **frame.f_locals}
+
+
+_OUTER_FRAMES = 8  # enough for closures nested a few functions deep
 
 
 def ir_module(cls: type | None = None, *, check_well_formed: bool = True,
@@ -88,7 +106,7 @@ def _parse_class(cls: type, frame: Any) -> IRModule:
     __tracebackhide__ = True  # noqa: F841
     if not isinstance(cls, type):
         raise TypeError("@ir_module decorates a class")
-    env = {**frame.f_globals, **frame.f_locals}
+    env = frame_names(frame)
     codes = [v.func.__code__ for v in vars(cls).values() if isinstance(v, DeferredFunction)]
     try:
         node, src = class_node(cls, codes, frame.f_code.co_filename, frame.f_lineno)

@@ -33,6 +33,9 @@ from .tir_frames import STMT_FRAMES, AttrFrame, LaunchFrame
 
 
 class _TIRDialect(Dialect):
+    def empty_body(self) -> list[Any]:
+        return [ts.Evaluate(tx.IntImm("int32", 0))]  # as TVM makes an empty body
+
     def getitem(self, p: Parser, value: Any, index: Any) -> Any:
         if isinstance(value, ts.Buffer):
             return access(value, index)
@@ -170,12 +173,17 @@ class BlockFrame:
         span = p.source.span(node)
         if self.reads is None or self.writes is None:
             check_no_opaque_access(p, self, body, node)
-        block = ts.Block(block_name(p, self.name), tuple(self.iter_vars), ts.seq(body),
+        block = ts.Block(block_name(p, self.name), tuple(self.iter_vars), _non_empty(body),
                          tuple(self.reads or ()), tuple(self.writes or ()), self.init,
                          tuple(self.allocs), tuple(self.match_buffers),
                          Attrs(self.annotations.items()), span)
         pred = self.predicate if self.predicate is not None else TRUE
         return ts.BlockRealize(tuple(self.iter_values), pred, block, span)
+
+
+def _non_empty(body: list[ts.Stmt]) -> ts.Stmt:
+    """A body; an empty one is `T.evaluate(0)`, as TVM makes it."""
+    return ts.seq(body) if body else ts.Evaluate(tx.IntImm("int32", 0))
 
 
 @dataclass
@@ -220,7 +228,7 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
             _declare_param(p, frame, arg)
         ret = p.eval_annotation(node.returns) if node.returns is not None else None
         frame.ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
-        body = ts.seq(p.visit_body(node.body))
+        body = _non_empty(p.visit_body(node.body))
     if frame.root_allocs:
         root = ts.Block("root", (), body, alloc_buffers=tuple(frame.root_allocs))
         body = ts.BlockRealize((), TRUE, root)

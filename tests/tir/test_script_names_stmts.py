@@ -426,3 +426,24 @@ def test_bind_to_a_declared_variable():
                            '    T.evaluate(j)\n')
     tvm.ir.assert_structural_equal(explicit, implicit)
     assert isinstance(explicit.body, ts.LetStmt)
+
+
+def test_an_empty_body_is_evaluate_zero_as_in_tvm():
+    only_alloc = from_source('@T.prim_func\ndef f():\n    with T.sblock("root"):\n'
+                             '        a = T.alloc_buffer((10, 10), "int8")\n')
+    assert only_alloc.body.block.body == ts.Evaluate(tvm.tir.const(0, "int32"))
+    let_last = from_source("@T.prim_func\ndef f():\n    k: T.let[T.int32] = 2\n")
+    assert let_last.body.body == ts.Evaluate(tvm.tir.const(0, "int32"))
+
+
+def test_a_closure_variable_only_in_annotations_is_found():
+    def outer(m=16):
+        def middle(n=8):
+            @T.prim_func
+            def func(A: T.Buffer((m, n), "float32")):
+                T.evaluate(0)
+            return func
+        return middle()
+
+    func = outer()
+    assert [d.value for d in func.buffer_map[0][1].shape] == [16, 8]
