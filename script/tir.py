@@ -160,7 +160,7 @@ def _check_region_shape(source: ts.BufferRegion, buf: ts.Buffer) -> None:
     buffer_dims = [d.value for d in buf.shape if d.value != 1]
     if region_dims != buffer_dims:
         raise ArgError(f"the region has shape {tuple(e.value for e in extents)} but the buffer "
-                       f"{tuple(d.value for d in buf.shape)}", 1, "shape")
+                       f"{tuple(d.value for d in buf.shape)}")  # both: the whole call
 
 
 def alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:

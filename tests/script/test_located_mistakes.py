@@ -188,7 +188,8 @@ def test_match_buffer_of_a_region_with_another_shape():
            '            T.writes(A[i, j * 4:j * 4 + 4])\n'
            '            sub = T.match_buffer(A[i, j * 4:j * 4 + 4], (5,))\n'
            '            sub[0] = T.float32(1)\n')
-    check(src, "the region has shape (1, 4) but the buffer (5,)", 7, 57, "^^^^")
+    check(src, "the region has shape (1, 4) but the buffer (5,)", 7, 19,
+          "^" * len("T.match_buffer(A[i, j * 4:j * 4 + 4], (5,))"))
     assert from_source(src.replace("(5,))", "(4,))")).body.body.body.block.match_buffers
 
 
