@@ -9,7 +9,7 @@ from typing import Any
 
 from ..tir import expr as tx
 from ..tir import stmt as ts
-from .parser.core import ArgError, Wrap, current
+from .parser.core import ArgError, MetaValue, Wrap, current
 from .parser.tir_frames import AttrFrame, IfFrame, LaunchFrame, ThenFrame, WhileFrame
 from .parser.tir_parser import DType, make_buffer
 
@@ -147,13 +147,9 @@ class _MetaVar:
     so bound stays an expression instead of becoming a let-bound variable."""
 
     def __call__(self, value: Any) -> Any:
-        from .parser.tir_parser import MetaValue
-
         return MetaValue(value) if current() is not None else value
 
     def __instancecheck__(self, obj: Any) -> bool:
-        from .parser.tir_parser import MetaValue
-
         return isinstance(obj, MetaValue)
 
 

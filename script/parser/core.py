@@ -47,6 +47,18 @@ class Wrap:
     fn: Callable[[list[Any]], Any]
 
 
+@dataclass(frozen=True)
+class MetaValue:
+    """`T.meta_var(x)`: a Python value bound to names as is (never as an IR binding); passed
+    to a call, it is the value itself."""
+
+    value: Any
+
+
+def _plain(x: Any) -> Any:
+    return x.value if isinstance(x, MetaValue) else x
+
+
 Handler = Callable[["Parser", Any], Any]
 
 
@@ -333,16 +345,18 @@ class Parser:
         return slice(*parts)
 
     def _eval_Subscript(self, node: ast.Subscript) -> Any:
-        return self.dialect.getitem(self, self.eval(node.value), self.eval(node.slice))
+        return self.dialect.getitem(self, _plain(self.eval(node.value)),
+                                    _plain(self.eval(node.slice)))
 
     def _eval_BinOp(self, node: ast.BinOp) -> Any:
         op = _BINOPS.get(type(node.op))
         if op is None:
             self.error(node, f"operator {type(node.op).__name__} is not supported")
-        return self.dialect.binop(self, op, self.eval(node.left), self.eval(node.right))
+        return self.dialect.binop(self, op, _plain(self.eval(node.left)),
+                                  _plain(self.eval(node.right)))
 
     def _eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
-        value = self.eval(node.operand)
+        value = _plain(self.eval(node.operand))
         if isinstance(node.op, ast.Not):
             return tx.Not(value) if isinstance(value, tx.PrimExpr) else not value
         ops = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
@@ -356,12 +370,12 @@ class Parser:
         return result
 
     def _eval_Compare(self, node: ast.Compare) -> Any:
-        left, result = self.eval(node.left), None
+        left, result = _plain(self.eval(node.left)), None
         for op, comp in zip(node.ops, node.comparators):
             fn = _CMPOPS.get(type(op))
             if fn is None:
                 self.error(node, f"comparison {type(op).__name__} is not supported")
-            right = self.eval(comp)
+            right = _plain(self.eval(comp))
             part = fn(left, right)
             result = part if result is None else _logical(tx.BinaryOp.AND, result, part)
             left = right
@@ -392,14 +406,14 @@ class Parser:
         return fn
 
     def _eval_Call(self, node: ast.Call) -> Any:
-        func = self.eval(node.func)
-        args = self._eval_elts(node.args)
+        func = _plain(self.eval(node.func))
+        args = [_plain(a) for a in self._eval_elts(node.args)]
         kwargs: dict[str, Any] = {}
         for kw in node.keywords:
             if kw.arg is None:
                 kwargs.update(self.eval(kw.value))
             else:
-                kwargs[kw.arg] = self.eval(kw.value)
+                kwargs[kw.arg] = _plain(self.eval(kw.value))
         if isinstance(func, GlobalVar):
             return self.dialect.call_global(self, func, args, kwargs)
         saved, self.node = self.node, node

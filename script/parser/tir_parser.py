@@ -25,7 +25,7 @@ from ...tir import stmt as ts
 from ...tir.dtype import element, lanes, promote
 from ...tir.attrs import Attrs
 from ...tir.function import PrimFunc
-from .core import _BINOPS, ArgError, Dialect, Parser, Wrap, _arg_node
+from .core import _BINOPS, ArgError, Dialect, MetaValue, Parser, Wrap, _arg_node
 from .tir_checks import (
     bind_loop_targets, block_name, check_no_opaque_access, check_not_loop_var, loop_names,
 )
@@ -461,13 +461,6 @@ def visit_aug_assign(p: Parser, node: ast.AugAssign) -> Any:
     load = p.eval(node.target)
     value = _BINOPS[type(node.op)](load, p.eval(node.value))
     return _store(p, node.target, value)
-
-
-@dataclass(frozen=True)
-class MetaValue:
-    """`T.meta_var(x)`: a value bound to names as is, never as a TIR let binding."""
-
-    value: Any
 
 
 def _bind_meta(p: Parser, target: ast.expr, value: Any, node: ast.AST) -> None:

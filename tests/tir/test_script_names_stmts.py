@@ -447,3 +447,9 @@ def test_a_closure_variable_only_in_annotations_is_found():
 
     func = outer()
     assert [d.value for d in func.buffer_map[0][1].shape] == [16, 8]
+
+
+def test_meta_var_passed_to_a_call_is_its_value():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n'
+           '    A[0] = T.cast(T.meta_var(T.int32(1)), "float32") + T.meta_var(T.float32(2))\n')
+    assert 'A[0] = T.Cast("float32", 1) + T.float32(2.0)' in from_source(src).script()
