@@ -8,7 +8,7 @@ Each is a `DType` (what TVM calls a `DtypeConstructor`): an annotation, a new va
 
 from __future__ import annotations
 
-from .parser.tir_parser import DType
+from .parser.tir_parser import DType, LocalVectorAnnotation
 
 DtypeConstructor = DType
 
@@ -28,4 +28,4 @@ NAMES.update({name: DType(name) for name in _NARROW_FLOATS})
 NAMES.update({f"{base}x{n}": DType(f"{base}x{n}") for base in _VECTOR_BASES for n in _LANES})
 globals().update(NAMES)
 
-__all__ = ["DtypeConstructor", *NAMES]
+__all__ = ["DtypeConstructor", "LocalVectorAnnotation", *NAMES]

@@ -18,6 +18,7 @@ from llvmlite import ir
 
 from . import dtype as dt
 from .codegen_intrin import SPECIAL_CALLS as INTRIN_CALLS
+from .codegen_jumps import LoopJumps, continues
 from .expr import BinaryOp, BinOp, BufferLoad, Call, Cast, FloatImm, IntImm, Let, Not, PrimExpr
 from .expr import Select, StringImm, Var
 from .function import PrimFunc, shape_vars
@@ -26,7 +27,7 @@ from .codegen_vector import VectorLoops, vectorizable
 from .functor import Visitor, post_order_visit, simplify
 from .stmt import (
     Allocate, AssertStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
-    SeqStmt, Stmt, While, jump_of,
+    SeqStmt, While, jump_of,
 )
 
 PTR = ir.PointerType()
@@ -89,7 +90,7 @@ def _pow2_floor(n: int) -> int:
     return 1 << (n.bit_length() - 1)
 
 
-class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
+class CodeGenLLVM(ParallelLoops, VectorLoops, LoopJumps, Visitor):
     """Emits kernels into one `ir.Module`; `fast_math="reduction"` flags float reductions."""
 
     def __init__(self, module: ir.Module, fast_math: str = "reduction", num_cores: int = 0
@@ -265,7 +266,7 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         b.position_at_end(body)
         self.vars[loop.loop_var] = i
         # NOTE: a latch block of its own only where a `continue` needs one to jump to
-        latch = b.append_basic_block("for_latch") if _continues(loop.body) else None
+        latch = b.append_basic_block("for_latch") if continues(loop.body) else None
         self._visit_loop_body(loop.body, latch, exit_)
         if latch is not None:
             if not b.block.is_terminated:
@@ -279,29 +280,6 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
             if md is not None:
                 br.set_metadata("llvm.loop", md)
         b.position_at_end(exit_)
-
-    def _visit_loop_body(self, body: Any, resume: ir.Block | None, leave: ir.Block) -> None:
-        """The body of a loop whose `continue` goes to `resume` and `break` to `leave`."""
-        self.loop_jumps.append((resume, leave))
-        try:
-            self.visit(body)
-        finally:
-            self.loop_jumps.pop()
-
-    def _jump(self, which: int, word: str) -> None:
-        jumps = self.loop_jumps
-        target = jumps[-1][which] if jumps else None
-        if target is None or target.function is not self.builder.function:
-            raise NotImplementedError(f"`{word}` must be inside a serial loop of the same "
-                                      "kernel (not across a parallel loop)")
-        self.builder.branch(target)
-        # NOTE: statements after a jump are unreachable; give them a block of their own
-        self.builder.position_at_end(self.builder.append_basic_block(f"after_{word}"))
-
-    def jump(self, word: str) -> ir.Value:
-        """`T.break_loop()` / `T.continue_loop()` (what `break` / `continue` parse to)."""
-        self._jump(1 if word == "break" else 0, word)
-        return ir.Constant(ir.IntType(32), 0)
 
     def _loop_metadata(self, loop: For) -> ir.MDValue | None:
         # NOTE: LLVM wants a loop id whose first operand is itself; llvmlite cannot build a
@@ -655,18 +633,6 @@ _SPECIAL_CALLS: dict[str, Callable[[CodeGenLLVM, Call], ir.Value]] = {
     **INTRIN_CALLS,
 }
 
-
-
-def _continues(body: Any) -> bool:
-    """Does `body` hold a `continue` of its own loop (not of a loop nested in it)?"""
-    if jump_of(body) == "continue":
-        return True
-    if isinstance(body, (For, While)) or not isinstance(body, Stmt):
-        return False
-    if isinstance(body, SeqStmt):
-        return any(_continues(x) for x in body.seq)
-    return any(_continues(getattr(body, f, None))
-               for f in ("body", "then_case", "else_case", "block", "init"))
 
 
 def _stride(e: PrimExpr, var: Var) -> int | None:

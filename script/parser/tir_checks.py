@@ -112,3 +112,26 @@ def check_no_opaque_access(p: Parser, block: Any, body: list[ts.Stmt],
         p.error(node, f"this block uses buffer {found[0].name!r} through its data pointer, so "
                       "its accessed region cannot be inferred: annotate it with T.reads(...) "
                       "and T.writes(...)")
+
+
+def bind_meta(p: Parser, target: ast.expr, value: Any, node: ast.AST) -> None:
+    if isinstance(target, ast.Name):
+        p.bind(target.id, value)
+        return
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        p.error(target, "T.meta_var values are bound to names")
+    values = list(value)
+    if len(values) != len(target.elts):
+        p.error(node, f"cannot unpack {value!r} into {len(target.elts)} names")
+    for t, v in zip(target.elts, values):
+        bind_meta(p, t, v, node)
+
+
+def allocated_here(p: Parser, buf: ts.Buffer) -> bool:
+    """Was `buf` just made by T.alloc_buffer / T.match_buffer in this function?"""
+    frame = _frames().func_frame(p)
+    block = p.find_frame(_frames().BlockFrame)
+    mine = list(frame.root_allocs) + [b for _, b in frame.buffer_map]
+    if block is not None:
+        mine += block.allocs + [m.buffer for m in block.match_buffers]
+    return any(b is buf for b in mine)

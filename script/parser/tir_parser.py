@@ -27,7 +27,8 @@ from ...tir.attrs import Attrs
 from ...tir.function import PrimFunc
 from .core import _BINOPS, ArgError, Dialect, MetaValue, Parser, Wrap, _arg_node
 from .tir_checks import (
-    bind_loop_targets, block_name, check_no_opaque_access, check_not_loop_var, loop_names,
+    allocated_here, bind_loop_targets, bind_meta, block_name, check_no_opaque_access,
+    check_not_loop_var, loop_names,
 )
 from .tir_frames import STMT_FRAMES, AttrFrame, LaunchFrame
 
@@ -65,6 +66,9 @@ class DType:
 
     dtype: str
 
+    def __getitem__(self, shape: Any) -> LocalVectorAnnotation:
+        return LocalVectorAnnotation(self.dtype, shape if isinstance(shape, tuple) else (shape,))
+
     def __call__(self, value: Any = None, storage_scope: str = "global", *,
                  is_size_var: bool = False) -> tx.PrimExpr:
         from .core import current
@@ -84,6 +88,14 @@ class DType:
         if isinstance(value, str):
             value = float(value)
         return tx.const(value, self.dtype)
+
+
+@dataclass(frozen=True)
+class LocalVectorAnnotation:
+    """`T.float32[4]` / `T.float32[M, N]` in an annotation: a local buffer of that shape."""
+
+    dtype: str
+    shape: tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -447,7 +459,11 @@ def _is_parallel_unpack(target: ast.expr, value: ast.expr) -> bool:
 
 @TIR.register("AnnAssign")
 def visit_ann_assign(p: Parser, node: ast.AnnAssign) -> Any:
+    from .tir_stmts import local_vector
+
     ann = p.eval_annotation(node.annotation)
+    if isinstance(ann, LocalVectorAnnotation) and isinstance(node.target, ast.Name):
+        return local_vector(p, node.target.id, ann, node)
     if node.value is None or not isinstance(node.target, ast.Name) or not isinstance(ann, DType):
         p.error(node, "an annotated TIR assignment looks like `x: T.int32 = value`")
     value = ann(p.eval(node.value))
@@ -463,22 +479,9 @@ def visit_aug_assign(p: Parser, node: ast.AugAssign) -> Any:
     return _store(p, node.target, value)
 
 
-def _bind_meta(p: Parser, target: ast.expr, value: Any, node: ast.AST) -> None:
-    if isinstance(target, ast.Name):
-        p.bind(target.id, value)
-        return
-    if not isinstance(target, (ast.Tuple, ast.List)):
-        p.error(target, "T.meta_var values are bound to names")
-    values = list(value)
-    if len(values) != len(target.elts):
-        p.error(node, f"cannot unpack {value!r} into {len(target.elts)} names")
-    for t, v in zip(target.elts, values):
-        _bind_meta(p, t, v, node)
-
-
 def assign(p: Parser, target: ast.expr, value: Any, node: ast.AST) -> Any:
     if isinstance(value, MetaValue):
-        return _bind_meta(p, target, value.value, node)
+        return bind_meta(p, target, value.value, node)
     if isinstance(target, ast.Subscript):
         return _store(p, target, value)
     if isinstance(target, ast.Name):
@@ -539,22 +542,12 @@ def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
         return None
     if isinstance(value, tx.PrimExpr):
         return _let(p, name, value, node)
-    if isinstance(value, ts.Buffer) and _allocated_here(p, value):
+    if isinstance(value, ts.Buffer) and allocated_here(p, value):
         old = p.scopes[-1].get(name)
         if isinstance(old, ts.Buffer) and old is not value:
             p.error(node, f"buffer {name!r} is defined twice; give the second one another name")
     p.bind(name, value)  # a Python value: buffers, ints, meta-programming helpers
     return None
-
-
-def _allocated_here(p: Parser, buf: ts.Buffer) -> bool:
-    """Was `buf` just made by T.alloc_buffer / T.match_buffer in this function?"""
-    frame = func_frame(p)
-    block = p.find_frame(BlockFrame)
-    mine = list(frame.root_allocs) + [b for _, b in frame.buffer_map]
-    if block is not None:
-        mine += block.allocs + [m.buffer for m in block.match_buffers]
-    return any(b is buf for b in mine)
 
 
 def _let(p: Parser, name: str, value: tx.PrimExpr, node: ast.AST) -> Wrap:
@@ -590,19 +583,6 @@ def visit_expr(p: Parser, node: ast.Expr) -> ts.Stmt | None:
     p.error(node, "this expression statement has no effect in TIR")
 
 
-@TIR.register("FunctionDef")
-def visit_function_def(p: Parser, node: ast.FunctionDef) -> None:
-    """`@T.inline def helper(...):` inside a prim_func body: a macro that sees the body's
-    names as they are when it is called."""
-    from ..tir_macro import Macro, is_macro_decorator
-
-    decorators = [p.eval(d) for d in node.decorator_list]
-    if len(decorators) != 1 or not is_macro_decorator(decorators[0]):
-        p.error(node, "a nested function is not supported in tir functions; decorate it with "
-                      "@T.inline or @T.macro")
-    p.bind(node.name, Macro(None, node=node, source=p.source))
-
-
 @TIR.register("Assert")
 def visit_assert(p: Parser, node: ast.Assert) -> Wrap:
     cond = tx.const(p.eval(node.test))  # `assert 0 == 1` folds to a Python bool
@@ -611,31 +591,9 @@ def visit_assert(p: Parser, node: ast.Assert) -> Wrap:
     return Wrap(lambda body: ts.AssertStmt(cond, str(msg), ts.seq(body), span))
 
 
-@TIR.register("Break")
-def visit_break(p: Parser, node: ast.Break) -> ts.Stmt:
-    _check_in_loop(p, node, "break")
-    return ts.loop_jump("break", p.source.span(node))
-
-
-@TIR.register("Continue")
-def visit_continue(p: Parser, node: ast.Continue) -> ts.Stmt:
-    _check_in_loop(p, node, "continue")
-    return ts.loop_jump("continue", p.source.span(node))
-
-
-def _check_in_loop(p: Parser, node: ast.AST, word: str) -> None:
-    if not getattr(p, "loop_depth", 0):
-        p.error(node, f"`{word}` outside a loop")
-
-
 @TIR.register("Pass")
 def visit_pass(p: Parser, node: ast.Pass) -> None:
     return None
 
 
-@TIR.register("Return")
-def visit_return(p: Parser, node: ast.Return) -> ts.Stmt | None:
-    if node.value is None:
-        return None
-    value = tx.const(p.eval(node.value))  # `return 0`: TVM's tir.ret, for host functions
-    return ts.Evaluate(tx.Call(value.dtype, "tir.ret", (value,)), p.source.span(node))
+from . import tir_stmts as _more  # noqa: E402,F401 (registers its statement handlers)

@@ -453,3 +453,19 @@ def test_meta_var_passed_to_a_call_is_its_value():
     src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n'
            '    A[0] = T.cast(T.meta_var(T.int32(1)), "float32") + T.meta_var(T.float32(2))\n')
     assert 'A[0] = T.Cast("float32", 1) + T.float32(2.0)' in from_source(src).script()
+
+
+def test_local_vector_annotation():
+    src = ('@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n'
+           '    acc: T.float32[4] = 1\n'
+           '    for i in range(4):\n'
+           '        acc[i] = acc[i] + A[i]\n'
+           '        A[i] = acc[i]\n')
+    func = from_source(src)
+    assert isinstance(T.float32[4], T.LocalVectorAnnotation)
+    acc = func.body.block.alloc_buffers[0]
+    assert (acc.scope, acc.dtype, [d.value for d in acc.shape]) == ("local", "float32", [4])
+    a = np.arange(4, dtype="float32")
+    run(func, a)
+    np.testing.assert_allclose(a, np.arange(4) + 1)
+    roundtrip(func)
