@@ -543,6 +543,7 @@ from .tir_intrin import *  # noqa: E402,F401,F403 (T.atan2, T.popcount, T.tvm_mm
 from .tir_nodes import *  # noqa: E402,F401,F403 (T.Add, T.Ramp, T.IterVar, ...)
 from .tir_stmts import *  # noqa: E402,F401,F403 (T.attr, T.launch_thread, T.If, T.var, ...)
 from .tir_macro import inline, macro  # noqa: E402,F401
+from .tir_jit import Optional, constexpr, jit  # noqa: E402,F401
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "math", "Any", "Callable", "tx", "ts", "is_float", "entry", "ArgError",

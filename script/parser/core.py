@@ -118,6 +118,9 @@ _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
     ast.Eq: lambda a, b: _cmp_eq(tx.BinaryOp.EQ, a, b, operator.eq),
     ast.NotEq: lambda a, b: _cmp_eq(tx.BinaryOp.NE, a, b, operator.ne),
+    # Python-level questions (`x is not None`, `k in names`), answered while parsing
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
 
 

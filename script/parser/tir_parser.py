@@ -266,7 +266,9 @@ def _declare_param(p: Parser, frame: PrimFuncFrame, arg: ast.arg) -> None:
     if arg.annotation is None:
         p.error(arg, f"parameter {arg.arg!r} needs a type annotation such as "
                      "T.Buffer((128,), \"float32\") or T.handle")
-    ann = p.eval_annotation(arg.annotation)
+    from ..tir_jit import unwrap_optional
+
+    ann = unwrap_optional(p.eval_annotation(arg.annotation))  # T.Optional(...) of @T.jit
     if isinstance(ann, ts.Buffer):  # `A: T.buffer(shape, dtype)`, the lower-case spelling
         ann = BufferSpec(ann.shape, ann.dtype, (("scope", ann.scope),))
     if isinstance(ann, BufferSpec):

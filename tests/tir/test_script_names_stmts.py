@@ -469,3 +469,33 @@ def test_local_vector_annotation():
     run(func, a)
     np.testing.assert_allclose(a, np.arange(4) + 1)
     roundtrip(func)
+
+
+@T.jit(private=True)
+def _jit_add(A: T.Buffer((N,), "int32"), B: T.Buffer((N,), "int32"), *, N: T.constexpr):  # noqa: F821 (N: a T.constexpr)
+    for i in range(N):
+        B[i] = A[i] + 1
+
+
+@T.jit
+def _jit_guarded(optional: T.Optional(T.Buffer((4,), "int32")), out: T.Buffer((4,), "int32")):
+    if optional is not None:
+        out[0] = optional[0]
+    else:
+        out[0] = 7
+
+
+def test_jit_specializes_constexpr_and_optional_parameters():
+    add = _jit_add.specialize(N=8)
+    assert [d.value for d in add.buffer_map[0][1].shape] == [8]
+    a, b = np.arange(8, dtype="int32"), np.zeros(8, "int32")
+    run(add, a, b)
+    np.testing.assert_array_equal(b, np.arange(8) + 1)
+    assert len(_jit_guarded.specialize().params) == 2
+    absent = _jit_guarded.specialize(optional=None)
+    assert len(absent.params) == 1
+    out = np.zeros(4, "int32")
+    run(absent, out)
+    assert out[0] == 7
+    with pytest.raises(TypeError, match="needs values for"):
+        _jit_add.specialize()
