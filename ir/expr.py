@@ -328,7 +328,9 @@ class Function(Expr):
         attrs = tuple((k, v) for k, v in self.attrs if k not in new) + tuple(new.items())
         return replace(self, attrs=attrs)
 
-    def script(self) -> str:
+    def script(self, **options: Any) -> str:
+        """The function as TVMScript; TVM's printer options (`show_meta`, ...) change
+        nothing here."""
         from ..script.printer import print_relax_function  # the printer lives above ir/
 
         return print_relax_function(self)

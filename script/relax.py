@@ -21,6 +21,7 @@ from ..ir import struct_info as si
 from ..ir.ops import linalg_stats as _linalg
 from ..ir.module import GlobalVar
 from ..tir import expr as tx
+from ..tir.dtype import check_known
 from ..tir.function import PrimFunc
 from .parser import entry
 from .parser.core import ArgError, check_attrs, current
@@ -60,6 +61,7 @@ class _SInfoType:
     def __init__(self, make: _Fn[..., si.StructInfo]) -> None:
         self._make = make
         self.__doc__ = make.__doc__
+        self.__name__ = make.__name__.strip("_").capitalize()  # what TVM's proxy classes show
 
     def __call__(self, *args: Any, **kwargs: Any) -> si.StructInfo:
         return self._make(*args, **kwargs)
@@ -112,6 +114,9 @@ def _tensor(shape: Any = None, dtype: str | None = None, ndim: int = -1,
     """`R.Tensor((1, 784), "float32")`, `R.Tensor(("n", 784), "float32")`, `R.Tensor(ndim=2)`."""
     if isinstance(shape, str) and dtype is None:
         shape, dtype = None, shape
+        _check_known_dtype(dtype, 0)
+    elif dtype:
+        _check_known_dtype(dtype, 1)
     dtype = _dtype_str(dtype) if dtype else ""
     if shape is None:
         return si.TensorStructInfo(None, dtype, ndim, vdevice)
@@ -141,6 +146,18 @@ def _prim(dtype: str = "int64", value: Any = None) -> si.PrimStructInfo:
         value = tx.const(value, "int64" if isinstance(value, int) else None)
         return si.PrimStructInfo(value.dtype, value)
     return si.PrimStructInfo(_dtype_str(dtype))
+
+
+def _check_known_dtype(dtype: Any, pos: int) -> None:
+    """A misspelled dtype (`"flaot32"`) is a located error. Python evaluates a parameter's
+    annotation before the decorator runs, so outside the parser this says nothing: the parser
+    reads the annotation again from the source and reports it there."""
+    dtype = getattr(dtype, "dtype", dtype)
+    if isinstance(dtype, str) and current() is not None:
+        try:
+            check_known(dtype)
+        except ValueError as exc:
+            raise ArgError(str(exc), "dtype", pos) from None
 
 
 def _dtype_str(dtype: Any) -> str:
@@ -512,3 +529,8 @@ def __getattr__(attr: str) -> Any:
     if f"relax.{attr}" in ops.list_ops():
         return _op_call(f"relax.{attr}")
     raise AttributeError(f"module 'R' has no attribute {attr!r}")
+
+
+# `x: R.Any` is struct info. NOTE: this replaces typing.Any, which this module only names in
+# annotations, and those stay strings (PEP 563)
+globals()["Any"] = Object

@@ -17,6 +17,8 @@ from typing import Any, Callable
 from llvmlite import ir
 
 from . import dtype as dt
+from .codegen_intrin import SPECIAL_CALLS as INTRIN_CALLS
+from .codegen_jumps import LoopJumps, continues
 from .expr import BinaryOp, BinOp, BufferLoad, Call, Cast, FloatImm, IntImm, Let, Not, PrimExpr
 from .expr import Select, StringImm, Var
 from .function import PrimFunc, shape_vars
@@ -25,7 +27,7 @@ from .codegen_vector import VectorLoops, vectorizable
 from .functor import Visitor, post_order_visit, simplify
 from .stmt import (
     Allocate, AssertStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
-    SeqStmt, While,
+    SeqStmt, While, jump_of,
 )
 
 PTR = ir.PointerType()
@@ -72,7 +74,7 @@ _LIBM = {
     "tanh": "tanh", "erf": "erf", "tan": "tan", "atan": "atan", "asin": "asin", "acos": "acos",
     "sinh": "sinh", "cosh": "cosh", "atan2": "atan2", "exp10": "exp10", "log1p": "log1p",
     "expm1": "expm1", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh", "fmod": "fmod",
-    "hypot": "hypot",
+    "hypot": "hypot", "nextafter": "nextafter",
 }
 # erf(x) ~ x * num(x^2) / den(x^2) on [-4, 4], coefficients from lowest power: fitted here
 # (linearized least squares, Lawson-reweighted to minimax, against math.erf in float64).
@@ -101,7 +103,7 @@ def _pow2_floor(n: int) -> int:
     return 1 << (n.bit_length() - 1)
 
 
-class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
+class CodeGenLLVM(ParallelLoops, VectorLoops, LoopJumps, Visitor):
     """Emits kernels into one `ir.Module`; `fast_math="reduction"` flags float reductions."""
 
     def __init__(self, module: ir.Module, fast_math: str = "reduction", num_cores: int = 0
@@ -115,6 +117,7 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         self.num_cores = num_cores  # tasks per parallel loop; 0: one per pool thread
         self.parallel_depth = 0
         self.serial_loops: list[Var] = []  # enclosing scalar loops, innermost last
+        self.loop_jumps: list[tuple[ir.Block, ir.Block]] = []  # (continue, break) targets
 
     # -- functions --------------------------------------------------------------------------
 
@@ -175,8 +178,18 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
             self.visit(st)
 
     def visit_Evaluate(self, s: Evaluate) -> None:
+        jump = jump_of(s)
+        if jump is not None:
+            self.jump(jump)
+            return
         if not isinstance(s.value, (IntImm, FloatImm, StringImm)):
             self.visit(s.value)
+
+    def visit_AttrStmt(self, s: Any) -> None:
+        if s.attr_key == "thread_extent":
+            raise NotImplementedError("T.launch_thread launches GPU threads and needs a GPU: "
+                                      "build for target \"cuda\"")
+        self.visit(s.body)  # NOTE: other attributes are hints the CPU backend does not need
 
     def visit_LetStmt(self, s: LetStmt) -> None:
         self.vars[s.var] = self.visit(s.value)
@@ -265,7 +278,13 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
                   body, exit_)
         b.position_at_end(body)
         self.vars[loop.loop_var] = i
-        self.visit(loop.body)
+        # NOTE: a latch block of its own only where a `continue` needs one to jump to
+        latch = b.append_basic_block("for_latch") if continues(loop.body) else None
+        self._visit_loop_body(loop.body, latch, exit_)
+        if latch is not None:
+            if not b.block.is_terminated:
+                b.branch(latch)
+            b.position_at_end(latch)
         if not b.block.is_terminated:
             nxt = b.add(i, ir.Constant(i.type, 1), flags=("nsw",) if signed else ())
             i.add_incoming(nxt, b.block)
@@ -300,7 +319,7 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
         b.position_at_end(header)
         b.cbranch(self.visit(s.condition), body, exit_)
         b.position_at_end(body)
-        self.visit(s.body)
+        self._visit_loop_body(s.body, header, exit_)
         if not b.block.is_terminated:
             b.branch(header)
         b.position_at_end(exit_)
@@ -548,11 +567,12 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, Visitor):
 
     def _intrinsic(self, name: str, args: list[ir.Value]) -> ir.Value:
         ty = args[0].type
+        suffix = {"float": "f32", "double": "f64", "half": "f16"}
         if isinstance(ty, ir.VectorType):  # llvmlite only mangles scalar overloads
-            elem = {"float": "f32", "double": "f64", "half": "f16"}[str(ty.element)]
-            fn = self._libfunc(f"{name}.v{ty.count}{elem}", ty, [a.type for a in args])
-        else:
-            fn = self.module.declare_intrinsic(name, [ty])
+            fn = self._libfunc(f"{name}.v{ty.count}{suffix[str(ty.element)]}", ty,
+                               [a.type for a in args])
+        else:  # NOTE: declared by hand: llvmlite gives unknown intrinsics one parameter
+            fn = self._libfunc(f"{name}.{suffix[str(ty)]}", ty, [a.type for a in args])
         return self.builder.call(fn, args)
 
     def _if_then_else(self, e: Call) -> ir.Value:
@@ -682,6 +702,7 @@ _SPECIAL_CALLS: dict[str, Callable[[CodeGenLLVM, Call], ir.Value]] = {
     "isnan": CodeGenLLVM._isnan,
     "tvmlite.bounds_fail": CodeGenLLVM._bounds_fail,
     "likely": lambda g, e: g.visit(e.args[0]),
+    **INTRIN_CALLS,
 }
 
 

@@ -65,6 +65,20 @@ NOT_APPLICABLE_NAMESPACES = {
 }
 
 
+# Names that cannot apply within one namespace only (full names), with the reason.
+NOT_APPLICABLE_IN = {
+    "tvm.script.tirx": [
+        (r"ComposeLayout|ExecScope|Iter|Layout|TileLayout|ScopeIdDef|wg_reg_tile|hint|filter"
+         r"|selector|device_entry|scope_id|(cta|cluster|lane|warp|warpgroup|thread)_id\w*",
+         "TVM's Hopper/Blackwell tile language (execution scopes, tile layouts, sketches)"),
+        (r"SMEMPool|TMEMPool|smem|tmem|TensorMap|tensormap_\w+|alloc_cast_frag"
+         r"|alloc_tcgen05_ldst_frag|cooperative_tensor_\w+",
+         "Hopper/Blackwell GPU memory (TMEM, TMA tensor maps, tcgen05, cooperative tensors)"),
+        (r"call_kernel", "GPU kernels written in CUDA/Triton source, called from TIR"),
+    ],
+}
+
+
 def public_names(module: object, attr: str | None) -> list[str]:
     """TVM's public functions and classes of `module` (or public methods of class `attr`)."""
     target = getattr(module, attr) if attr else module
@@ -95,7 +109,10 @@ def lite_target(path: str, attr: str | None) -> object | None:
     return getattr(module, attr, None) if attr else module
 
 
-def reason_not_applicable(name: str) -> str | None:
+def reason_not_applicable(name: str, path: str = "") -> str | None:
+    for pattern, reason in NOT_APPLICABLE_IN.get(path, []):
+        if re.fullmatch(pattern, name):
+            return reason
     for pattern, reason in NOT_APPLICABLE:
         if re.search(pattern, name):
             return reason
@@ -112,7 +129,7 @@ def table_rows() -> list[tuple[str, list[tuple[str, str]]]]:
             if ours is not None and hasattr(ours, name):
                 entries.append((name, "implemented"))
             else:
-                why = NOT_APPLICABLE_NAMESPACES.get(path) or reason_not_applicable(name)
+                why = NOT_APPLICABLE_NAMESPACES.get(path) or reason_not_applicable(name, path)
                 entries.append((name, f"not applicable: {why}" if why else "missing"))
         rows.append((f"{path}.{attr}" if attr else path, entries))
     return rows
