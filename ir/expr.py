@@ -328,6 +328,14 @@ class Function(Expr):
         attrs = tuple((k, v) for k, v in self.attrs if k not in new) + tuple(new.items())
         return replace(self, attrs=attrs)
 
+    def with_attrs(self, attrs: Any) -> Function:
+        """A copy with every attribute of the mapping `attrs` set."""
+        return self.with_attr(dict(attrs))
+
+    def without_attr(self, key: str) -> Function:
+        """A copy without attribute `key`."""
+        return replace(self, attrs=tuple((k, v) for k, v in self.attrs if k != key))
+
     def script(self) -> str:
         from ..script.printer import print_relax_function  # the printer lives above ir/
 

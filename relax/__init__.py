@@ -45,6 +45,7 @@ from . import (  # noqa: F401
 )
 from .block_builder import BlockBuilder  # noqa: F401
 from .binding_rewrite import DataflowBlockRewrite  # noqa: F401
+from . import expr  # noqa: F401,E402 (tvm.relax.expr)
 from .expr_functor import PyExprMutator, PyExprVisitor  # noqa: F401
 from ..transforms.expr_functor import ExprFunctor  # noqa: F401
 from .vm_build import build  # noqa: F401
