@@ -41,6 +41,7 @@ from ..transforms.relax_utils import (  # noqa: F401
 from ..vm.executable import Executable as VMExecutable  # noqa: F401
 from ..vm.vm import VirtualMachine  # noqa: F401
 from ..vm.instrument import VMInstrumentReturnKind  # noqa: F401
+from ..vm.exec_builder import ExecBuilder  # noqa: F401
 from . import (  # noqa: F401
     analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, transform, vm,
 )
