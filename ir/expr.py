@@ -111,6 +111,11 @@ class Var(Expr):
         """TVM 0.27's spelling of `name_hint`."""
         return self.name_hint
 
+    @property
+    def ty(self) -> StructInfo | None:
+        """TVM 0.27's name for `struct_info`."""
+        return self.struct_info
+
     def __call__(self, *args: Any) -> Call:
         """`f(x, y)` for a variable holding a function: a call of it (TVM's closures and
         callback parameters such as `fget_param`)."""

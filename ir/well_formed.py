@@ -203,6 +203,10 @@ def check(obj: Any, strict: bool = False) -> list[str]:
             c = _Checker(mod, gv.name_hint if gv is not None else "main", strict)
             c.function(f)
             errors += c.errors
+        symbol = getattr(f, "attr_dict", {}).get("global_symbol")
+        if strict and gv is not None and symbol is not None and symbol != gv.name_hint:
+            errors.append(f"function {gv.name_hint!r} is exported as {symbol!r}: a public "
+                          "function's global_symbol must be its name (NormalizeGlobalVar)")
     if mod is not None:
         for name, pf in _prim_funcs(mod):
             errors += _verify(name, pf)

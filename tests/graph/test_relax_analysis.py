@@ -254,3 +254,14 @@ def double_with_attrs():
         return x
 
     return f.with_attrs({"k": 1, "j": 2}).without_attr("j")
+
+
+def test_well_formed_wants_global_symbols_to_match_names():
+    @R.function
+    def f(x: R.Tensor((2,), "float32")):
+        return x
+
+    mod = tvm.IRModule({"main": f.with_attr("global_symbol", "other")})
+    assert not A.well_formed(mod)
+    assert A.well_formed(relax.transform.NormalizeGlobalVar()(mod))
+    assert f.params[0].ty is f.params[0].struct_info
