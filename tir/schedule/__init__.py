@@ -17,13 +17,14 @@ from typing import Any
 from ..expr import IntImm
 from ..stmt import ForKind
 from . import cache, compute, loops, sampling
+from .extra import ExtraPrimitives
 from .state import ScheduleBase, ScheduleError
 from .trace import BlockRV, ExprRV, Instruction, LoopRV, Trace
 
 __all__ = ["BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule", "ScheduleError", "Trace"]
 
 
-class Schedule(ScheduleBase):
+class Schedule(ExtraPrimitives, ScheduleBase):
     """A schedule over an IRModule (or one PrimFunc, which becomes `main`)."""
 
     def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16,

@@ -62,6 +62,10 @@ class Ctx:
         return BlockRV(br.block.name, self.func_name)
 
 
+# the parameters of primitives that name a block (and so may be given a block's name)
+_BLOCK_KEYS = frozenset(["block", "block_or_loop", "scope_block", "target", "consumer_block"])
+
+
 def _as_module(mod: Any) -> IRModule:
     if isinstance(mod, IRModule):
         return mod
@@ -104,12 +108,23 @@ class ScheduleBase:
 
     def _apply(self, name: str, kwargs: dict[str, Any],
                fn: Callable[..., tuple[PrimFunc, Any]], *args: Any) -> Any:
-        """Runs a primitive; on success swaps in its function and records it in the trace."""
+        """Runs a primitive; on success swaps in its function and records it in the trace.
+        A block given by name (TVM accepts `"C"` for a BlockRV) is looked up first."""
+        named = {v for k, v in kwargs.items() if k in _BLOCK_KEYS and isinstance(v, str)}
+        if named:
+            rvs = {v: self.get_block(v) for v in named}
+            kwargs = {k: rvs[v] if k in _BLOCK_KEYS and isinstance(v, str) else v
+                      for k, v in kwargs.items()}
+            args = tuple(rvs.get(a, a) if isinstance(a, str) else a for a in args)
         ctx = self._ctx()
         new_func, outputs = fn(ctx, *args)
         self._mod = self._mod.with_function(ctx.func_name, new_func)
         self.trace.append(name, kwargs, outputs)
         return outputs
+
+    def _block_rv(self, block: Any) -> Any:
+        """A block handle for a block given by handle or by name."""
+        return self.get_block(block) if isinstance(block, str) else block
 
     def copy(self) -> Any:
         other = type(self).__new__(type(self))
@@ -147,13 +162,15 @@ class ScheduleBase:
 
     get_sblock = get_block
 
-    def get_loops(self, block: BlockRV) -> list[LoopRV]:
+    def get_loops(self, block: BlockRV | str) -> list[LoopRV]:
+        block = self._block_rv(block)
         ctx = self._ctx()
         rvs = [ctx.loop_rv(lp) for lp in tree.loops_above(ctx.block_path(block))]
         self.trace.append("get_loops", {"block": block}, rvs)
         return rvs
 
-    def get_child_blocks(self, block_or_loop: BlockRV | LoopRV) -> list[BlockRV]:
+    def get_child_blocks(self, block_or_loop: BlockRV | LoopRV | str) -> list[BlockRV]:
+        block_or_loop = self._block_rv(block_or_loop)
         ctx = self._ctx()
         if isinstance(block_or_loop, BlockRV):
             node: Any = ctx.block(block_or_loop).block.body

@@ -108,7 +108,10 @@ class Trace:
             call = f"sch.{inst.name}({args})"
             outs = _flat(inst.outputs)
             if outs:
-                call = ", ".join(names[id(o)] for o in outs) + " = " + call
+                lhs = ", ".join(names[id(o)] for o in outs)
+                if isinstance(inst.outputs, (list, tuple)) and len(outs) == 1:
+                    lhs += ","  # one element of a list: unpack it, as TVM prints it
+                call = lhs + " = " + call
             lines.append(call)
         return lines
 

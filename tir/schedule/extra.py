@@ -1,0 +1,152 @@
+"""More of `tir.Schedule`'s methods: dataflow queries, rfactor, buffer and annotation
+primitives, and the bookkeeping calls TVM's traces contain (enter_postproc, fork_seed,
+remove_rv). A mixin of `Schedule` (see __init__.py); the primitives live in their modules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import analysis, buffer_prims, query, rfactor
+from .state import ScheduleError
+from .trace import BlockRV, ExprRV, LoopRV
+
+
+class StmtSRef:
+    """What `sch.get_sref(rv)` gives: a view of the statement a handle points to now."""
+
+    def __init__(self, stmt: Any) -> None:
+        self.stmt = stmt
+
+    def __repr__(self) -> str:
+        return f"StmtSRef({type(self.stmt).__name__})"
+
+
+class ScheduleState:
+    """`sch.state`: the module being scheduled (TVM's ScheduleState, read side)."""
+
+    def __init__(self, sch: Any) -> None:
+        self._sch = sch
+
+    @property
+    def mod(self) -> Any:
+        return self._sch.mod
+
+
+class ExtraPrimitives:
+    """Schedule methods beyond the loop/compute/cache core (mixed into `Schedule`)."""
+
+    # -- dataflow queries ---------------------------------------------------------------------
+
+    def _query(self, name: str, block: Any, fn: Any) -> list[BlockRV]:
+        block = self._block_rv(block)
+        ctx = self._ctx()
+        out = [ctx.block_rv(br) for br in fn(ctx, ctx.block_path(block))]
+        self.trace.append(name, {"block": block}, out)
+        return out
+
+    def get_producers(self, block: BlockRV | str) -> list[BlockRV]:
+        """The blocks of the same scope that write a buffer `block` reads."""
+        return self._query("get_producers", block, query.producers)
+
+    def get_consumers(self, block: BlockRV | str) -> list[BlockRV]:
+        """The blocks of the same scope that read a buffer `block` writes."""
+        return self._query("get_consumers", block, query.consumers)
+
+    def get_output_blocks(self, scope_block: BlockRV | str) -> list[BlockRV]:
+        """The blocks directly inside `scope_block` that write a parameter buffer."""
+        scope_block = self._block_rv(scope_block)
+        ctx = self._ctx()
+        scope = ctx.block(scope_block)
+        if scope.block.name == "root" and not scope.iter_values:
+            found = query.output_blocks(ctx, None)
+        else:
+            found = query.output_blocks(ctx, scope)
+        out = [ctx.block_rv(br) for br in found]
+        self.trace.append("get_output_blocks", {"scope_block": scope_block}, out)
+        return out
+
+    def _buffer_index(self, block: Any, buffer: Any, kind: str = "write") -> int:
+        """A block's buffer given as an index, a name, a Buffer or (kind, index), as the
+        index among the block's `kind` buffers (TVM's _normalize_buffer_arg)."""
+        if isinstance(buffer, tuple) and len(buffer) == 2 and isinstance(buffer[0], str):
+            if buffer[0] != kind:
+                raise ScheduleError(f"expected a {kind} buffer, got {buffer!r}")
+            return int(buffer[1])
+        if isinstance(buffer, int) or hasattr(buffer, "__index__"):
+            return int(buffer)
+        block_node = self._ctx().block(self._block_rv(block)).block
+        found = (analysis.written_buffers(block_node) if kind == "write"
+                 else analysis.read_buffers(block_node))
+        for i, buf in enumerate(found):
+            if buf is buffer or (isinstance(buffer, str) and buf.name == buffer):
+                return i
+        raise ScheduleError(f"block {block_node.name!r} has no {kind} buffer {buffer!r}")
+
+    # -- reductions ---------------------------------------------------------------------------
+
+    def rfactor(self, loop: LoopRV, factor_axis: int) -> BlockRV:
+        """Factorizes the reduction over `loop` through a new buffer (see rfactor.py)."""
+        return self._apply("rfactor", {"loop": loop, "factor_axis": int(factor_axis)},
+                           rfactor.rfactor, loop, int(factor_axis))
+
+    # -- buffers and annotations --------------------------------------------------------------
+
+    def set_scope(self, block: BlockRV | str, buffer_index: int, storage_scope: str) -> None:
+        buffer_index = self._buffer_index(block, buffer_index)
+        self._apply("set_scope", {"block": block, "buffer_index": buffer_index,
+                                  "storage_scope": storage_scope},
+                    buffer_prims.set_scope, block, buffer_index, storage_scope)
+
+    def unsafe_set_dtype(self, block: BlockRV | str, buffer_index: int, dtype: str) -> None:
+        buffer_index = self._buffer_index(block, buffer_index)
+        self._apply("unsafe_set_dtype", {"block": block, "buffer_index": buffer_index,
+                                         "dtype": dtype},
+                    buffer_prims.unsafe_set_dtype, block, buffer_index, dtype)
+
+    def storage_align(self, block: BlockRV | str, buffer_index: int, axis: int, factor: int,
+                      offset: int) -> None:
+        buffer_index = self._buffer_index(block, buffer_index)
+        self._apply("storage_align", {"block": block, "buffer_index": buffer_index,
+                                      "axis": int(axis), "factor": int(factor),
+                                      "offset": int(offset)},
+                    buffer_prims.storage_align, block, buffer_index, int(axis),
+                    int(factor), int(offset))
+
+    def unannotate(self, block_or_loop: BlockRV | LoopRV | str, ann_key: str) -> None:
+        self._apply("unannotate", {"block_or_loop": block_or_loop, "ann_key": ann_key},
+                    buffer_prims.unannotate, block_or_loop, ann_key)
+
+    def add_unit_loop(self, block_or_loop: BlockRV | LoopRV | str) -> LoopRV:
+        return self._apply("add_unit_loop", {"block_or_loop": block_or_loop},
+                           buffer_prims.add_unit_loop, block_or_loop)
+
+    def annotate_buffer_access(self, block: BlockRV | str, buffer_index: int, buf_type: str,
+                               gen_new_ranges: Any) -> None:
+        self._apply("annotate_buffer_access", {"block": block, "buffer_index": buffer_index,
+                                               "buf_type": buf_type,
+                                               "gen_new_ranges": gen_new_ranges},
+                    buffer_prims.annotate_buffer_access, block, buffer_index, buf_type,
+                    gen_new_ranges)
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+
+    def enter_postproc(self) -> None:
+        """Marks where postprocessing starts in the trace (changes nothing)."""
+        self.trace.append("enter_postproc", {}, None)
+
+    def fork_seed(self) -> int:
+        """A new seed drawn from this schedule's random state."""
+        return self.rng.randint(1, 2**31 - 1)
+
+    def remove_rv(self, rand_var: BlockRV | LoopRV | ExprRV) -> None:
+        """Forgets a handle (tvmlite's handles hold no state, so only the trace records it)."""
+        if not isinstance(rand_var, (BlockRV, LoopRV, ExprRV)):
+            raise ScheduleError(f"remove_rv: expected a handle, got {type(rand_var).__name__}")
+        self.trace.append("remove_rv", {"rand_var": rand_var}, None)
+
+    def get_sref(self, rand_var_or_stmt: Any) -> StmtSRef:
+        return StmtSRef(self.get(self._block_rv(rand_var_or_stmt)))
+
+    @property
+    def state(self) -> ScheduleState:
+        return ScheduleState(self)
