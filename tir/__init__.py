@@ -5,6 +5,7 @@ from .expr import (
     Span, StringImm, Var, const,
 )
 from .function import PrimFunc
+from .index_map import IndexMap
 from .stmt import (
     Allocate, AssertStmt, Block, BlockRealize, Buffer, BufferRegion, BufferStore, DeclBuffer,
     Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt, MatchBufferRegion, Range,

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import analysis, buffer_prims, query, rfactor
+from ..index_map import as_index_map
+from . import analysis, buffer_prims, layout, query, rfactor
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
 
@@ -65,22 +66,53 @@ class ExtraPrimitives:
         self.trace.append("get_output_blocks", {"scope_block": scope_block}, out)
         return out
 
-    def _buffer_index(self, block: Any, buffer: Any, kind: str = "write") -> int:
-        """A block's buffer given as an index, a name, a Buffer or (kind, index), as the
-        index among the block's `kind` buffers (TVM's _normalize_buffer_arg)."""
+    def _buffer_arg(self, block: Any, buffer: Any, kind: str = "write") -> tuple[str, int]:
+        """A block's buffer given as an index (of a `kind` buffer), a name, a Buffer or
+        (kind, index), as (kind, index) (TVM's _normalize_buffer_arg)."""
         if isinstance(buffer, tuple) and len(buffer) == 2 and isinstance(buffer[0], str):
-            if buffer[0] != kind:
-                raise ScheduleError(f"expected a {kind} buffer, got {buffer!r}")
-            return int(buffer[1])
+            if buffer[0] not in ("read", "write"):
+                raise ScheduleError(f"buffer kind must be 'read' or 'write', got {buffer[0]!r}")
+            return buffer[0], int(buffer[1])
         if isinstance(buffer, int) or hasattr(buffer, "__index__"):
-            return int(buffer)
-        block_node = self._ctx().block(self._block_rv(block)).block
-        found = (analysis.written_buffers(block_node) if kind == "write"
-                 else analysis.read_buffers(block_node))
-        for i, buf in enumerate(found):
-            if buf is buffer or (isinstance(buffer, str) and buf.name == buffer):
-                return i
-        raise ScheduleError(f"block {block_node.name!r} has no {kind} buffer {buffer!r}")
+            return kind, int(buffer)
+        node = self._ctx().block(self._block_rv(block)).block
+        for k, found in (("read", analysis.read_buffers(node)),
+                         ("write", analysis.written_buffers(node))):
+            for i, buf in enumerate(found):
+                if buf is buffer or (isinstance(buffer, str) and buf.name == buffer):
+                    return k, i
+        raise ScheduleError(f"block {node.name!r} accesses no buffer {buffer!r}")
+
+    def _buffer_index(self, block: Any, buffer: Any) -> int:
+        kind, index = self._buffer_arg(block, buffer)
+        if kind != "write":
+            raise ScheduleError(f"expected a buffer the block writes, got {buffer!r}")
+        return index
+
+    # -- layouts ------------------------------------------------------------------------------
+
+    def transform_layout(self, block: BlockRV | str, buffer: Any, index_map: Any,
+                         pad_value: Any = None, *,
+                         assume_injective_transform: bool = False) -> None:
+        """Re-lays a buffer out: every access goes through `index_map` (an IndexMap or a
+        function of the indices); a parameter buffer changes in the signature too."""
+        block = self._block_rv(block)
+        kind, index = self._buffer_arg(block, buffer)
+        buf = layout.buffer_of(self._ctx(), block, kind, index, "transform_layout")
+        imap = as_index_map(index_map, len(buf.shape))
+        self._apply("transform_layout", {"block": block, "buffer": (kind, index),
+                                         "index_map": imap, "pad_value": pad_value,
+                                         "assume_injective_transform":
+                                             assume_injective_transform},
+                    layout.transform_layout, block, kind, index, imap, pad_value)
+
+    def transform_block_layout(self, block: BlockRV | str, index_map: Any) -> None:
+        """Gives the block a new loop nest iterating its iter vars in `index_map`'s order."""
+        block = self._block_rv(block)
+        ndim = len(self._ctx().block(block).block.iter_vars)
+        imap = as_index_map(index_map, ndim)
+        self._apply("transform_block_layout", {"block": block, "index_map": imap},
+                    layout.transform_block_layout, block, imap)
 
     # -- reductions ---------------------------------------------------------------------------
 

@@ -92,7 +92,12 @@ class Trace:
             return names.get(id(value), repr(value))
         if isinstance(value, str):
             return json.dumps(value)  # TVM prints double quotes
-        if isinstance(value, (list, tuple)):
+        if hasattr(value, "trace_text"):  # an IndexMap prints as the lambda it is
+            return value.trace_text()
+        if isinstance(value, tuple):
+            inner = ", ".join(self._arg(v, names) for v in value)
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+        if isinstance(value, list):
             inner = ", ".join(self._arg(v, names) for v in value)
             return f"[{inner}]"
         return repr(value)
