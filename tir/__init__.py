@@ -12,6 +12,7 @@ from .stmt import (
     SeqStmt, Stmt, While, make_buffer,
 )
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
+from .schedule.tensorize import TensorIntrin
 
 
 def build(mod: object, target: object = "llvm", **_: object) -> object:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..expr import IntImm
 from ..stmt import ForKind
-from . import cache, compute, loops, sampling
+from . import blockize, cache, compute, loops, sampling
 from .extra import ExtraPrimitives
 from .state import ScheduleBase, ScheduleError
 from .trace import BlockRV, ExprRV, Instruction, LoopRV, Trace
@@ -123,5 +123,9 @@ class Schedule(ExtraPrimitives, ScheduleBase):
         return self._apply("decompose_reduction", {"block": block, "loop": loop},
                            cache.decompose_reduction, block, loop)
 
-    def blockize(self, target: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
-        return self._apply("blockize", {"target": target}, cache.blockize, target)
+    def blockize(self, target: LoopRV | list[BlockRV], preserve_unit_iters: bool = True
+                 ) -> BlockRV:
+        """The nest under loop `target` becomes one outer block, iter vars inferred."""
+        return self._apply("blockize", {"target": target,
+                                        "preserve_unit_iters": preserve_unit_iters},
+                           blockize.blockize, target, preserve_unit_iters)

@@ -7,9 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..index_map import as_index_map
-from . import analysis, buffer_prims, layout, query, rfactor
+from . import analysis, blockize, buffer_prims, layout, query, rfactor, tensorize
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
+
+
+def _tensorize(ctx: Any, target: Any, intrin: str, preserve_unit_iters: bool
+               ) -> tuple[Any, None]:
+    if isinstance(target, LoopRV):
+        func, target = blockize.blockize(ctx, target, preserve_unit_iters)
+        ctx = type(ctx)(func, ctx.func_name)
+    return tensorize.tensorize(ctx, target, intrin)
 
 
 class StmtSRef:
@@ -159,6 +167,17 @@ class ExtraPrimitives:
                                                "gen_new_ranges": gen_new_ranges},
                     buffer_prims.annotate_buffer_access, block, buffer_index, buf_type,
                     gen_new_ranges)
+
+    # -- tensorization -------------------------------------------------------------------------
+
+    def tensorize(self, block_or_loop: BlockRV | LoopRV | str, tensor_intrin: str,
+                  preserve_unit_iters: bool = True) -> None:
+        """Replaces the block's computation (a loop is blockized first) by the registered
+        intrinsic's implementation (see tensorize.py)."""
+        self._apply("tensorize", {"block_or_loop": block_or_loop,
+                                  "tensor_intrin": tensor_intrin,
+                                  "preserve_unit_iters": preserve_unit_iters},
+                    _tensorize, block_or_loop, tensor_intrin, preserve_unit_iters)
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
