@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..index_map import as_index_map
-from . import analysis, blockize, buffer_prims, layout, query, rfactor, tensorize
+from . import analysis, blockize, buffer_prims, compute, layout, query, rfactor, structure
+from . import tensorize
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
 
@@ -167,6 +168,49 @@ class ExtraPrimitives:
                                                "gen_new_ranges": gen_new_ranges},
                     buffer_prims.annotate_buffer_access, block, buffer_index, buf_type,
                     gen_new_ranges)
+
+    # -- regrouping ----------------------------------------------------------------------------
+
+    def reorder_block_iter_var(self, block: BlockRV | str, new_order: list[int]) -> None:
+        """The block's iter vars (and their bindings) in the order `new_order` lists them."""
+        self._apply("reorder_block_iter_var", {"block": block,
+                                               "new_order": [int(k) for k in new_order]},
+                    structure.reorder_block_iter_var, block, [int(k) for k in new_order])
+
+    def merge(self, *loops: LoopRV) -> LoopRV:
+        """Sibling loop nests of equal extents become one nest (its innermost merged loop)."""
+        return self._apply("merge", {"*": list(loops)}, structure.merge, list(loops))
+
+    def sample_compute_location(self, block: BlockRV | str, decision: int | None = None
+                                ) -> LoopRV:
+        """One of the loops `block` can be computed at (the loops above its first consumer
+        where compute_at succeeds), drawn at random unless `decision` indexes it."""
+        block = self._block_rv(block)
+        ctx = self._ctx()
+        path = ctx.block_path(block)
+        users = query.consumers(ctx, path)
+        if not users:
+            raise ScheduleError(f"sample_compute_location: block {block.name!r} has no "
+                                f"consumer to be computed under")
+        from . import tree
+
+        candidates = []
+        for lp in tree.loops_above(ctx.block_path(ctx.block_rv(users[0]))):
+            try:
+                compute.compute_at(ctx, block, ctx.loop_rv(lp), False)
+            except ScheduleError:
+                continue
+            candidates.append(lp)
+        if not candidates:
+            raise ScheduleError(f"sample_compute_location: block {block.name!r} cannot be "
+                                f"computed at any loop of its consumer")
+        index = self.rng.randrange(len(candidates)) if decision is None else int(decision)
+        if not 0 <= index < len(candidates):
+            raise ScheduleError(f"sample_compute_location: decision {index} is out of range "
+                                f"({len(candidates)} locations)")
+        out = ctx.loop_rv(candidates[index])
+        self.trace.append("sample_compute_location", {"block": block, "decision": index}, out)
+        return out
 
     # -- tensorization -------------------------------------------------------------------------
 

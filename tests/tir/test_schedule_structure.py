@@ -1,0 +1,109 @@
+"""reorder_block_iter_var, merge and sample_compute_location: the printed result against what
+TVM 0.27 prints for the same steps, numpy, legality errors and the replayed trace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite.ir.structural import assert_structural_equal
+from tvmlite.s_tir.schedule.testing import (
+    assert_structural_equal_ignore_global_symbol, verify_trace_roundtrip,
+)
+from tvmlite.script import tir as T
+from tvmlite.tir.schedule import Schedule, ScheduleError
+
+
+@T.prim_func(s_tir=True)
+def chain(A: T.Buffer((8, 12), "float32"), C: T.Buffer((8, 12), "float32")):
+    B = T.sblock_alloc_buffer((8, 12))
+    for i, j in T.grid(8, 12):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(8, 12):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+# TVM 0.27 after reorder_block_iter_var(B, [1, 0])
+@T.prim_func(s_tir=True)
+def chain_iters_swapped(A: T.Buffer((8, 12), "float32"), C: T.Buffer((8, 12), "float32")):
+    B = T.sblock_alloc_buffer((8, 12))
+    for i, j in T.grid(8, 12):
+        with T.sblock("B"):
+            vj, vi = T.axis.remap("SS", [j, i])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(8, 12):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+# TVM 0.27 after merge(loops(B)[0], loops(C)[0])
+@T.prim_func(s_tir=True)
+def chain_merged(A: T.Buffer((8, 12), "float32"), C: T.Buffer((8, 12), "float32")):
+    B = T.sblock_alloc_buffer((8, 12))
+    for i_m in range(8):
+        for j in range(12):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i_m, j])
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+        for j in range(12):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i_m, j])
+                C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+def _runs_right(sch: Schedule) -> None:
+    a = np.random.default_rng(2).standard_normal((8, 12)).astype("float32")
+    c = np.zeros((8, 12), "float32")
+    tvm.build(sch.mod)(a, c)
+    np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)
+
+
+def test_reorder_block_iter_var_matches_tvm():
+    sch = Schedule(chain)
+    sch.reorder_block_iter_var(sch.get_block("B"), [1, 0])
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], chain_iters_swapped)
+    verify_trace_roundtrip(sch, chain)
+    _runs_right(sch)
+
+
+def test_reorder_block_iter_var_needs_a_permutation():
+    sch = Schedule(chain)
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="'B'"):
+        sch.reorder_block_iter_var("B", [0, 0])
+    assert sch.mod is before
+
+
+def test_merge_matches_tvm():
+    sch = Schedule(chain)
+    sch.merge(sch.get_loops("B")[0], sch.get_loops("C")[0])
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], chain_merged)
+    verify_trace_roundtrip(sch, chain)
+    _runs_right(sch)
+
+
+def test_merge_rejects_loops_of_different_extents():
+    sch = Schedule(chain)
+    sch.split(sch.get_loops("C")[0], [2, 4])
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="differ in range"):
+        sch.merge(sch.get_loops("B")[0], sch.get_loops("C")[0])
+    assert_structural_equal(sch.mod, before)
+
+
+def test_sample_compute_location_returns_a_legal_loop_and_replays():
+    sch = Schedule(chain, seed=3)
+    loop = sch.sample_compute_location("B", decision=1)
+    assert sch.get(loop) is sch.get(sch.get_loops("C")[1])
+    sch.compute_at(sch.get_block("B"), loop)
+    assert "sample_compute_location(block=b0, decision=1)" in str(sch.trace)
+    verify_trace_roundtrip(sch, chain)
+    _runs_right(sch)
+    with pytest.raises(ScheduleError, match="out of range"):
+        Schedule(chain).sample_compute_location("B", decision=5)
