@@ -8,7 +8,7 @@ from typing import Any
 
 from ..index_map import as_index_map
 from . import analysis, blockize, buffer_prims, compute, layout, query, rfactor, structure
-from . import tensorize
+from . import reindex, tensorize
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
 
@@ -168,6 +168,13 @@ class ExtraPrimitives:
                                                "gen_new_ranges": gen_new_ranges},
                     buffer_prims.annotate_buffer_access, block, buffer_index, buf_type,
                     gen_new_ranges)
+
+    def reindex(self, block: BlockRV | str, buffer: Any) -> BlockRV:
+        """Stages `buffer` through a new one indexed by the block's iter vars (reindex.py)."""
+        block = self._block_rv(block)
+        kind, index = self._buffer_arg(block, buffer)
+        return self._apply("reindex", {"block": block, "buffer": (kind, index)},
+                           reindex.reindex, block, kind, index)
 
     # -- regrouping ----------------------------------------------------------------------------
 

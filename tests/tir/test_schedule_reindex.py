@@ -1,0 +1,101 @@
+"""reindex: the printed result and trace against what TVM 0.27 prints for the same steps,
+numpy, legality errors that leave the module unchanged, and the replayed trace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite.s_tir.schedule.testing import (
+    assert_structural_equal_ignore_global_symbol, verify_trace_roundtrip,
+)
+from tvmlite.script import tir as T
+from tvmlite.tir.schedule import Schedule, ScheduleError
+
+
+@T.prim_func(s_tir=True)
+def mm(A: T.Buffer((16, 32), "float32"), B: T.Buffer((32, 8), "float32"),
+       C: T.Buffer((16, 8), "float32")):
+    for i, j, k in T.grid(16, 8, 32):
+        with T.sblock("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+# TVM 0.27 after reindex(C, ("read", 1)) then reindex(C, ("write", 0))
+@T.prim_func(s_tir=True)
+def mm_reindexed(A: T.Buffer((16, 32), "float32"), B: T.Buffer((32, 8), "float32"),
+                 C: T.Buffer((16, 8), "float32")):
+    B_reindex = T.sblock_alloc_buffer((8, 32))
+    C_reindex = T.sblock_alloc_buffer((16, 8))
+    for ax0, ax1 in T.grid(8, 32):
+        with T.sblock("B_reindex_reindex"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            B_reindex[v0, v1] = B[v1, v0]
+    for i, j, k in T.grid(16, 8, 32):
+        with T.sblock("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C_reindex[vi, vj] = T.float32(0.0)
+            C_reindex[vi, vj] = C_reindex[vi, vj] + A[vi, vk] * B_reindex[vj, vk]
+    for ax0, ax1 in T.grid(16, 8):
+        with T.sblock("C_reindex"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            C[v0, v1] = C_reindex[v0, v1]
+
+
+@T.prim_func(s_tir=True)
+def shifted(A: T.Buffer((20,), "float32"), B: T.Buffer((16, 5), "float32")):
+    for i, k in T.grid(16, 5):
+        with T.sblock("B"):
+            vi, vk = T.axis.remap("SS", [i, k])
+            B[vi, vk] = A[vi + vk] + A[vi + vk]
+
+
+TVM_TRACE = '''  b1 = sch.reindex(block=b0, buffer=("read", 1))
+  b2 = sch.get_sblock(name="C", func_name="main")
+  b3 = sch.reindex(block=b2, buffer=("write", 0))'''
+
+
+def test_reindex_matches_tvm_and_computes_the_product():
+    sch = Schedule(mm)
+    sch.reindex(sch.get_block("C"), ("read", 1))
+    sch.reindex(sch.get_block("C"), ("write", 0))
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], mm_reindexed)
+    assert TVM_TRACE in str(sch.trace)
+    verify_trace_roundtrip(sch, mm)
+    rng = np.random.default_rng(4)
+    a, b = rng.random((16, 32), "float32"), rng.random((32, 8), "float32")
+    c = np.zeros((16, 8), "float32")
+    tvm.build(sch.mod)(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+def test_reindex_of_an_index_expression_gathers_through_the_iter_vars():
+    sch = Schedule(shifted)
+    stage = sch.reindex("B", "A")
+    assert [int(d) for d in sch.get(stage).body.buffer.shape] == [16, 5]
+    verify_trace_roundtrip(sch, shifted)
+    a = np.arange(20, dtype="float32")
+    b = np.zeros((16, 5), "float32")
+    tvm.build(sch.mod)(a, b)
+    np.testing.assert_allclose(b, 2 * a[np.arange(16)[:, None] + np.arange(5)])
+
+
+@T.prim_func(s_tir=True)
+def two_regions(A: T.Buffer((20,), "float32"), B: T.Buffer((16, 4), "float32")):
+    for i, k in T.grid(16, 4):
+        with T.sblock("B"):
+            vi, vk = T.axis.remap("SS", [i, k])
+            B[vi, vk] = A[vi + vk] + A[vi]
+
+
+def test_reindex_rejects_a_buffer_read_at_two_indices():
+    sch = Schedule(two_regions)
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="'B' accesses 'A' at different indices"):
+        sch.reindex("B", ("read", 0))
+    assert before is sch.mod
