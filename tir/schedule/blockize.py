@@ -6,9 +6,10 @@ becomes
     with block("C_o"):  vi_o = T.axis.spatial(64, i_0)
         for i_1: with block("C"):  vi_i = T.axis.spatial(16, i_1)   ... vi_o * 16 + vi_i ...
 
-A binding wholly inside the nest gets a unit outer iter var bound to 0 (TVM's
-preserve_unit_iters). A reduction block's init moves to the outer block, as a nest of its own
-over the spatial inner loops ("C_init"). A subtree that is not one block under a perfect loop
+A binding wholly inside the nest gets a unit outer iter var bound to 0; without
+preserve_unit_iters, enclosing loops of extent 1 bind as their start (0), as in TVM. A
+reduction block's init moves to the outer block, as a nest of its own over the spatial inner
+loops ("C_init"). A subtree that is not one block under a perfect loop
 nest becomes an opaque outer block (no iter vars).
 """
 
@@ -95,22 +96,21 @@ def blockize(ctx: Ctx, loop_rv: LoopRV, preserve_unit_iters: bool = True) -> tup
         if extent == 1:  # bound wholly outside the nest: an outer iter var alone
             v_out = Var(f"{iv.var.name}_o", dt)
             outer_ivs.append(dataclasses.replace(iv, var=v_out))
-            outer_vals.append(outer)
+            outer_vals.append(outer if preserve_unit_iters else _drop_unit_loops(outer, path))
             vmap[iv.var] = v_out
             continue
         v_in = Var(f"{iv.var.name}_i", dt)
         inner_ivs.append(IterVar(v_in, Range(IntImm(dt, 0), IntImm(dt, extent)), iv.iter_type))
         inner_vals.append(inner)
-        if extent == dom.value and not preserve_unit_iters:
-            vmap[iv.var] = v_in
-            continue
         v_out = Var(f"{iv.var.name}_o", dt)
         outer_ivs.append(IterVar(v_out, Range(IntImm(dt, 0), IntImm(dt, dom.value // extent)),
                                  iv.iter_type))
-        outer_vals.append(outer)
+        outer_vals.append(outer if preserve_unit_iters else _drop_unit_loops(outer, path))
         vmap[iv.var] = v_in if extent == dom.value else v_out * extent + v_in
     inner_block = dataclasses.replace(br.block, iter_vars=tuple(inner_ivs), init=None,
-                                      body=substitute(br.block.body, vmap))
+                                      body=substitute(br.block.body, vmap),
+                                      reads=substitute(br.block.reads, vmap),
+                                      writes=substitute(br.block.writes, vmap))
     body: Stmt = BlockRealize(tuple(inner_vals), br.predicate, inner_block)
     for lp in reversed(nest):
         body = dataclasses.replace(lp, body=body)
@@ -120,6 +120,13 @@ def blockize(ctx: Ctx, loop_rv: LoopRV, preserve_unit_iters: bool = True) -> tup
     outer = Block(f"{name}_o", tuple(outer_ivs), body, init=init)
     realize = BlockRealize(tuple(outer_vals), IntImm("bool", 1), outer)
     return ctx.func.with_body(tree.replace(path, realize)), BlockRV(outer.name, ctx.func_name)
+
+
+def _drop_unit_loops(value: PrimExpr, path: tree.Path) -> PrimExpr:
+    """`value` with the vars of enclosing loops of extent 1 replaced by their start."""
+    units = {s.loop_var: s.min for s in path if isinstance(s, For)
+             and isinstance(simplify(s.extent), IntImm) and simplify(s.extent).value == 1}
+    return simplify(substitute(value, units)) if units else value
 
 
 def _init_nest(br: BlockRealize, nest: list[For], inner_ivs: list[IterVar],
