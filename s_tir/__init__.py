@@ -5,7 +5,9 @@ from ..transforms import dlight  # noqa: F401
 from . import schedule  # noqa: F401
 from .schedule import BlockRV, ExprRV, Instruction, LoopRV, Schedule, ScheduleError, Trace
 from ..tir.index_map import IndexMap  # noqa: F401
+from .schedule import SBlockRV, StmtSRef  # noqa: F401
 from ..tir.schedule.tensorize import TensorIntrin  # noqa: F401
 
 __all__ = ["dlight", "schedule", "BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule",
-           "ScheduleError", "Trace", "IndexMap", "TensorIntrin"]
+           "ScheduleError", "Trace", "IndexMap", "TensorIntrin",
+           "SBlockRV", "StmtSRef"]
