@@ -8,7 +8,7 @@ from typing import Any
 
 from ..index_map import as_index_map
 from . import analysis, blockize, buffer_prims, compute, layout, query, rfactor, structure
-from . import reindex, tensorize
+from . import padding, reindex, tensorize
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
 
@@ -175,6 +175,21 @@ class ExtraPrimitives:
         kind, index = self._buffer_arg(block, buffer)
         return self._apply("reindex", {"block": block, "buffer": (kind, index)},
                            reindex.reindex, block, kind, index)
+
+    def decompose_padding(self, block: BlockRV | str, loop: LoopRV) -> BlockRV:
+        """Splits a padding block into a constant fill and an in-bounds copy (padding.py);
+        returns the fill block."""
+        return self._apply("decompose_padding", {"block": block, "loop": loop},
+                           padding.decompose_padding, block, loop)
+
+    def can_decompose_padding(self, block: BlockRV | str, loop: LoopRV) -> bool:
+        """Whether decompose_padding(block, loop) would succeed (nothing is changed)."""
+        block = self._block_rv(block)
+        try:
+            padding.decompose_padding(self._ctx(), block, loop)
+        except ScheduleError:
+            return False
+        return True
 
     # -- regrouping ----------------------------------------------------------------------------
 
