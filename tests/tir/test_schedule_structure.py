@@ -107,3 +107,50 @@ def test_sample_compute_location_returns_a_legal_loop_and_replays():
     _runs_right(sch)
     with pytest.raises(ScheduleError, match="out of range"):
         Schedule(chain).sample_compute_location("B", decision=5)
+
+
+@T.prim_func(s_tir=True)
+def add_one(A: T.Buffer((8, 12), "float32"), C: T.Buffer((8, 12), "float32")):
+    for i, j in T.grid(8, 12):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = A[vi, vj] + T.float32(1)
+
+
+# TVM 0.27 after loop_partition(loops(C)[1], [None, 4]) (its empty T.reads/T.writes and its
+# region annotations left out)
+@T.prim_func(s_tir=True)
+def add_one_partitioned(A: T.Buffer((8, 12), "float32"), C: T.Buffer((8, 12), "float32")):
+    for i in range(8):
+        with T.sblock("C_j_common"):
+            with T.sblock("C_j0_partition"):
+                for j0 in range(8):
+                    with T.sblock("C_j0"):
+                        vi, vj = T.axis.remap("SS", [i, j0])
+                        C[vi, vj] = A[vi, vj] + T.float32(1.0)
+            with T.sblock("C_j1_partition"):
+                for j1 in range(8, 12):
+                    with T.sblock("C_j1"):
+                        vi, vj = T.axis.remap("SS", [i, j1])
+                        C[vi, vj] = A[vi, vj] + T.float32(1.0)
+
+
+def test_loop_partition_matches_tvm():
+    sch = Schedule(add_one)
+    parts = sch.loop_partition(sch.get_loops("C")[1], [None, 4])
+    assert [int(sch.get(p).extent) for p in parts] == [8, 4]
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], add_one_partitioned)
+    verify_trace_roundtrip(sch, add_one)
+    a = np.random.default_rng(1).standard_normal((8, 12)).astype("float32")
+    c = np.zeros((8, 12), "float32")
+    tvm.build(sch.mod)(a, c)
+    np.testing.assert_allclose(c, a + 1, rtol=1e-6)
+
+
+@pytest.mark.parametrize("factors", [[5, 5], [None, None], [0, 12]])
+def test_loop_partition_needs_factors_that_partition_the_loop(factors):
+    sch = Schedule(add_one)
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="loop 'j'"):
+        sch.loop_partition(sch.get_loops("C")[1], factors)
+    assert sch.mod is before

@@ -203,6 +203,13 @@ class ExtraPrimitives:
         """Sibling loop nests of equal extents become one nest (its innermost merged loop)."""
         return self._apply("merge", {"*": list(loops)}, structure.merge, list(loops))
 
+    def loop_partition(self, loop: LoopRV, factors: list[Any],
+                       preserve_unit_iters: bool = True) -> list[LoopRV]:
+        """The loop's range cut into consecutive loops of the given sizes (one may be None)."""
+        return self._apply("loop_partition", {"loop": loop, "factors": list(factors),
+                                              "preserve_unit_iters": preserve_unit_iters},
+                           structure.loop_partition, loop, list(factors))
+
     def sample_compute_location(self, block: BlockRV | str, decision: int | None = None
                                 ) -> LoopRV:
         """One of the loops `block` can be computed at (the loops above its first consumer

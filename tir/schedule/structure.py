@@ -11,7 +11,7 @@ from typing import Any
 
 from ..expr import IntImm, Var
 from ..functor import simplify, substitute
-from ..stmt import BlockRealize, For, ForKind, SeqStmt, Stmt, seq
+from ..stmt import BlockRealize, For, ForKind, Range, SeqStmt, Stmt, seq
 from . import tree
 from .state import Ctx, ScheduleError
 from .trace import BlockRV, LoopRV
@@ -92,3 +92,75 @@ def _same_range(a: For, b: For) -> bool:
             and isinstance(ea, IntImm) and isinstance(eb, IntImm) and ea.value == eb.value
             and a.kind is ForKind.SERIAL and b.kind is ForKind.SERIAL
             and not a.annotations and not b.annotations)
+
+
+def _partition_sizes(loop: For, factors: list[Any]) -> list[int]:
+    name = loop.loop_var.name
+    ext = simplify(loop.extent)
+    if not isinstance(ext, IntImm):
+        raise ScheduleError(f"loop_partition: loop {name!r} has no constant extent")
+    sizes = [None if f is None else int(f.value if isinstance(f, IntImm) else f)
+             for f in factors]
+    if sizes.count(None) > 1 or any(s is not None and s <= 0 for s in sizes):
+        raise ScheduleError(f"loop_partition of loop {name!r}: factors must be positive with "
+                            f"at most one None, got {factors}")
+    known = sum(s for s in sizes if s is not None)
+    if None in sizes:
+        sizes[sizes.index(None)] = ext.value - known
+    if sum(sizes) != ext.value or min(sizes) <= 0:  # type: ignore[type-var, arg-type]
+        raise ScheduleError(f"loop_partition of loop {name!r}: factors {factors} do not "
+                            f"partition its {ext.value} iterations")
+    return sizes  # type: ignore[return-value]
+
+
+class _RenameBlocks:
+    """Every block under a statement gets a suffix (each partition holds its own copies); an
+    iter var bound to the partition's loop var gets the partition's range, as in TVM."""
+
+    def __init__(self, suffix: str, var: Var, dom: Range) -> None:
+        self.suffix, self.var, self.dom = suffix, var, dom
+
+    def __call__(self, s: Stmt) -> Stmt:
+        if isinstance(s, BlockRealize):
+            blk = s.block
+            fresh = {iv.var: Var(iv.var.name, iv.var.dtype) for iv in blk.iter_vars}
+            ivs = tuple(dataclasses.replace(iv, var=fresh[iv.var],
+                                            dom=self.dom if v is self.var else iv.dom)
+                        for iv, v in zip(blk.iter_vars, s.iter_values))
+            block = dataclasses.replace(
+                blk, name=f"{blk.name}_{self.suffix}", iter_vars=ivs,
+                body=self(substitute(blk.body, fresh)),
+                init=substitute(blk.init, fresh) if blk.init is not None else None,
+                reads=substitute(blk.reads, fresh), writes=substitute(blk.writes, fresh))
+            return dataclasses.replace(s, block=block)
+        out = s
+        for child in tree.children(s):
+            out = tree._replace_child(out, child, self(child))  # type: ignore[assignment]
+        return out
+
+
+def loop_partition(ctx: Ctx, rv: LoopRV, factors: list[Any]) -> tuple[Any, list[LoopRV]]:
+    """The loop's range cut into consecutive parts, each a loop of its own inside an opaque
+    "<block>_<var><k>_partition" block, all inside "<block>_<var>_common" (TVM's form)."""
+    from ..stmt import Block
+
+    path = ctx.loop_path(rv)
+    loop: For = path[-1]  # type: ignore[assignment]
+    sizes = _partition_sizes(loop, factors)
+    blocks = tree.blocks_under(loop)
+    if not blocks:
+        raise ScheduleError(f"loop_partition: loop {loop.loop_var.name!r} holds no block")
+    first, name = blocks[0].block.name, loop.loop_var.name
+    true = IntImm("bool", 1)
+    parts, rvs, start = [], [], 0
+    for k, size in enumerate(sizes):
+        var = Var(f"{name}{k}", loop.loop_var.dtype)
+        dom = Range(IntImm(var.dtype, start), IntImm(var.dtype, size))
+        body = _RenameBlocks(var.name, var, dom)(substitute(loop.body, {loop.loop_var: var}))
+        part = dataclasses.replace(loop, loop_var=var, body=body,
+                                   min=IntImm(var.dtype, start), extent=IntImm(var.dtype, size))
+        parts.append(BlockRealize((), true, Block(f"{first}_{var.name}_partition", (), part)))
+        rvs.append(LoopRV(var, ctx.func_name))
+        start += size
+    common = BlockRealize((), true, Block(f"{first}_{name}_common", (), seq(parts)))
+    return ctx.func.with_body(tree.replace(path, common)), rvs
