@@ -124,9 +124,10 @@ def storage_align(ctx: Ctx, rv: BlockRV, index: int, axis: int, factor: int,
         raise ScheduleError(f"storage_align: offset {offset} must be in [0, {factor}) "
                             f"(block {name!r})")
     anns = dict(br.block.annotations)
-    aligns = [list(a) for a in anns.get("buffer_dim_align", [])]
+    # plain ints, as the parser reads T.block_attr({"buffer_dim_align": [[0, 0, 16, 1]]})
+    aligns = [[int(x) for x in a] for a in anns.get("buffer_dim_align", [])]
     aligns = [a for a in aligns if not (a[0] == index and a[1] == ax)]
-    aligns.append([IntImm("int32", v) for v in (index, ax, factor, offset)])
+    aligns.append([index, ax, factor, offset])
     return _set_block_ann(ctx, rv, "buffer_dim_align", aligns), None
 
 
@@ -180,5 +181,5 @@ def annotate_buffer_access(ctx: Ctx, rv: BlockRV, index: int, buf_type: str,
         raise ScheduleError(f"annotate_buffer_access: block {br.block.name!r} has "
                             f"{len(found)} {buf_type} buffers; index {index} is out of range")
     key = f"explicit_{buf_type}_region"
-    old = [v for v in dict(br.block.annotations).get(key, []) if int(v) != index]
-    return _set_block_ann(ctx, rv, key, old + [IntImm("int32", index)]), None
+    old = [int(v) for v in dict(br.block.annotations).get(key, []) if int(v) != index]
+    return _set_block_ann(ctx, rv, key, old + [index]), None

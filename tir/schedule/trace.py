@@ -51,6 +51,27 @@ class ExprRV:
 
     __index__ = __int__
 
+    # a sample is a known integer here: arithmetic on it (`t0 * t1` in an index map) is too
+    def __add__(self, other: Any) -> int:
+        return self.value + int(other)
+
+    def __mul__(self, other: Any) -> int:
+        return self.value * int(other)
+
+    def __sub__(self, other: Any) -> int:
+        return self.value - int(other)
+
+    def __rsub__(self, other: Any) -> int:
+        return int(other) - self.value
+
+    def __floordiv__(self, other: Any) -> int:
+        return self.value // int(other)
+
+    def __mod__(self, other: Any) -> int:
+        return self.value % int(other)
+
+    __radd__, __rmul__ = __add__, __mul__
+
     def __repr__(self) -> str:
         return f"ExprRV({self.value})"
 
