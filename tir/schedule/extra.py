@@ -8,7 +8,7 @@ from typing import Any
 
 from ..index_map import as_index_map
 from . import analysis, blockize, buffer_prims, compute, layout, query, rfactor, structure
-from . import padding, reindex, tensorize
+from . import epilogue, padding, reindex, tensorize
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
 
@@ -129,6 +129,13 @@ class ExtraPrimitives:
         """Factorizes the reduction over `loop` through a new buffer (see rfactor.py)."""
         return self._apply("rfactor", {"loop": loop, "factor_axis": int(factor_axis)},
                            rfactor.rfactor, loop, int(factor_axis))
+
+    def fuse_reduction_epilogue(self, reduction_block: BlockRV | str,
+                                epilogue_block: BlockRV | str) -> None:
+        """Folds an epilogue adding to a sum into the sum's init (epilogue.py)."""
+        self._apply("fuse_reduction_epilogue", {"reduction_block": reduction_block,
+                                                "epilogue_block": epilogue_block},
+                    epilogue.fuse_reduction_epilogue, reduction_block, epilogue_block)
 
     # -- buffers and annotations --------------------------------------------------------------
 

@@ -63,7 +63,8 @@ class Ctx:
 
 
 # the parameters of primitives that name a block (and so may be given a block's name)
-_BLOCK_KEYS = frozenset(["block", "block_or_loop", "scope_block", "target", "consumer_block"])
+_BLOCK_KEYS = frozenset(["block", "block_or_loop", "scope_block", "target", "consumer_block",
+                         "reduction_block", "epilogue_block"])
 
 
 def _as_module(mod: Any) -> IRModule:
