@@ -32,14 +32,19 @@ class StmtSRef:
 
 
 class ScheduleState:
-    """`sch.state`: the module being scheduled (TVM's ScheduleState, read side)."""
+    """`sch.state` (or `ScheduleState(mod)`): the module being scheduled (TVM's
+    ScheduleState, read side)."""
 
-    def __init__(self, sch: Any) -> None:
-        self._sch = sch
+    def __init__(self, mod_or_sch: Any, *, debug_mask: Any = "all",
+                 enable_check: bool = True) -> None:
+        from .state import _as_module
+
+        self._sch = mod_or_sch if hasattr(mod_or_sch, "trace") else None
+        self._mod = None if self._sch is not None else _as_module(mod_or_sch)
 
     @property
     def mod(self) -> Any:
-        return self._sch.mod
+        return self._sch.mod if self._sch is not None else self._mod
 
 
 class ExtraPrimitives:
