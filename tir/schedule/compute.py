@@ -116,8 +116,9 @@ def _check_placement(ctx: Ctx, bpath: tree.Path, lpath: tree.Path, what: str) ->
     if any(s is loop for s in bpath):
         raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is already an ancestor of "
                             f"block {block.block.name!r}")
-    outer_block = [s for s in bpath[:-1] if isinstance(s, BlockRealize)]
-    if outer_block and not any(s is outer_block[-1] for s in lpath):
+    block_scope = next((s for s in reversed(bpath[:-1]) if isinstance(s, BlockRealize)), None)
+    loop_scope = next((s for s in reversed(lpath) if isinstance(s, BlockRealize)), None)
+    if block_scope is not loop_scope:
         raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is not in the same block "
                             f"scope as block {block.block.name!r}")
 
@@ -133,6 +134,10 @@ def compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV, preserve_unit_loops
     if any(b is buf for _, b in ctx.func.buffer_map):
         raise ScheduleError(f"{what}: block {producer.block.name!r} is an output block (it "
                             f"writes {buf.name!r}, a parameter); it cannot move under a loop")
+    others = [p[-1].block.name for p in writers(ctx.func.body, buf) if p[-1] is not producer]
+    if others:
+        raise ScheduleError(f"{what}: block {producer.block.name!r} is not a complete block: "
+                            f"block {others[0]!r} also writes {buf.name!r}")
     dims = _store_dims(producer, idx, what)
     users = [p for p in readers(ctx.func.body, buf) if p[-1] is not producer]
     inside = [p for p in users if any(s is loop for s in p)]
