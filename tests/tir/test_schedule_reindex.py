@@ -99,3 +99,53 @@ def test_reindex_rejects_a_buffer_read_at_two_indices():
     with pytest.raises(ScheduleError, match="'B' accesses 'A' at different indices"):
         sch.reindex("B", ("read", 0))
     assert before is sch.mod
+
+
+@T.prim_func(s_tir=True)
+def resize(A: T.Buffer((1, 3, 40, 40), "float32"), B: T.Buffer((1, 3, 80, 80), "float32")):
+    for i0, i1, i2, i3 in T.grid(1, 3, 80, 80):
+        with T.sblock("A"):
+            n, c, vi, vj = T.axis.remap("SSSS", [i0, i1, i2, i3])
+            B[n, c, vi, vj] = A[n, c, vi // 4 + vj // 4, vj // 2]
+
+
+# TVM 0.27 after cache_index("A", "global"), less its T.reads/T.writes and the odd strides=[1]
+# it gives the index buffers
+@T.prim_func(s_tir=True)
+def resize_cache_index(A: T.Buffer((1, 3, 40, 40), "float32"),
+                       B: T.Buffer((1, 3, 80, 80), "float32")):
+    index_var_0 = T.sblock_alloc_buffer([80, 80], dtype="int32")
+    index_var_1 = T.sblock_alloc_buffer([80], dtype="int32")
+    for ax0, ax1 in T.grid(80, 80):
+        with T.sblock("index_0"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            index_var_0[v0, v1] = v0 // 4 + v1 // 4
+    for ax0 in T.serial(80):
+        with T.sblock("index_1"):
+            v0 = T.axis.spatial(80, ax0)
+            index_var_1[v0] = v0 // 2
+    for i0, i1, i2, i3 in T.grid(1, 3, 80, 80):
+        with T.sblock("A"):
+            n, c, vi, vj = T.axis.remap("SSSS", [i0, i1, i2, i3])
+            B[n, c, vi, vj] = A[n, c, index_var_0[vi, vj], index_var_1[vj]]
+
+
+def test_cache_index_matches_tvm_and_gathers_the_same():
+    sch = Schedule(resize)
+    stages = sch.cache_index(sch.get_block("A"), "global")
+    assert [sch.get(s).name_hint for s in stages] == ["index_0", "index_1"]
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], resize_cache_index)
+    verify_trace_roundtrip(sch, resize)
+    a = np.random.default_rng(8).random((1, 3, 40, 40), "float32")
+    b = np.zeros((1, 3, 80, 80), "float32")
+    tvm.build(sch.mod)(a, b)
+    vi, vj = np.meshgrid(np.arange(80), np.arange(80), indexing="ij")
+    np.testing.assert_array_equal(b, a[:, :, vi // 4 + vj // 4, vj // 2])
+
+
+def test_cache_index_needs_a_computed_index():
+    sch = Schedule(mm)
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="'C' reads no buffer at a computed index"):
+        sch.cache_index("C", "global")
+    assert sch.mod is before

@@ -203,6 +203,13 @@ class ExtraPrimitives:
             return False
         return True
 
+    def cache_index(self, block: BlockRV | str, storage_scope: str, cse_thresh: int = 0
+                    ) -> list[BlockRV]:
+        """Precomputes the block's computed load indices into int buffers (reindex.py)."""
+        return self._apply("cache_index", {"block": block, "storage_scope": storage_scope,
+                                           "cse_thresh": cse_thresh},
+                           reindex.cache_index, block, storage_scope)
+
     # -- regrouping ----------------------------------------------------------------------------
 
     def reorder_block_iter_var(self, block: BlockRV | str, new_order: list[int]) -> None:

@@ -1,5 +1,5 @@
-"""`reindex`: stage a buffer a block accesses through a new buffer indexed by the block's own
-iter vars, as TVM does before tensorizing:
+"""`reindex` and `cache_index`: stage a buffer (or a computed index) a block reads through a new
+buffer indexed by the block's own iter vars. reindex, as TVM does before tensorizing:
 
     C[vi, vj] += A[vi, vk] * B[vk, vj]        reindex(C, ("read", 1))
 becomes
@@ -122,3 +122,92 @@ def _place(body: Stmt, block_name: str, stage: Stmt, before: bool) -> Stmt:
     nest = path[top]
     pair = [stage, nest] if before else [nest, stage]
     return tree.replace(path[:top + 1], seq(pair))
+
+
+class _IndexExprs(Mutator):
+    """Collects (and, given `table`, replaces) the composite index expressions of loads."""
+
+    def __init__(self, table: list[tuple[PrimExpr, Any]] | None = None) -> None:
+        self.found: list[PrimExpr] = []
+        self.table = table
+
+    def visit_BufferLoad(self, e: BufferLoad) -> PrimExpr:
+        out = []
+        for i in e.indices:
+            if isinstance(i, (Var, IntImm)) or _has_load(i):
+                out.append(self.visit(i))
+                continue
+            if self.table is None:
+                self.found.append(i)
+                out.append(i)
+            else:
+                out.append(next(load for expr, load in self.table if _same(expr, i)))
+        return BufferLoad(e.buffer, tuple(out), e.span)
+
+    def visit_BlockRealize(self, s: BlockRealize) -> Stmt:
+        return s
+
+
+def _has_load(e: PrimExpr) -> bool:
+    found = []
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, BufferLoad):
+            found.append(x)
+        elif dataclasses.is_dataclass(x):
+            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x)
+                         if isinstance(getattr(x, f.name), PrimExpr))
+    return bool(found)
+
+
+def _same(a: PrimExpr, b: PrimExpr) -> bool:
+    from ...ir.structural import structural_equal  # ir sits above tir
+
+    return structural_equal(a, b)
+
+
+def cache_index(ctx: Ctx, rv: BlockRV, scope: str) -> tuple[Any, list[BlockRV]]:
+    """Each composite index expression of the block's loads is computed once into an int
+    buffer ("index_var_<k>", indexed by the iter vars it uses) by a block "index_<k>"
+    before the block's nest, and read from there."""
+    path = ctx.block_path(rv)
+    br: BlockRealize = path[-1]  # type: ignore[assignment]
+    collector = _IndexExprs()
+    collector.visit(br.block.body)
+    exprs: list[PrimExpr] = []
+    for e in collector.found:
+        if not any(_same(e, x) for x in exprs):
+            exprs.append(e)
+    if not exprs:
+        raise ScheduleError(f"cache_index: block {br.block.name!r} reads no buffer at a "
+                            f"computed index")
+    table, stages, bufs = [], [], []
+    for k, e in enumerate(exprs):
+        used = [iv for iv in br.block.iter_vars if iv.var in set(free_vars(e))]
+        name = f"index_var_{k}"
+        buf = Buffer(name, tuple(_as_dim(iv.dom.extent) for iv in used), e.dtype,
+                     Var(name, "handle"), scope=scope)
+        table.append((e, BufferLoad(buf, tuple(iv.var for iv in used))))
+        stages.append(_index_nest(f"index_{k}", used, buf, e))
+        bufs.append(buf)
+    block = dataclasses.replace(br.block, body=_IndexExprs(table).visit(br.block.body))
+    body = tree.replace(path, dataclasses.replace(br, block=block))
+    for stage in stages:  # each lands just before the block's nest, so in order
+        body = _place(body, br.block.name, stage, before=True)
+    func = ctx.func.with_body(body)
+    for buf in bufs:
+        func = tree.add_root_alloc(func, buf)
+    return func, [BlockRV(f"index_{k}", ctx.func_name) for k in range(len(exprs))]
+
+
+def _index_nest(name: str, used: list[IterVar], buf: Buffer, expr: PrimExpr) -> Stmt:
+    ivs = [IterVar(Var(f"v{k}", iv.var.dtype), Range(iv.dom.min, iv.dom.extent),
+                   IterType.SPATIAL) for k, iv in enumerate(used)]
+    loops = [Var(f"ax{k}", iv.var.dtype) for k, iv in enumerate(used)]
+    vmap = {iv.var: new.var for iv, new in zip(used, ivs)}
+    store = BufferStore(buf, substitute(expr, vmap), tuple(iv.var for iv in ivs))
+    node: Stmt = BlockRealize(tuple(loops), IntImm("bool", 1), Block(name, tuple(ivs), store))
+    for var, iv in reversed(list(zip(loops, ivs))):
+        node = For(var, iv.dom.min, iv.dom.extent, ForKind.SERIAL, node)
+    return node
