@@ -8,7 +8,7 @@ from typing import Any
 
 from ..index_map import as_index_map
 from . import analysis, blockize, buffer_prims, compute, layout, query, rfactor, structure
-from . import epilogue, padding, reindex, tensorize
+from . import epilogue, pad_einsum, padding, reindex, tensorize
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
 
@@ -209,6 +209,12 @@ class ExtraPrimitives:
         return self._apply("cache_index", {"block": block, "storage_scope": storage_scope,
                                            "cse_thresh": cse_thresh},
                            reindex.cache_index, block, storage_scope)
+
+    def pad_einsum(self, block: BlockRV | str, padding: list[int]) -> None:
+        """Rounds an einsum block's iteration space up to multiples of `padding`, padding the
+        intermediate buffers it touches with zeros (pad_einsum.py)."""
+        self._apply("pad_einsum", {"block": block, "padding": [int(p) for p in padding]},
+                    pad_einsum.pad_einsum, block, [int(p) for p in padding])
 
     # -- regrouping ----------------------------------------------------------------------------
 
