@@ -149,3 +149,49 @@ def test_cache_index_needs_a_computed_index():
     with pytest.raises(ScheduleError, match="'C' reads no buffer at a computed index"):
         sch.cache_index("C", "global")
     assert sch.mod is before
+
+
+# TVM 0.27 after reindex_cache_read(C, 1, "shared", lambda i, j, k: (j, k)) and
+# reindex_cache_write(C, 0, "local", lambda i, j, k: (i, j)) (T.reads/T.writes left out)
+@T.prim_func(s_tir=True)
+def mm_reindex_cached(A: T.Buffer((16, 32), "float32"), B: T.Buffer((32, 8), "float32"),
+                      C: T.Buffer((16, 8), "float32")):
+    B_shared = T.sblock_alloc_buffer((8, 32), scope="shared")
+    C_local = T.sblock_alloc_buffer((16, 8), scope="local")
+    for j, k in T.grid(8, 32):
+        with T.sblock("B_shared"):
+            vj, vk = T.axis.remap("SS", [j, k])
+            B_shared[vj, vk] = B[vk, vj]
+    for i, j, k in T.grid(16, 8, 32):
+        with T.sblock("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C_local[vi, vj] = T.float32(0.0)
+            C_local[vi, vj] = C_local[vi, vj] + A[vi, vk] * B_shared[vj, vk]
+    for i, j in T.grid(16, 8):
+        with T.sblock("C_local"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = C_local[vi, vj]
+
+
+def test_reindex_cache_read_write_match_tvm():
+    sch = Schedule(mm)
+    sch.reindex_cache_read(sch.get_block("C"), 1, "shared", lambda i, j, k: (j, k))
+    sch.reindex_cache_write(sch.get_block("C"), 0, "local", lambda i, j, k: (i, j))
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], mm_reindex_cached)
+    assert ('reindex_cache_read(block=b0, read_buffer_index=1, storage_scope="shared", '
+            'index_map=lambda i, j, k: (j, k,))') in str(sch.trace)
+    verify_trace_roundtrip(sch, mm)
+    rng = np.random.default_rng(10)
+    a, b = rng.random((16, 32), "float32"), rng.random((32, 8), "float32")
+    c = np.zeros((16, 8), "float32")
+    tvm.build(sch.mod)(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+def test_reindex_cache_needs_a_map_onto_iter_vars():
+    sch = Schedule(mm)
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="distinct iter vars of block 'C'"):
+        sch.reindex_cache_read("C", 1, "shared", lambda i, j, k: (j * 32 + k,))
+    assert sch.mod is before

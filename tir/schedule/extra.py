@@ -203,6 +203,26 @@ class ExtraPrimitives:
             return False
         return True
 
+    def reindex_cache_read(self, block: BlockRV | str, read_buffer_index: int,
+                           storage_scope: str, index_map: Any) -> BlockRV:
+        """cache_read into a buffer indexed by `index_map` of the block's iter vars."""
+        return self._reindex_cache("read", block, read_buffer_index, storage_scope, index_map)
+
+    def reindex_cache_write(self, block: BlockRV | str, write_buffer_index: int,
+                            storage_scope: str, index_map: Any) -> BlockRV:
+        """cache_write from a buffer indexed by `index_map` of the block's iter vars."""
+        return self._reindex_cache("write", block, write_buffer_index, storage_scope,
+                                   index_map)
+
+    def _reindex_cache(self, kind: str, block: Any, index: int, scope: str,
+                       index_map: Any) -> BlockRV:
+        block = self._block_rv(block)
+        ndim = len(self._ctx().block(block).block.iter_vars)
+        imap = as_index_map(index_map, ndim)
+        return self._apply(f"reindex_cache_{kind}", {
+            "block": block, f"{kind}_buffer_index": int(index), "storage_scope": scope,
+            "index_map": imap}, reindex.reindex_cache, block, kind, int(index), scope, imap)
+
     def cache_index(self, block: BlockRV | str, storage_scope: str, cse_thresh: int = 0
                     ) -> list[BlockRV]:
         """Precomputes the block's computed load indices into int buffers (reindex.py)."""

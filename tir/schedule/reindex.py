@@ -211,3 +211,55 @@ def _index_nest(name: str, used: list[IterVar], buf: Buffer, expr: PrimExpr) -> 
     for var, iv in reversed(list(zip(loops, ivs))):
         node = For(var, iv.dom.min, iv.dom.extent, ForKind.SERIAL, node)
     return node
+
+
+def reindex_cache(ctx: Ctx, rv: BlockRV, kind: str, index: int, scope: str,
+                  index_map: Any) -> tuple[Any, BlockRV]:
+    """reindex_cache_read / _write: a `scope` cache of the buffer, indexed by `index_map` of
+    the block's iter vars (each result one of them), staged before (after) the block's nest
+    in a block named like the cache ("B_shared")."""
+    what = f"reindex_cache_{kind}"
+    buf = buffer_of(ctx, rv, kind, index, what)
+    path = ctx.block_path(rv)
+    br: BlockRealize = path[-1]  # type: ignore[assignment]
+    idx = _the_index(br.block, buf, kind)
+    ivs = {iv.var: iv for iv in br.block.iter_vars}
+    if index_map.ndim != len(ivs):
+        raise ScheduleError(f"{what}: the index map takes {index_map.ndim} indices, block "
+                            f"{br.block.name!r} has {len(ivs)} iter vars")
+    new_index = index_map.map_indices([iv.var for iv in br.block.iter_vars])
+    if any(not isinstance(e, Var) or e not in ivs for e in new_index) or len(
+            set(new_index)) != len(new_index):
+        raise ScheduleError(f"{what}: the index map must pick distinct iter vars of block "
+                            f"{br.block.name!r}, got {new_index}")
+    used = [ivs[v] for v in new_index]  # type: ignore[index]
+    cname = f"{buf.name}_{scope.replace('.', '_')}"
+    cache = Buffer(cname, tuple(_as_dim(iv.dom.extent) for iv in used), buf.dtype,
+                   Var(cname, "handle"), scope=scope)
+    block = _Reindex(buf, cache, tuple(new_index), stores=kind == "write").generic_visit(br.block)
+    body = tree.replace(path, dataclasses.replace(br, block=block))
+    bound = {iv.var: v.name for iv, v in zip(br.block.iter_vars, br.iter_values)
+             if isinstance(v, Var)}
+    stage = _named_copy_nest(cname, used, buf, idx, cache, kind == "read", bound)
+    body = _place(body, br.block.name, stage, before=kind == "read")
+    func = tree.add_root_alloc(ctx.func.with_body(body), cache)
+    return func, BlockRV(cname, ctx.func_name)
+
+
+def _named_copy_nest(name: str, used: list[IterVar], buf: Buffer, idx: tuple[PrimExpr, ...],
+                     new: Buffer, read: bool, loop_names: dict[Var, str]) -> Stmt:
+    """A copy nest like _copy_nest, its vars named after the block's iter vars and loops."""
+    ivs = [IterVar(Var(iv.var.name, iv.var.dtype), Range(iv.dom.min, iv.dom.extent),
+                   IterType.SPATIAL) for iv in used]
+    loops = [Var(loop_names.get(iv.var, f"ax{k}"), iv.var.dtype) for k, iv in enumerate(used)]
+    vmap = {iv.var: new_iv.var for iv, new_iv in zip(used, ivs)}
+    old_idx = tuple(substitute(idx, vmap))
+    new_idx = tuple(iv.var for iv in ivs)
+    if read:
+        store = BufferStore(new, BufferLoad(buf, old_idx), new_idx)
+    else:
+        store = BufferStore(buf, BufferLoad(new, new_idx), old_idx)
+    node: Stmt = BlockRealize(tuple(loops), IntImm("bool", 1), Block(name, tuple(ivs), store))
+    for var, iv in reversed(list(zip(loops, ivs))):
+        node = For(var, iv.dom.min, iv.dom.extent, ForKind.SERIAL, node)
+    return node
