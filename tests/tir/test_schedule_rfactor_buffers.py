@@ -182,3 +182,19 @@ def test_add_unit_loop_wraps_a_block_and_a_loop():
     assert sch.get_loops("C")[0].var is sch.get(u2).loop_var
     verify_trace_roundtrip(sch, chain)
     _check_runs(sch, _chain_args)
+
+
+def test_unsafe_hide_buffer_access_drops_a_declared_read():
+    sch = Schedule(rowsum)
+    sch.unsafe_hide_buffer_access("C", "read", [1])
+    block = sch.get(sch.get_block("C"))
+    assert [r.buffer.name for r in block.reads] == ["A"]  # B hidden; C is the accumulator
+    from tvmlite.tir.schedule.analysis import read_buffers
+
+    assert [b.name for b in read_buffers(block)] == ["A"]
+    verify_trace_roundtrip(sch, rowsum)
+    _check_runs(sch, _rowsum_args)  # hiding changes no computation
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="index 3 is out of range"):
+        sch.unsafe_hide_buffer_access("C", "read", [3])
+    assert sch.mod is before

@@ -183,3 +183,37 @@ def annotate_buffer_access(ctx: Ctx, rv: BlockRV, index: int, buf_type: str,
     key = f"explicit_{buf_type}_region"
     old = [int(v) for v in dict(br.block.annotations).get(key, []) if int(v) != index]
     return _set_block_ann(ctx, rv, key, old + [index]), None
+
+
+def unsafe_hide_buffer_access(ctx: Ctx, rv: BlockRV, buf_type: str, indices: list[int]
+                              ) -> tuple[Any, None]:
+    """Drops the block's read (or write) regions at `indices` from what it declares, so
+    dependence analysis no longer sees them (TVM's unsafe escape hatch). A block declaring
+    nothing declares its accesses first (one point region per buffer)."""
+    from ..stmt import BufferRegion, Range
+
+    br = ctx.block(rv)
+    name = br.block.name
+    if buf_type not in ("read", "write"):
+        raise ScheduleError(f"unsafe_hide_buffer_access: buf_type must be 'read' or 'write', "
+                            f"got {buf_type!r} (block {name!r})")
+    declared = br.block.reads if buf_type == "read" else br.block.writes
+    if not declared:
+        from .analysis import accesses
+
+        found = read_buffers(br.block) if buf_type == "read" else written_buffers(br.block)
+        reads, writes = accesses(br.block)
+        first = {}
+        for buf, idx in reads + writes:
+            first.setdefault(buf, idx)
+        one = IntImm("int32", 1)
+        declared = tuple(BufferRegion(b, tuple(Range(i, one) for i in first[b])) for b in found)
+    bad = [k for k in indices if not 0 <= k < len(declared)]
+    if bad:
+        raise ScheduleError(f"unsafe_hide_buffer_access: block {name!r} has {len(declared)} "
+                            f"{buf_type} regions; index {bad[0]} is out of range")
+    kept = tuple(r for k, r in enumerate(declared) if k not in set(indices))
+    field = "reads" if buf_type == "read" else "writes"
+    path = ctx.block_path(rv)
+    block = dataclasses.replace(br.block, **{field: kept})
+    return ctx.func.with_body(tree.replace(path, dataclasses.replace(br, block=block))), None

@@ -103,6 +103,15 @@ class ExtraPrimitives:
             raise ScheduleError(f"expected a buffer the block writes, got {buffer!r}")
         return index
 
+    def unsafe_hide_buffer_access(self, block: BlockRV | str, buf_type: str,
+                                  buf_index_array: list[int]) -> None:
+        """Hides some of the block's read/write regions from dependence analysis."""
+        self._apply("unsafe_hide_buffer_access", {
+            "block": block, "buf_type": buf_type,
+            "buf_index_array": [int(k) for k in buf_index_array]},
+            buffer_prims.unsafe_hide_buffer_access, block, buf_type,
+            [int(k) for k in buf_index_array])
+
     # -- layouts ------------------------------------------------------------------------------
 
     def transform_layout(self, block: BlockRV | str, buffer: Any, index_map: Any,
