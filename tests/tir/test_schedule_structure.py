@@ -154,3 +154,28 @@ def test_loop_partition_needs_factors_that_partition_the_loop(factors):
     with pytest.raises(ScheduleError, match="loop 'j'"):
         sch.loop_partition(sch.get_loops("C")[1], factors)
     assert sch.mod is before
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sample_partitioned_tile_keeps_the_inner_part_a_multiple(seed):
+    sch = Schedule(add_one, seed=seed)
+    j = sch.get_loops("C")[1]
+    factors = sch.sample_partitioned_tile(j, n=3, partition_pos=1, innermost_part_factor=4)
+    values = [int(f) for f in factors]
+    assert np.prod(values) == 12 and (values[1] * values[2]) % 4 == 0
+    sch.split(j, factors)
+    verify_trace_roundtrip(sch, add_one)
+    _runs_right_add_one(sch)
+
+
+def test_sample_partitioned_tile_rejects_impossible_requests():
+    sch = Schedule(add_one)
+    with pytest.raises(ScheduleError, match="divisible by 5"):
+        sch.sample_partitioned_tile(sch.get_loops("C")[1], n=2, innermost_part_factor=5)
+
+
+def _runs_right_add_one(sch: Schedule) -> None:
+    a = np.random.default_rng(3).standard_normal((8, 12)).astype("float32")
+    c = np.zeros((8, 12), "float32")
+    tvm.build(sch.mod)(a, c)
+    np.testing.assert_allclose(c, a + 1, rtol=1e-6)

@@ -43,6 +43,26 @@ class Schedule(ExtraPrimitives, ScheduleBase):
             "decision": factors}, out)
         return out
 
+    def sample_partitioned_tile(self, loop: LoopRV, n: int, partition_pos: int = 0,
+                                innermost_part_factor: int = 1,
+                                decision: list[int] | None = None) -> list[ExprRV]:
+        """`n` factors of the loop's extent whose product from `partition_pos` on is a
+        multiple of `innermost_part_factor`, drawn at random unless `decision` gives them."""
+        extent = self._ctx().loop(loop).extent
+        if not isinstance(extent, IntImm):
+            raise ScheduleError(f"sample_partitioned_tile: loop {loop.var.name!r} has no "
+                                f"constant extent to tile")
+        if decision:
+            factors = sampling.check_tile_decision(decision, extent.value, n)
+        else:
+            factors = sampling.partitioned_tile(self.rng, extent.value, n, partition_pos,
+                                                innermost_part_factor)
+        out = [ExprRV(f) for f in factors]
+        self.trace.append("sample_partitioned_tile", {
+            "loop": loop, "n": n, "partition_pos": partition_pos,
+            "innermost_part_factor": innermost_part_factor, "decision": factors}, out)
+        return out
+
     def sample_categorical(self, candidates: list[int], probs: list[float],
                            decision: int | None = None) -> ExprRV:
         """One of `candidates`, drawn with probabilities `probs` unless `decision` (an index)."""

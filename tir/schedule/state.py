@@ -11,7 +11,7 @@ a loop handle goes stale when its loop is split or fused away, as in TVM.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from typing import Any, Callable, Union
 
 from ...ir.module import IRModule
 from ..function import PrimFunc
@@ -83,13 +83,26 @@ class ScheduleBase:
         self._mod = _as_module(mod)
         prims = [gv.name_hint for gv, f in self._mod.items() if isinstance(f, PrimFunc)]
         self._func_name = "main" if "main" in prims else (prims[0] if len(prims) == 1 else None)
-        self.trace = Trace()
+        self._trace = Trace()
         # NOTE: TVM's seed -1 (or none) means "seed from the system"
         self.rng = random.Random(None if seed in (None, -1) else seed)
+
+    # TVM's type aliases of annotation values, reachable from the class as in TVM
+    PrimAnnotationValueT = Union[str, int, float, ExprRV]
+    AnnotationValueT = Union[PrimAnnotationValueT, list, dict]
 
     @property
     def mod(self) -> IRModule:
         return self._mod
+
+    @property
+    def trace(self) -> Trace:
+        """Every primitive applied so far, printable as Python and replayable."""
+        return self._trace
+
+    @trace.setter
+    def trace(self, value: Trace) -> None:
+        self._trace = value
 
     @property
     def func_working_on(self) -> str | None:
