@@ -4,7 +4,7 @@ Importing this package registers them; `relax.op` exposes the makers as function
 """
 
 from . import (  # noqa: F401 (registers the operators)
-    creation, elementwise, indexing, linalg_stats, losses, manipulate, math_ext, nn_ext,
+    bitwise, creation, elementwise, indexing, linalg_stats, losses, manipulate, math_ext, nn_ext,
     reduce_nn,
 )
 from .base import OpError
