@@ -232,6 +232,15 @@ class StringImm(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class DataTypeImm(Expr):
+    """A dtype as a value (`R.dtype("float32")`), as builtins that allocate take it."""
+
+    value: str
+    struct_info: StructInfo | None = ObjectStructInfo()
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class If(Expr):
     cond: Expr
     true_branch: SeqExpr

@@ -19,10 +19,12 @@ from ..ir import expr as rx
 from ..ir import op as ops
 from ..ir import struct_info as si
 from ..ir.ops import linalg_stats as _linalg
+from ..ir.ops import runtime_ops as _runtime_ops
 from ..ir.module import GlobalVar
 from ..tir import expr as tx
 from ..tir.dtype import check_known
 from ..tir.function import PrimFunc
+from ..vm import device as _device
 from .parser import entry
 from .parser.core import ArgError, check_attrs, current
 from .parser.relax_parser import (
@@ -517,8 +519,28 @@ class _OpNamespace:
 
 nn = _OpNamespace("relax.nn")
 image = _OpNamespace("relax.image")
+builtin = _OpNamespace("relax.builtin")  # R.builtin.stop_lift_params, as TVM prints it
+
+# -- devices and IR classes TVMScript names (R.cpu() in R.hint_on_device, R.ExternFunc) ---------
+
+cpu, cuda = _device.cpu, _device.cuda
+ExternFunc = rx.ExternFunc
+ShapeExpr = rx.ShapeExpr
+
+
+def dtype(value: Any) -> rx.DataTypeImm:
+    """`R.dtype("float32")`: a dtype as a relax value."""
+    text = str(getattr(value, "dtype", value))
+    check_known(text)
+    return rx.DataTypeImm(text)
+
+
+def device(device_type: Any, index: int | None = None) -> Any:
+    """`R.device(device_type=1, index=0)`, as TVM prints a device: a `tvm.device`."""
+    return _device.device(device_type, 0 if index is None else index)
 _SPECIAL = {"tuple": _tuple_expr, "str": _str_expr, "Callable": Callable_,
-            "linear": _linalg.linear, "masked_fill": _linalg.masked_fill}
+            "linear": _linalg.linear, "masked_fill": _linalg.masked_fill,
+            "stop_lift_params": _runtime_ops.stop_lift_params}
 
 
 def __getattr__(attr: str) -> Any:

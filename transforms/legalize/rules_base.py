@@ -3,10 +3,26 @@ and of the `relax.op.base` / `datatype` operators that lower to plain computes."
 
 from __future__ import annotations
 
+from typing import Any
+
+from ... import te
 from ...ir.ops.bitwise import BITWISE_BINARY
+from ...tir import expr as tx
+from ...topi.transform import cast
 from ...topi import bitwise as bw
 from .rules import register_legalize
 
 for _n in BITWISE_BINARY:
     register_legalize(f"relax.{_n}", (lambda f: lambda c, a, b: f(a, b))(getattr(bw, _n)))
 register_legalize("relax.bitwise_not", lambda c, x: bw.bitwise_not(x))
+
+
+def _size(call: Any, x: Any) -> Any:
+    count = tx.const(1, "int64")
+    for d in x.shape:
+        count = count * (d.astype("int64") if d.dtype != "int64" else d)
+    return te.compute((), lambda: count, name="T_size")
+
+
+register_legalize("relax.size", _size)
+register_legalize("relax.wrap_param", lambda c, x: cast(x, c.attr("dtype")))
