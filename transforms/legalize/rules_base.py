@@ -1,5 +1,5 @@
 """Legalization rules of the bitwise operators (ir/ops/bitwise.py, computes in topi/bitwise.py)
-and of the `relax.op.base` / `datatype` operators that lower to plain computes."""
+and of the `relax.op.base` / `datatype` / `qdq` / `search` operators that lower to computes."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ...ir.ops.bitwise import BITWISE_BINARY
 from ...tir import expr as tx
 from ...topi.transform import cast
 from ...topi import bitwise as bw
+from ...topi import qdq_search as qs
 from .rules import register_legalize
 
 for _n in BITWISE_BINARY:
@@ -26,3 +27,13 @@ def _size(call: Any, x: Any) -> Any:
 
 register_legalize("relax.size", _size)
 register_legalize("relax.wrap_param", lambda c, x: cast(x, c.attr("dtype")))
+
+register_legalize("relax.quantize", lambda c, x, s, z: qs.quantize(
+    x, s, z, c.attr("axis"), c.attr("out_dtype")))
+register_legalize("relax.dequantize", lambda c, x, s, z: qs.dequantize(
+    x, s, z, c.attr("axis"), c.attr("out_dtype")))
+register_legalize("relax.bucketize", lambda c, x, b: qs.bucketize(
+    x, b, c.attr("out_int32"), c.attr("right")))
+register_legalize("relax.median", lambda c, x: qs.median(x, c.attr("axis"), c.attr("keepdims")))
+register_legalize("relax.multinomial_from_uniform", lambda c, p, u, i: qs.multinomial_from_uniform(
+    p, u, i, c.attr("dtype")))
