@@ -477,7 +477,7 @@ def _tuple_expr(*fields: Any) -> rx.Tuple:
 
 
 def prim_value(value: Any) -> rx.PrimValue:
-    return to_expr(tx.const(value, "int64" if isinstance(value, int) else None))  # type: ignore
+    return to_expr(tx.const(value, "int64" if type(value) is int else None))  # type: ignore
 
 
 def shape(values: Any) -> rx.ShapeExpr:

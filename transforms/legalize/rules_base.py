@@ -11,6 +11,7 @@ from ...tir import expr as tx
 from ...topi.transform import cast
 from ...topi import bitwise as bw
 from ...topi import qdq_search as qs
+from ...topi import scatter_index as sx
 from .rules import register_legalize
 
 for _n in BITWISE_BINARY:
@@ -37,3 +38,9 @@ register_legalize("relax.bucketize", lambda c, x, b: qs.bucketize(
 register_legalize("relax.median", lambda c, x: qs.median(x, c.attr("axis"), c.attr("keepdims")))
 register_legalize("relax.multinomial_from_uniform", lambda c, p, u, i: qs.multinomial_from_uniform(
     p, u, i, c.attr("dtype")))
+
+register_legalize("relax.slice_scatter", lambda c, x, src, start, end, step: sx.slice_scatter(
+    x, src, start, end, step, c.attr("axis")))
+register_legalize("relax.index_tensor", lambda c, x, idx: sx.index_tensor(x, list(idx)))
+register_legalize("relax.index_put", lambda c, x, idx, v: sx.index_put(
+    x, list(idx), v, c.attr("accumulate")))
