@@ -22,6 +22,13 @@ class Expr:
     __slots__ = ()
     struct_info: StructInfo | None
 
+    def script(self, **options: Any) -> str:
+        """The expression as TVMScript, the variables it uses declared first (as TVM prints a
+        node on its own)."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
     def __add__(self, other: Any) -> Any:
         return _arith("relax.add", self, other)
 
@@ -259,6 +266,12 @@ class VarBinding:
     value: Expr
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def script(self, **options: Any) -> str:
+        """The binding as TVMScript, the variables its value uses declared first."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
 
 @dataclass(frozen=True, slots=True)
 class MatchCast:
@@ -266,6 +279,12 @@ class MatchCast:
     value: Expr
     struct_info: StructInfo
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def script(self, **options: Any) -> str:
+        """The binding as TVMScript, the variables its value uses declared first."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
 
 
 Binding = VarBinding | MatchCast

@@ -257,10 +257,10 @@ class RelaxPrinter:
             parts = []
             if s.shape is not None:
                 parts.append(self.dims(s.shape))
-            elif s.ndim >= 0:
-                parts.append(f"ndim={s.ndim}")
             if s.dtype:
                 parts.append(f'dtype="{s.dtype}"')
+            if s.shape is None and s.ndim >= 0:  # TVM 0.27: R.Tensor(dtype="f32", ndim=2)
+                parts.append(f"ndim={s.ndim}")
             if s.vdevice:
                 parts.append(f'vdevice="{s.vdevice}"')
             return f"R.Tensor({', '.join(parts)})" if parts else "R.Tensor"
@@ -277,11 +277,11 @@ class RelaxPrinter:
                     return f"R.Prim(value={self.dim(s.value)})"
             return f'R.Prim("{s.dtype}")'
         if isinstance(s, si.FuncStructInfo):
+            items = [self.sinfo(x) for x in s.params or ()]
             ps = "None" if s.params is None else \
-                "(" + "".join(self.sinfo(x) + ", " for x in s.params).rstrip(" ") + ")"
-            pure = "" if s.purity else ", purity=False"
-            return f"R.Callable({ps}, {self.sinfo(s.ret)}{pure})"
-        return "R.Object"
+                f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+            return f"R.Callable({ps}, {self.sinfo(s.ret)}, {bool(s.purity)})"
+        return "R.Any"  # TVM 0.27's name for R.Object
 
 
 _DIM_SYMBOLS = {tx.BinaryOp.ADD: "+", tx.BinaryOp.SUB: "-", tx.BinaryOp.MUL: "*",
