@@ -556,3 +556,5 @@ def __getattr__(attr: str) -> Any:
 # `x: R.Any` is struct info. NOTE: this replaces typing.Any, which this module only names in
 # annotations, and those stay strings (PEP 563)
 globals()["Any"] = Object
+
+from .relax_macro import macro  # noqa: E402,F401 (R.macro: Relax TVMScript pasted in)
