@@ -335,8 +335,8 @@ def _check_call_tir(name: str, f: PrimFunc, args: rx.Tuple, out: si.StructInfo,
         raise ArgError(f"prim_func {name!r} takes {len(bufs)} buffers ({names}): call_tir gave "
                        f"{n_in} inputs and {len(outs)} outputs", 1)
     binding: dict[tx.Var, tx.PrimExpr] = {}
-    for i, (arg, buf) in enumerate(zip(args.fields, bufs)):
-        msg = _mismatch(arg.struct_info, buf, binding)
+    for i, (value, buf) in enumerate(zip(args.fields, bufs)):
+        msg = _mismatch(value.struct_info, buf, binding)
         if msg:
             raise ArgError(f"argument {i} of call_tir to {name!r} does not fit parameter "
                            f"{buf.name!r}: {msg}", (1, i), 1)
@@ -558,3 +558,7 @@ def __getattr__(attr: str) -> Any:
 globals()["Any"] = Object
 
 from .relax_macro import macro  # noqa: E402,F401 (R.macro: Relax TVMScript pasted in)
+from .ir_builder.relax import (  # noqa: E402,F401 (TVM's R.* builder statements)
+    Else, If, Then, arg, emit, emit_match_cast, emit_var_binding, emit_with_ty, emit_with_type,
+    func_name, func_ret_ty, func_ret_type, func_ret_value,
+)
