@@ -22,6 +22,11 @@ class Expr:
     __slots__ = ()
     struct_info: StructInfo | None
 
+    @property
+    def ty(self) -> StructInfo | None:
+        """TVM 0.27's name for `struct_info`."""
+        return self.struct_info
+
     def script(self, **options: Any) -> str:
         """The expression as TVMScript, the variables it uses declared first (as TVM prints a
         node on its own)."""

@@ -31,6 +31,11 @@ def _check_qparam(name: str, c: rx.Call, i: int, what: str, data: si.TensorStruc
     p = tensor_arg(name, c, i, what)
     if p.shape is None or data.shape is None or len(p.shape) == 0:
         return
+    if len(data.shape) == 0:  # a scalar input takes scalar parameters only
+        if len(p.shape) != 1 or same_dim(p.shape[0], tx.const(1, "int64")) is not True:
+            raise op_error(name, f"{what} has shape {fmt(p.shape)}; a scalar input needs a "
+                                 f"scalar {what}")
+        return
     ok = len(p.shape) == 1 and (same_dim(p.shape[0], data.shape[axis]) is not False or
                                 same_dim(p.shape[0], tx.const(1, "int64")) is True)
     if not ok:

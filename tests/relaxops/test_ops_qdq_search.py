@@ -110,3 +110,14 @@ def test_struct_info_errors():
         R.median(x, axis=[0, 1])
     with pytest.raises(ValueError, match="multinomial_from_uniform: sample_indices must hold"):
         R.multinomial_from_uniform(x, x, x)
+
+
+def test_scalar_input_takes_scalar_parameters():
+    x = relax.Var("x", RS.Tensor((), "float32"))
+    s1 = relax.Var("s", RS.Tensor((1,), "float32"))
+    s2 = relax.Var("s2", RS.Tensor((2,), "float32"))
+    z = relax.Var("z", RS.Tensor((), "uint8"))
+    bb = relax.BlockBuilder()
+    assert bb.normalize(R.quantize(x, s1, z, 0, "uint8")).ty == RS.Tensor((), "uint8")
+    with pytest.raises(ValueError, match=r"scale has shape \(2,\); a scalar input needs"):
+        R.quantize(x, s2, z, 0, "uint8")
