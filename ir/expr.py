@@ -22,6 +22,18 @@ class Expr:
     __slots__ = ()
     struct_info: StructInfo | None
 
+    @property
+    def ty(self) -> StructInfo | None:
+        """TVM 0.27's name for `struct_info`."""
+        return self.struct_info
+
+    def script(self, **options: Any) -> str:
+        """The expression as TVMScript, the variables it uses declared first (as TVM prints a
+        node on its own)."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
     def __add__(self, other: Any) -> Any:
         return _arith("relax.add", self, other)
 
@@ -237,6 +249,15 @@ class StringImm(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class DataTypeImm(Expr):
+    """A dtype as a value (`R.dtype("float32")`), as builtins that allocate take it."""
+
+    value: str
+    struct_info: StructInfo | None = ObjectStructInfo()
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class If(Expr):
     cond: Expr
     true_branch: SeqExpr
@@ -255,6 +276,12 @@ class VarBinding:
     value: Expr
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def script(self, **options: Any) -> str:
+        """The binding as TVMScript, the variables its value uses declared first."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
 
 @dataclass(frozen=True, slots=True)
 class MatchCast:
@@ -262,6 +289,12 @@ class MatchCast:
     value: Expr
     struct_info: StructInfo
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def script(self, **options: Any) -> str:
+        """The binding as TVMScript, the variables its value uses declared first."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
 
 
 Binding = VarBinding | MatchCast

@@ -14,6 +14,7 @@ from ..ir.expr import (  # noqa: F401 (relax.Var, relax.Call ... as TVM exports 
     Function, If, MatchCast, PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple, TupleGetItem, Var,
     VarBinding,
 )
+from ..ir.expr import DataTypeImm  # noqa: F401 (R.dtype("float32") as a value)
 from ..ir.global_info import DummyGlobalInfo, VDevice  # noqa: F401
 from ..ir.module import GlobalVar  # noqa: F401
 from ..ir.legacy_types import DynTensorType  # noqa: F401 (the 2022-08 MLC notebooks' type)

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import bounds_runtime, debug_builtins, interpreter  # noqa: F401 (registers relax.run.*)
+from . import set_builtins  # noqa: F401 (registers relax.run.nonzero, unique, ...)
 from .closures import compile_closures
 from .device import Device, cpu, intern
 from .executable import Executable, VMFunction
