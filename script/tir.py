@@ -339,8 +339,10 @@ def Select(cond: Any, t: Any, f: Any) -> tx.PrimExpr:
     return tx.Select(tx.const(cond), t, f)
 
 
-def if_then_else(cond: Any, t: Any, f: Any) -> tx.PrimExpr:
+def if_then_else(cond: Any, t: Any, f: Any, dtype: str | None = None) -> tx.PrimExpr:
     t, f = tx._as_operands(t, f)
+    if dtype is not None and t.dtype != dtype:  # TVM's optional result dtype
+        t, f = tx.Cast(dtype, t), tx.Cast(dtype, f)
     return tx.Call(t.dtype, "tir.if_then_else", (tx.const(cond), t, f))
 
 
