@@ -22,7 +22,7 @@ from ..ir.functor import var_use_counts
 from ..ir.module import IRModule
 from ..ir.ops.elementwise import BINARY, NN_UNARY, UNARY
 from ..te.inline import inline_injective
-from .legalize.emit import TEEmitter
+from .legalize.emit import TEEmitter, sinfo_key
 from .legalize.rules import LEGALIZE
 from .pass_infra import Pass, PassContext
 from .simple_passes import remove_unused
@@ -129,4 +129,19 @@ def _fused_call(chain: list[rx.VarBinding], emitter: TEEmitter) -> rx.Call:
 
     names = "_".join(c.value.op.name.split(".")[-1] for c in chain)
     return emitter.call_te(replay, operands, {}, f"fused_{names}"[:60],
+                           key=_group_key(chain, operands),
                            out_sinfo=chain[-1].value.struct_info)
+
+
+def _group_key(chain: list[rx.VarBinding], operands: list[rx.Expr]) -> Any:
+    """Equal for groups computing the same thing on operands of the same types (BERT's
+    layers each have one GELU: one kernel for all of them)."""
+    position = {id(c.var): k for k, c in enumerate(chain)}
+
+    def ref(a: rx.Expr) -> Any:
+        if id(a) in position:
+            return ("g", position[id(a)])
+        return ("in", next(k for k, o in enumerate(operands) if o is a))
+    steps = tuple((c.value.op.name, c.value.attrs, tuple(ref(a) for a in c.value.args))
+                  for c in chain)
+    return ("fused", steps, tuple(sinfo_key(o) for o in operands))

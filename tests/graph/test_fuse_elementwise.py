@@ -82,3 +82,21 @@ def test_a_shape_change_ends_the_group() -> None:
     vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
     np.testing.assert_allclose(vm["main"](xv, yv).numpy(), np.maximum(np.exp(xv) + yv, 0),
                                rtol=1e-6)
+
+
+def test_equal_groups_share_one_kernel() -> None:
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((4, 8), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            v = x
+            for _ in range(3):  # three layers, each with the same activation
+                v = bb.emit(op.matmul(v, relax.const(RNG.standard_normal((8, 8)).astype(
+                    "float32"))))
+                v = bb.emit(op.multiply(v, op.sigmoid(v)))
+            out = bb.emit_output(v)
+        bb.emit_func_output(out)
+    mod = bb.get()
+    fused = FuseElementwise()(mod)
+    assert sum(1 for gv, _ in fused.functions_items() if gv.name_hint.startswith("fused")) == 1
+    assert fused.script().count("cls.fused_sigmoid_multiply") == 3
