@@ -35,3 +35,16 @@ def test_binding_prints_its_value():
     b = relax.Var("b", R.Tensor((2,), "float32"))
     text = relax.VarBinding(b, relax.op.sin(a)).script()
     assert text.splitlines() == ['a: R.Tensor((2,), dtype="float32")', "b = R.sin(a)"]
+
+
+def test_print_format_given_as_r_str():
+    from tvmlite.script import from_source
+
+    f = from_source('''
+@R.function(pure=False)
+def main(x: R.Tensor((), "int32")):
+    R.print(x, format=R.str("x: {}"))
+    return x
+''')
+    call = f.body.blocks[0].bindings[0].value
+    assert call.args[0].value == "x: {}"
