@@ -123,6 +123,11 @@ class Var(Expr):
         """TVM 0.27's spelling of `name_hint`."""
         return self.name_hint
 
+    @property
+    def ty(self) -> StructInfo | None:
+        """TVM 0.27's name for `struct_info`."""
+        return self.struct_info
+
     def __call__(self, *args: Any) -> Call:
         """`f(x, y)` for a variable holding a function: a call of it (TVM's closures and
         callback parameters such as `fget_param`)."""
@@ -360,6 +365,14 @@ class Function(Expr):
         new = key if isinstance(key, dict) else {key: value}
         attrs = tuple((k, v) for k, v in self.attrs if k not in new) + tuple(new.items())
         return replace(self, attrs=attrs)
+
+    def with_attrs(self, attrs: Any) -> Function:
+        """A copy with every attribute of the mapping `attrs` set."""
+        return self.with_attr(dict(attrs))
+
+    def without_attr(self, key: str) -> Function:
+        """A copy without attribute `key`."""
+        return replace(self, attrs=tuple((k, v) for k, v in self.attrs if k != key))
 
     def script(self, **options: Any) -> str:
         """The function as TVMScript; of TVM's printer options, `show_all_ty=True` annotates

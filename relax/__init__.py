@@ -41,11 +41,14 @@ from ..transforms.relax_utils import (  # noqa: F401
 )
 from ..vm.executable import Executable as VMExecutable  # noqa: F401
 from ..vm.vm import VirtualMachine  # noqa: F401
+from ..vm.instrument import VMInstrumentReturnKind  # noqa: F401
+from ..vm.exec_builder import ExecBuilder  # noqa: F401
 from . import (  # noqa: F401
     analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, transform, vm,
 )
 from .block_builder import BlockBuilder  # noqa: F401
 from .binding_rewrite import DataflowBlockRewrite  # noqa: F401
+from . import expr  # noqa: F401,E402 (tvm.relax.expr)
 from .expr_functor import PyExprMutator, PyExprVisitor  # noqa: F401
 from ..transforms.expr_functor import ExprFunctor  # noqa: F401
 from .vm_build import build  # noqa: F401

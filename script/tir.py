@@ -440,6 +440,8 @@ def if_then_else(cond: Any, t: Any, f: Any, dtype: Any = None) -> tx.PrimExpr:
     """`T.if_then_else(c, t, f)`: only the taken side is evaluated; values of different
     dtypes meet at the wider one (TVM 0.27 casts the narrower side the same way)."""
     t, f = tx._as_operands(t, f)
+    if dtype is not None and t.dtype != dtype:  # TVM's optional result dtype
+        t, f = tx.Cast(dtype, t), tx.Cast(dtype, f)
     return tx.Call(t.dtype, "tir.if_then_else", (tx.const(cond), t, f))
 
 

@@ -11,6 +11,12 @@ from .tensor import (  # noqa: A004 (TVM's names shadow builtins here on purpose
     with_epilogue,
     placeholder, prod, reduce_axis, sum,
 )
+from .tensor import tag_scope
+from .math import (  # noqa: A004 (TVM's names)
+    CommReducer, acos, acosh, all, any, asin, asinh, atan, atanh, comm_reducer, cos, cosh, div,
+    floordiv, floormod, fmod, indexdiv, indexmod, isfinite, isinf, isnan, log2, log10, logaddexp,
+    nearbyint, power, sin, sinh, tan, trunc, truncdiv, truncmod,
+)
 
 
 def var(name: str = "tindex", dtype: str = "int32") -> _tx.Var:
@@ -61,4 +67,8 @@ __all__ = [
     "placeholder", "reduce_axis", "sum", "max", "min", "prod", "var", "size_var", "const", "exp",
     "log", "sqrt", "tanh", "sigmoid", "erf", "rsqrt", "abs", "floor", "ceil", "round",
     "if_then_else", "max_value", "min_value",
+    "tag_scope", "CommReducer", "acos", "acosh", "all", "any", "asin", "asinh", "atan", "atanh",
+    "comm_reducer", "cos", "cosh", "div", "floordiv", "floormod", "fmod", "indexdiv", "indexmod",
+    "isfinite", "isinf", "isnan", "log2", "log10", "logaddexp", "nearbyint", "power", "sin", "sinh",
+    "tan", "trunc", "truncdiv", "truncmod",
 ]

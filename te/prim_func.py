@@ -31,7 +31,9 @@ class _Rename(Mutator):
     visit_AxisVar = visit_Var
 
 
-def identity(combiner: str, dtype: str) -> tx.PrimExpr:
+def identity(combiner: Any, dtype: str) -> tx.PrimExpr:
+    if not isinstance(combiner, str):  # a te.comm_reducer
+        return combiner.identity(dtype)
     if combiner in ("sum", "prod"):
         return tx.const(0 if combiner == "sum" else 1, dtype)
     if dtype.startswith("float"):
@@ -42,7 +44,9 @@ def identity(combiner: str, dtype: str) -> tx.PrimExpr:
     return tx.const(lo if combiner == "max" else hi, dtype)
 
 
-def combine(combiner: str, a: tx.PrimExpr, b: tx.PrimExpr) -> tx.PrimExpr:
+def combine(combiner: Any, a: tx.PrimExpr, b: tx.PrimExpr) -> tx.PrimExpr:
+    if not isinstance(combiner, str):  # a te.comm_reducer
+        return combiner.combine(a, b)
     op = {"sum": tx.BinaryOp.ADD, "prod": tx.BinaryOp.MUL, "max": tx.BinaryOp.MAX,
           "min": tx.BinaryOp.MIN}[combiner]
     return tx.binop(op, a, b)

@@ -196,12 +196,43 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
     axis = tuple(AxisVar(n, "int64", None, Range(tx.const(0, "int64"), d))
                  for n, d in zip(names, dims))
     body = fcompute(*axis)
+    tag = tag or current_tag()
     if isinstance(body, (list, tuple)):
         raise NotImplementedError("te.compute with several outputs is not supported")
     body = tx.const(body) if not isinstance(body, tx.PrimExpr) else body
     dtype = body.dtype
     out = make_buffer(name, dims, dtype)
     return Tensor(out, ComputeOp(name, axis, body, tag, dict(attrs or {})))
+
+
+class tag_scope:  # noqa: N801 (TVM's name)
+    """`with te.tag_scope("conv"):` or `@te.tag_scope(tag="conv")`: computes made inside get
+    the tag (when they give none themselves); scopes do not nest, as in TVM."""
+
+    _current: str | None = None
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+
+    def __enter__(self) -> tag_scope:
+        if tag_scope._current is not None:
+            raise ValueError("te.tag_scope: nested tag scopes are not allowed")
+        tag_scope._current = self.tag
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        tag_scope._current = None
+
+    def __call__(self, fdecl: Callable[..., Any]) -> Callable[..., Any]:
+        def tagged(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fdecl(*args, **kwargs)
+        tagged.__name__ = getattr(fdecl, "__name__", "tagged")
+        return tagged
+
+
+def current_tag() -> str:
+    return tag_scope._current or ""
 
 
 def _param_names(f: Callable[..., Any], n: int) -> list[str]:

@@ -42,3 +42,19 @@ from .bitwise import (  # noqa: E402
 
 __all__ += ["bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "left_shift",
             "right_shift"]
+
+# TVM's remaining topi names with TVM's signatures (api_ext.py, transform_more.py).
+from typing import Callable  # noqa: E402,F401 (TVM's topi re-exports it)
+
+from ..tir.expr import Cast  # noqa: E402,F401
+from ..te.math import div, floordiv, floormod  # noqa: E402,F401
+from .api_ext import (  # noqa: E402,F401,A004
+    InvalidShapeError, all, any, arange, argmin, argsort, collapse_sum, cumprod, cumsum,
+    einsum, elemwise_sum, expand_like, eye, fast_erf, fast_exp, fast_tanh, full_like, gather,
+    get_const_tuple, hamming_window, log2, log10, meshgrid, mod, reverse_sequence, scatter_nd,
+    shape, sort, split, squeeze, tensor_size, topk, trilu,
+)
+from .transform_more import (  # noqa: E402,F401
+    ceil_log2, const_vector, make_idx, matrix_set_diag, searchsorted, sequence_mask,
+    slice_scatter, sliding_window, strided_set, tensordot, unravel_index, within_index,
+)

@@ -159,3 +159,28 @@ def test_loop_annotations_read_by_key():
            '    for i in T.serial(16, annotations={"attr_key": "attr_value"}):\n'
            '        A[i] = T.float32(0)\n')
     assert from_source(src).body.annotations["attr_key"] == "attr_value"
+
+
+def test_remaining_node_views_and_aliases():
+    a, b = tx.Var("a", "int32"), tx.Var("b", "int32")
+    assert isinstance(T.Div(a, b), T.Div) and T.Div(a, b).op is tx.BinaryOp.DIV
+    assert isinstance(T.Mod(a, b), T.Mod) and not isinstance(T.Mod(a, b), T.Div)
+    p, q = tx.Var("p", "bool"), tx.Var("q", "bool")
+    assert isinstance(T.Or(p, q), T.Or) and not isinstance(T.Or(p, q), T.And)
+    assert isinstance(T.ramp(0, 2, 4), T.Ramp) and T.ramp(0, 2, 4).stride.value == 2
+    assert T.Bind is T.bind
+
+
+def test_meta_class_and_decl_scalar():
+    @T.meta_class
+    class Helper:
+        width = 4
+
+    assert Helper.width == 4
+    src = ('@T.prim_func\ndef f(p: T.handle("float32"), A: T.Buffer((1,), "float32")):\n'
+           '    s = T.decl_scalar("float32", p, "global")\n'
+           '    A[0] = s[()]\n')
+    func = from_source(src)
+    decl = func.body
+    assert isinstance(decl, ts.DeclBuffer) and decl.buffer.shape == ()
+    assert decl.buffer.data is func.params[0]

@@ -1,0 +1,121 @@
+"""topi's diagonal/mask/index/window/scatter transforms (transform_more.py) against numpy."""
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import te, topi
+
+RNG = np.random.default_rng(1)
+
+
+def run(ins, out, arrays):
+    f = tvm.build(te.create_prim_func([*ins, out]), target="llvm")
+    res = np.zeros(topi.get_const_tuple(out.shape), out.dtype)
+    f["main"](*arrays, res)
+    return res
+
+
+def ph(arr, name="x"):
+    return te.placeholder(arr.shape, str(arr.dtype), name=name)
+
+
+def set_diags_ref(x, diag, lo, hi, align):
+    """TensorFlow's matrix_set_diag rule, written out with loops."""
+    out, (rows, cols) = x.copy(), x.shape
+    lens = {d: min(rows + min(d, 0), cols - max(d, 0)) for d in range(lo, hi + 1)}
+    max_len = max(lens.values())
+    sup, sub = align.split("_")
+    for d in range(lo, hi + 1):
+        row = diag[hi - d] if lo != hi else diag
+        pad = max_len - lens[d] if (sup if d >= 0 else sub) == "RIGHT" and lo != hi else 0
+        for t in range(lens[d]):
+            r, c = (t, t + d) if d >= 0 else (t - d, t)
+            out[r, c] = row[t + pad]
+    return out
+
+
+@pytest.mark.parametrize("k,align,dshape", [
+    (1, "RIGHT_LEFT", (4,)), (-2, "RIGHT_LEFT", (2,)), ((-1, 2), "RIGHT_LEFT", (4, 4)),
+    ((-2, 1), "LEFT_RIGHT", (4, 4))])
+def test_matrix_set_diag(k, align, dshape):
+    x = RNG.standard_normal((4, 5)).astype("float32")
+    d = RNG.standard_normal(dshape).astype("float32")
+    lo, hi = (k, k) if isinstance(k, int) else k
+    X, D = ph(x), ph(d, "d")
+    got = run([X, D], topi.matrix_set_diag(X, D, k, align), [x, d])
+    np.testing.assert_array_equal(got, set_diags_ref(x, d, lo, hi, align))
+
+
+def test_sequence_mask_both_axes():
+    x = RNG.standard_normal((5, 3, 2)).astype("float32")
+    lens = np.array([1, 5, 3], "int32")
+    X, L = ph(x), ph(lens, "lens")
+    ref = x.copy()
+    for b, n in enumerate(lens):
+        ref[n:, b] = -1.0
+    np.testing.assert_array_equal(run([X, L], topi.sequence_mask(X, L, -1.0, 0), [x, lens]), ref)
+    xt = np.ascontiguousarray(x.transpose(1, 0, 2))
+    XT = ph(xt)
+    np.testing.assert_array_equal(run([XT, L], topi.sequence_mask(XT, L, -1.0, 1), [xt, lens]),
+                                  ref.transpose(1, 0, 2))
+    with pytest.raises(ValueError, match="axis"):
+        topi.sequence_mask(X, L, 0, 2)
+
+
+def test_unravel_index_vector_and_scalar():
+    shape = np.array([3, 4, 5], "int64")
+    idx = np.array([0, 7, 59, 23], "int64")
+    S, Ix = ph(shape, "s"), ph(idx, "i")
+    np.testing.assert_array_equal(run([Ix, S], topi.unravel_index(Ix, S), [idx, shape]),
+                                  np.array(np.unravel_index(idx, shape)))
+    one = np.array(31, "int64")
+    One = ph(one, "o")
+    np.testing.assert_array_equal(run([One, S], topi.unravel_index(One, S), [one, shape]),
+                                  np.array(np.unravel_index(31, shape)))
+
+
+def test_sliding_window():
+    x = RNG.standard_normal((2, 7, 6)).astype("float32")
+    X = ph(x)
+    got = run([X], topi.sliding_window(X, 1, [3, 2], [2, 2]), [x])
+    ref = np.lib.stride_tricks.sliding_window_view(x, (3, 2), axis=(1, 2))[:, ::2, ::2]
+    np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_searchsorted(right):
+    seq = np.sort(RNG.integers(0, 10, (2, 6)), axis=1).astype("float32")
+    vals = RNG.integers(-1, 11, (2, 5)).astype("float32")
+    Sq, V = ph(seq, "s"), ph(vals, "v")
+    got = run([Sq, V], topi.searchsorted(Sq, V, right), [seq, vals])
+    side = "right" if right else "left"
+    np.testing.assert_array_equal(got, [np.searchsorted(seq[r], vals[r], side) for r in range(2)])
+
+
+def test_strided_set_and_slice_scatter():
+    a = RNG.standard_normal((6, 5)).astype("float32")
+    v = RNG.standard_normal((2, 2)).astype("float32")
+    A, V = ph(a, "a"), ph(v, "v")
+    ref = a.copy()
+    ref[1:5:2, 0:4:3] = v
+    np.testing.assert_array_equal(run([A, V], topi.strided_set(A, V, [1, 0], [5, 4], [2, 3]),
+                                      [a, v]), ref)
+    s = RNG.standard_normal((6, 2)).astype("float32")
+    Sr = ph(s, "s")
+    ref = a.copy()
+    ref[:, 1:5:2] = s
+    np.testing.assert_array_equal(run([A, Sr], topi.slice_scatter(A, Sr, 1, 5, 2, 1), [a, s]),
+                                  ref)
+
+
+def test_index_helpers_and_const_vector():
+    mask = te.compute((10,), lambda n: topi.within_index(1, 8, 3, n), name="m")
+    np.testing.assert_array_equal(run([], mask, []), [n in (1, 4, 7) for n in range(10)])
+    pos = te.compute((10,), lambda n: topi.make_idx(1, 8, 3, -1, n), name="p")
+    np.testing.assert_array_equal(run([], pos, []), [(n - 1) // 3 if 1 <= n < 8 else -1
+                                                    for n in range(10)])
+    vec = np.array([3.5, -1.0, 2.0], "float32")
+    np.testing.assert_array_equal(run([], topi.const_vector(vec), []), vec)
+    c = te.compute((5,), lambda n: topi.ceil_log2(n + 1), name="c")
+    np.testing.assert_array_equal(run([], c, []), np.ceil(np.log2(np.arange(1, 6))))
