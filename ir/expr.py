@@ -375,11 +375,11 @@ class Function(Expr):
         return replace(self, attrs=tuple((k, v) for k, v in self.attrs if k != key))
 
     def script(self, **options: Any) -> str:
-        """The function as TVMScript; TVM's printer options (`show_meta`, ...) change
-        nothing here."""
+        """The function as TVMScript; of TVM's printer options, `show_all_ty=True` annotates
+        every binding (the others change nothing here)."""
         from ..script.printer import print_relax_function  # the printer lives above ir/
 
-        return print_relax_function(self)
+        return print_relax_function(self, **options)
 
     def show(self, style: str | None = None, black_format: bool | None = None,
              **kwargs: Any) -> None:

@@ -14,6 +14,9 @@ def lower_builtin_op(fn: Any, call: Call, builtin: str) -> bc.Arg:
     """Emit `call` into `fn` (a FunctionLowering) as a call of `builtin`; "extern" means the
     call's first argument names the function (an ExternFunc) and the rest are its arguments.
     NOTE: `call_builtin_with_ctx` passes no VM context: tvmlite's builtins take none."""
+    if builtin == "unsupported":
+        raise NotImplementedError(f"{call.op.name}: tvmlite's VM has no closures yet; the "
+                                  "call parses, prints and infers its struct info only")
     if builtin == "extern":
         target, rest = call.args[0], call.args[1:]
         if not isinstance(target, ExternFunc):

@@ -28,7 +28,7 @@ def _ordered(mod: IRModule) -> list[tuple[str, Any]]:
     return sorted(items, key=lambda kv: (not isinstance(kv[1], PrimFunc), kv[0]))
 
 
-def module_body(mod: IRModule, metadata: list[Any]) -> str:
+def module_body(mod: IRModule, metadata: list[Any], show_all_ty: bool = False) -> str:
     lines = ["@I.ir_module", f"class {MODULE_NAME}:"]
     if mod.attrs:
         lines.append(f"    I.module_attrs({value_text(dict(mod.attrs), str)})")
@@ -39,17 +39,18 @@ def module_body(mod: IRModule, metadata: list[Any]) -> str:
         if isinstance(f, PrimFunc):
             text = _tir(f, name, in_module=True)
         else:
-            text = _relax(f, name, MODULE_NAME, metadata)
+            text = _relax(f, name, MODULE_NAME, metadata, show_all_ty)
         chunks.append("\n".join("    " + ln if ln else ln for ln in text.split("\n")))
     if (mod.attrs or mod.global_infos) and chunks:
         lines.append("")
     return "\n".join(lines) + "\n" + "\n\n".join(chunks)
 
 
-def print_module(mod: IRModule, show_meta: bool = False, **_: Any) -> str:
+def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool = False,
+                 **_: Any) -> str:
     """`mod.script()`: the module as TVMScript with its `# from tvm.script import` header."""
     metadata: list[Any] = []
-    body = module_body(mod, metadata)
+    body = module_body(mod, metadata, show_all_ty)
     if not mod.functions and not (mod.attrs or mod.global_infos):
         body += "    pass"
     if metadata:
@@ -61,9 +62,9 @@ def print_prim_func(f: PrimFunc, **_: Any) -> str:
     return header(_tir(f), module=False)
 
 
-def print_relax_function(f: rx.Function, **_: Any) -> str:
+def print_relax_function(f: rx.Function, show_all_ty: bool = False, **_: Any) -> str:
     metadata: list[Any] = []
-    body = _relax(f, metadata=metadata)
+    body = _relax(f, metadata=metadata, show_all_ty=show_all_ty)
     if metadata:
         body += "\n\n" + _OMITTED
     return header(body, module=False)

@@ -33,6 +33,9 @@ class RelaxPrinter:
         self.metadata = metadata if metadata is not None else []
         self.uses_cls = False
         self.in_signature = False  # symbolic dims print as "n" there, as n in bodies
+        # script(show_all_ty=True): every binding annotated, as TVM 0.27's default prints;
+        # tvmlite's default hides the annotations the parser would infer anyway
+        self.show_all_ty = False
 
     def name_of(self, obj: Any) -> str:
         hint = getattr(obj, "name_hint", None) or getattr(obj, "name", "v")
@@ -106,7 +109,8 @@ class RelaxPrinter:
         value = self.value(b.value)
         name = self.namer.define(b.var, b.var.name_hint)
         ann = ""
-        if b.var.struct_info != b.value.struct_info and b.var.struct_info is not None:
+        if b.var.struct_info is not None and (self.show_all_ty or
+                                              b.var.struct_info != b.value.struct_info):
             ann = f": {self.sinfo(b.var.struct_info)}"
         self.emit(f"{name}{ann} = {value}")
 
@@ -344,6 +348,8 @@ def _sym_vars(f: rx.Function) -> list[tx.Var]:
 
 def print_relax_function(f: rx.Function, name: str | None = None,
                          module_name: str | None = None,
-                         metadata: list[Any] | None = None) -> str:
+                         metadata: list[Any] | None = None, show_all_ty: bool = False) -> str:
     fname = name or dict(f.attrs).get("global_symbol") or "main"
-    return "\n".join(RelaxPrinter(module_name, metadata).function(f, fname))
+    printer = RelaxPrinter(module_name, metadata)
+    printer.show_all_ty = show_all_ty
+    return "\n".join(printer.function(f, fname))

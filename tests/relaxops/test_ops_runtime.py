@@ -132,3 +132,9 @@ def f(x: R.Tensor((4,), "float32")):
     with pytest.raises(tvm.error.DiagnosticError, match="must hold integers") as info:
         from_source(src)
     assert ":4:9" in str(info.value)  # the line and column of the call
+
+
+def test_closures_are_refused_by_the_vm_with_a_reason():
+    mod = from_source(PACKED.replace("        return h\n", "        return r\n", 1))
+    with pytest.raises(NotImplementedError, match="make_closure: tvmlite's VM has no closures"):
+        relax.build(mod, target="llvm")

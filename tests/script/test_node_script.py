@@ -35,3 +35,37 @@ def test_binding_prints_its_value():
     b = relax.Var("b", R.Tensor((2,), "float32"))
     text = relax.VarBinding(b, relax.op.sin(a)).script()
     assert text.splitlines() == ['a: R.Tensor((2,), dtype="float32")', "b = R.sin(a)"]
+
+
+def test_print_format_given_as_r_str():
+    from tvmlite.script import from_source
+
+    f = from_source('''
+@R.function(pure=False)
+def main(x: R.Tensor((), "int32")):
+    R.print(x, format=R.str("x: {}"))
+    return x
+''')
+    call = f.body.blocks[0].bindings[0].value
+    assert call.args[0].value == "x: {}"
+
+
+def test_show_all_ty_annotates_every_binding_as_tvm_prints_by_default():
+    from tvmlite.script import from_source
+
+    f = from_source('''
+@R.function
+def main(x: R.Tensor((2, 3), "float32")):
+    y = R.add(x, x)
+    return y
+''')
+    assert "\n    y = R.add(x, x)" in f.script()
+    text = f.script(show_all_ty=True)
+    assert '    y: R.Tensor((2, 3), dtype="float32") = R.add(x, x)' in text  # TVM 0.27's line
+    assert "y: R.Tensor" in tvm_module_text(f)
+
+
+def tvm_module_text(f):
+    import tvmlite as tvm
+
+    return tvm.IRModule({"main": f}).script(show_all_ty=True)
