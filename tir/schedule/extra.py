@@ -90,8 +90,9 @@ class ExtraPrimitives:
         if isinstance(buffer, int) or hasattr(buffer, "__index__"):
             return kind, int(buffer)
         node = self._ctx().block(self._block_rv(block)).block
-        for k, found in (("read", analysis.read_buffers(node)),
-                         ("write", analysis.written_buffers(node))):
+        # a buffer both read and written counts as written, as in TVM
+        for k, found in (("write", analysis.written_buffers(node)),
+                         ("read", analysis.read_buffers(node))):
             for i, buf in enumerate(found):
                 if buf is buffer or (isinstance(buffer, str) and buf.name == buffer):
                     return k, i
