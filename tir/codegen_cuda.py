@@ -27,11 +27,13 @@ from ..vm.cuda import CudaFunction, CudaKernelLibrary, Dim, LaunchSpec
 from .kernel_build import kernel_signature
 from .codegen_c import HELPERS, CEmitter, CodegenError, _is_zero, _strip
 from .expr import BinaryOp, BinOp, BufferLoad, Call, Cast, IntImm, PrimExpr, StringImm, Var
-from .function import PrimFunc, shape_vars
+from .function import PrimFunc, free_vars, shape_vars
 from .functor import Visitor, simplify
 from .gpu_default_schedule import default_gpu_schedule, has_thread_binding
 from .lower import flat_size, lower
-from .stmt import Allocate, BufferStore, DeclBuffer, For, ForKind, SeqStmt, Stmt
+from .stmt import (
+    Allocate, BlockRealize, BufferStore, DeclBuffer, For, ForKind, IterType, SeqStmt, Stmt,
+)
 from .thread_sync import insert_barriers
 from .vector_access import lane_base
 
@@ -351,6 +353,26 @@ def cuda_source(kernels: list[str], dtypes: set[str]) -> str:
     return "\n".join([PREAMBLE + includes, HELPERS] + [k + "\n" for k in kernels])
 
 
+def _check_no_cross_thread_reduction(name: str, func: PrimFunc) -> None:
+    """A reduction loop bound to threads needs a cross-thread reduction (TVM lowers it to an
+    allreduce); tvmlite has none, and plain code would race: say so instead."""
+    from .schedule import tree  # the schedule's tree walk (a sibling package)
+
+    for path in tree.walk(func.body):
+        br = path[-1]
+        if not isinstance(br, BlockRealize):
+            continue
+        threads = {s.loop_var: s for s in path if isinstance(s, For)
+                   and s.kind is ForKind.THREAD_BINDING}
+        for iv, value in zip(br.block.iter_vars, br.iter_values):
+            bound = [v for v in free_vars(value) if v in threads]
+            if iv.iter_type is IterType.REDUCE and bound:
+                raise NotImplementedError(
+                    f"prim_func {name!r}: block {br.block.name!r} reduces over loop "
+                    f"{bound[0].name!r} bound to {threads[bound[0]].thread_tag}; cross-thread "
+                    f"reductions are not supported by tvmlite's CUDA backend")
+
+
 def compile_cuda(funcs: dict[str, PrimFunc], target: Any = None) -> CudaKernelLibrary:
     """Schedules (if unbound), lowers and emits every prim_func; one source for them all."""
     kernels: list[str] = []
@@ -359,6 +381,7 @@ def compile_cuda(funcs: dict[str, PrimFunc], target: Any = None) -> CudaKernelLi
     signatures = {}
     for name, func in funcs.items():
         scheduled = func if has_thread_binding(func) else default_gpu_schedule(func)
+        _check_no_cross_thread_reduction(name, scheduled)
         texts, cfunc, used = emit_prim_func(name, lower(scheduled))
         kernels += texts
         dtypes |= used

@@ -198,3 +198,15 @@ def test_unsafe_hide_buffer_access_drops_a_declared_read():
     with pytest.raises(ScheduleError, match="index 3 is out of range"):
         sch.unsafe_hide_buffer_access("C", "read", [3])
     assert sch.mod is before
+
+
+def test_a_reduction_loop_binds_to_threads_but_cuda_says_it_cannot_reduce_across_them():
+    from tvmlite.tir.codegen_cuda import compile_cuda
+
+    sch = Schedule(rowsum)
+    i, k = sch.get_loops("C")
+    sch.bind(i, "blockIdx.x")
+    sch.bind(k, "threadIdx.x")  # allowed, as in TVM (a cross-thread reduction)
+    assert sch.get(k).thread_tag == "threadIdx.x"
+    with pytest.raises(NotImplementedError, match="cross-thread reductions"):
+        compile_cuda({"main": sch.mod["main"]})

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..index_map import as_index_map
 from . import analysis, blockize, buffer_prims, compute, layout, query, rfactor, structure
-from . import epilogue, pad_einsum, padding, reindex, tensorize
+from . import epilogue, pad_einsum, padding, read_write_at, reindex, tensorize
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
 
@@ -90,8 +90,9 @@ class ExtraPrimitives:
         if isinstance(buffer, int) or hasattr(buffer, "__index__"):
             return kind, int(buffer)
         node = self._ctx().block(self._block_rv(block)).block
-        for k, found in (("read", analysis.read_buffers(node)),
-                         ("write", analysis.written_buffers(node))):
+        # a buffer both read and written counts as written, as in TVM
+        for k, found in (("write", analysis.written_buffers(node)),
+                         ("read", analysis.read_buffers(node))):
             for i, buf in enumerate(found):
                 if buf is buffer or (isinstance(buffer, str) and buf.name == buffer):
                     return k, i
@@ -231,6 +232,26 @@ class ExtraPrimitives:
         return self._apply(f"reindex_cache_{kind}", {
             "block": block, f"{kind}_buffer_index": int(index), "storage_scope": scope,
             "index_map": imap}, reindex.reindex_cache, block, kind, int(index), scope, imap)
+
+    def read_at(self, loop: LoopRV, block: BlockRV | str, read_buffer_index: int,
+                storage_scope: str) -> BlockRV:
+        """Stages what `block` reads of a buffer during one iteration of `loop` through a
+        `storage_scope` cache, copied at the loop body's start (read_write_at.py)."""
+        return self._apply("read_at", {"loop": loop, "block": block,
+                                       "read_buffer_index": int(read_buffer_index),
+                                       "storage_scope": storage_scope},
+                           read_write_at.stage_at, loop, block, int(read_buffer_index),
+                           storage_scope, True)
+
+    def write_at(self, loop: LoopRV, block: BlockRV | str, write_buffer_index: int,
+                 storage_scope: str) -> BlockRV:
+        """Stages what `block` writes during one iteration of `loop` through a cache,
+        copied back at the loop body's end."""
+        return self._apply("write_at", {"loop": loop, "block": block,
+                                        "write_buffer_index": int(write_buffer_index),
+                                        "storage_scope": storage_scope},
+                           read_write_at.stage_at, loop, block, int(write_buffer_index),
+                           storage_scope, False)
 
     def cache_index(self, block: BlockRV | str, storage_scope: str, cse_thresh: int = 0
                     ) -> list[BlockRV]:

@@ -180,11 +180,11 @@ def set_kind(ctx: Ctx, rv: LoopRV, kind: ForKind, thread: str | None = None
              ) -> tuple[Any, None]:
     path = ctx.loop_path(rv)
     loop: For = path[-1]  # type: ignore[assignment]
-    if kind is not ForKind.UNROLLED:
+    # NOTE: a reduction loop may be bound to threads (a cross-thread reduction), as in TVM
+    if kind in (ForKind.PARALLEL, ForKind.VECTORIZED):
         bad = _reduction_blocks(loop)
         if bad:
-            what = {ForKind.PARALLEL: "parallel", ForKind.VECTORIZED: "vectorize",
-                    ForKind.THREAD_BINDING: "bind"}[kind]
+            what = {ForKind.PARALLEL: "parallel", ForKind.VECTORIZED: "vectorize"}[kind]
             raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is a reduction loop of "
                                 f"block {bad[0]!r} (it binds a reduce iter var); only "
                                 f"spatial loops can be {what}d")

@@ -32,7 +32,8 @@ def _trivial_extents(br: BlockRealize, path: tree.Path, what: str) -> dict[Var, 
     for iv, value in zip(br.block.iter_vars, br.iter_values):
         lp = loops.get(value) if isinstance(value, Var) else None
         ext = simplify(iv.dom.extent)
-        if lp is None or not isinstance(ext, IntImm) or simplify(lp.extent) != ext:
+        if (lp is None or not isinstance(ext, IntImm)
+                or getattr(simplify(lp.extent), "value", None) != ext.value):
             raise ScheduleError(f"{what}: block {br.block.name!r} must bind iter var "
                                 f"{iv.var.name!r} to a loop of its whole extent")
         out[iv.var] = ext.value

@@ -83,12 +83,25 @@ def reindex(ctx: Ctx, rv: BlockRV, kind: str, index: int) -> tuple[Any, BlockRV]
                  scope=buf.scope)
     new_index = tuple(iv.var for iv in used)
     block = _Reindex(buf, new, new_index, stores=kind == "write").generic_visit(br.block)
+    block = _redeclare(block, buf, new, new_index)
     body = tree.replace(path, dataclasses.replace(br, block=block))
     stage_name = new.name + ("_reindex" if kind == "read" else "")
     stage = _copy_nest(stage_name, used, buf, idx, new, read=kind == "read")
     body = _place(body, name, stage, before=kind == "read")
     func = tree.add_root_alloc(ctx.func.with_body(body), new)
     return func, BlockRV(stage_name, ctx.func_name)
+
+
+def _redeclare(block: Block, old: Buffer, new: Buffer, index: tuple[PrimExpr, ...]) -> Block:
+    """The block's declared regions of `old` become the element of `new` it now touches."""
+    from ..stmt import BufferRegion
+
+    region = BufferRegion(new, tuple(Range(i, IntImm(i.dtype, 1)) for i in index))
+
+    def swap(regions: tuple) -> tuple:
+        return tuple(region if r.buffer is old else r for r in regions)
+
+    return dataclasses.replace(block, reads=swap(block.reads), writes=swap(block.writes))
 
 
 def _as_dim(extent: PrimExpr) -> PrimExpr:
@@ -237,6 +250,7 @@ def reindex_cache(ctx: Ctx, rv: BlockRV, kind: str, index: int, scope: str,
     cache = Buffer(cname, tuple(_as_dim(iv.dom.extent) for iv in used), buf.dtype,
                    Var(cname, "handle"), scope=scope)
     block = _Reindex(buf, cache, tuple(new_index), stores=kind == "write").generic_visit(br.block)
+    block = _redeclare(block, buf, cache, tuple(new_index))
     body = tree.replace(path, dataclasses.replace(br, block=block))
     bound = {iv.var: v.name for iv, v in zip(br.block.iter_vars, br.iter_values)
              if isinstance(v, Var)}

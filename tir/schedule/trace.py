@@ -79,7 +79,7 @@ class ExprRV:
 _PREFIX = {BlockRV: "b", LoopRV: "l", ExprRV: "v"}
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: `trace.decisions` is keyed by instruction
 class Instruction:
     name: str
     kwargs: dict[str, Any]
@@ -97,6 +97,12 @@ class Trace:
 
     def __init__(self) -> None:
         self.insts: list[Instruction] = []
+
+    @property
+    def decisions(self) -> dict[Instruction, Any]:
+        """The decision of each sampling instruction (TVM's `trace.decisions`)."""
+        return {inst: inst.kwargs["decision"] for inst in self.insts
+                if "decision" in inst.kwargs}
 
     def append(self, name: str, kwargs: dict[str, Any], outputs: Any) -> None:
         self.insts.append(Instruction(name, kwargs, outputs))
