@@ -15,6 +15,7 @@ from .stmt import (
     Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt, MatchBufferRegion, Range,
     SeqStmt, Stmt, While, make_buffer,
 )
+from .stmt import decl_buffer  # noqa: F401 (TVM's buffer constructor)
 from .stmt import AttrStmt
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
 

@@ -26,11 +26,20 @@ class Span:
     end_column: int = 0
 
 
+def node_script(self: Any, **options: Any) -> str:
+    """The node as TVMScript, as TVM 0.27's `.script()` prints one node: the variables and
+    buffers it uses freely are defined first. TVM's printer options change nothing here."""
+    from ..script.printer.node_printer import print_node  # the printer lives above tir
+
+    return print_node(self)
+
+
 class PrimExpr:
     """Base of all scalar expressions; gives them Python arithmetic that builds IR."""
 
     __slots__ = ()
     dtype: str
+    script = node_script
 
     def __add__(self, other: Any) -> PrimExpr:
         return binop(BinaryOp.ADD, self, other)
@@ -291,6 +300,10 @@ class Let(PrimExpr):
     value: PrimExpr
     body: PrimExpr
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, (bool, int, float)):  # `Let(x, 1, ...)`, as TVM accepts
+            object.__setattr__(self, "value", const(self.value, self.var.dtype))
 
     @property
     def dtype(self) -> str:  # type: ignore[override]

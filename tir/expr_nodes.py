@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .dtype import element
-from .expr import BinaryOp, BinOp, PrimExpr, Span, Var, binop, const
+from .expr import BinaryOp, BinOp, PrimExpr, Span, Var, binop, const, node_script
 
 
 class _BinOpView(type):
@@ -97,6 +97,8 @@ class Shuffle(PrimExpr):
 @dataclass(frozen=True, slots=True)
 class CommReducer:
     """A commutative reduction: `result` combines `lhs` and `rhs`, starting at `identity`."""
+
+    script = node_script
 
     lhs: tuple[Var, ...]
     rhs: tuple[Var, ...]

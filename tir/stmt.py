@@ -10,12 +10,13 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from .expr import BufferLoad, IntImm, PrimExpr, Span, Var, const
+from .expr import BufferLoad, IntImm, PrimExpr, Span, Var, const, node_script
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Buffer:
     """A typed, shaped view of memory; `data` is the handle variable that holds its address."""
+    script = node_script
 
     name: str
     shape: tuple[PrimExpr, ...]
@@ -47,8 +48,24 @@ def make_buffer(name: str, shape: Any, dtype: str = "float32", **kwargs: Any) ->
     return Buffer(name, dims, dtype, data, **kwargs)
 
 
+def decl_buffer(shape: Any, dtype: str = "float32", name: str = "buffer", data: Var | None = None,
+                strides: Any = None, elem_offset: Any = None, scope: str = "",
+                offset_factor: int = 0, **_tvm_only: Any) -> Buffer:
+    """`tir.decl_buffer(shape, dtype, name=...)`: TVM's buffer constructor (its layout and
+    alignment options are accepted and have no effect here)."""
+    kwargs: dict[str, Any] = {"scope": scope or "global", "offset_factor": offset_factor}
+    if strides:
+        kwargs["strides"] = tuple(const(s) for s in strides)
+    if elem_offset is not None:
+        kwargs["elem_offset"] = const(elem_offset)
+    if isinstance(shape, (int, PrimExpr)):
+        shape = (shape,)
+    return make_buffer(name, shape, dtype, data=data, **kwargs)
+
+
 class Stmt:
     __slots__ = ()
+    script = node_script
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +159,10 @@ class Evaluate(Stmt):
     value: PrimExpr
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if isinstance(self.value, (bool, int, float)):  # `Evaluate(0)`, as TVM accepts
+            object.__setattr__(self, "value", const(self.value))
+
 
 @dataclass(frozen=True, slots=True)
 class AssertStmt(Stmt):
@@ -187,6 +208,7 @@ class AttrStmt(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class Range:
+    script = node_script
     min: PrimExpr
     extent: PrimExpr
 
@@ -205,6 +227,7 @@ class IterType(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class IterVar:
+    script = node_script
     var: Var
     dom: Range | None
     iter_type: IterType
@@ -213,6 +236,7 @@ class IterVar:
 
 @dataclass(frozen=True, slots=True)
 class BufferRegion:
+    script = node_script
     buffer: Buffer
     region: tuple[Range, ...]
 

@@ -292,7 +292,9 @@ def value_text(v: Any, expr: Callable[[Any], str]) -> str:
 def header(body: str, module: bool) -> str:
     """The `# from tvm.script import ...` lines for the namespaces the text uses."""
     lines = []
-    for ns, name in (("I", "ir"), ("T", "tir"), ("R", "relax")):
+    for ns, name in (("I", "ir"), ("T", "tirx"), ("R", "relax")):
         if (ns == "I" and module) or re.search(rf"(?<![\w.]){ns}\.", body):
             lines.append(f"# from tvm.script import {name} as {ns}")
+            if ns == "T":  # TVM 0.27 names the layout module whenever it imports T
+                lines.append("# from tvm.tirx.layout import Axis")
     return "\n".join(lines) + "\n\n" + body if lines else body

@@ -57,7 +57,7 @@ class TIRPrinter:
 
     def function(self, f: PrimFunc, name: str, in_module: bool) -> list[str]:
         attrs, opts = decorator_options(f.attrs, name)
-        if _has_blocks(f.body):
+        if attrs.pop("s_tir", False) or _has_blocks(f.body):
             opts.append("s_tir=True")
         deco = "@T.prim_func" + (f"({', '.join(opts)})" if opts else "")
         with self.namer.scope():
@@ -304,10 +304,13 @@ class TIRPrinter:
         for rng in r.region:
             one = isinstance(rng.extent, tx.IntImm) and rng.extent.value == 1 and \
                 rng.extent.dtype == rng.min.dtype
+            end = rng.min + rng.extent
+            if isinstance(rng.min, tx.IntImm) and isinstance(rng.extent, tx.IntImm):
+                end = tx.IntImm(rng.extent.dtype, rng.min.value + rng.extent.value)
             if one:
                 parts.append(self.expr(rng.min))
             else:
-                parts.append(f"{self.expr(rng.min)}:{self.expr(rng.min + rng.extent)}")
+                parts.append(f"{self.expr(rng.min)}:{self.expr(end)}")
         return f"{self.name_of(r.buffer)}[{', '.join(parts) if parts else '()'}]"
 
 

@@ -1,0 +1,84 @@
+"""The printer's text as TVM 0.27 prints it: the `tirx` header, `s_tir=True` from the function's
+attribute, and `.script()` of single TIR nodes. Expected texts are apache-tvm 0.27's output."""
+
+from tvmlite import ir, tir
+from tvmlite.ir.structural import structural_equal
+from tvmlite.script import from_source
+from tvmlite.script import tir as T
+
+HEADER = "# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n\n"
+
+
+def test_header_and_s_tir_flag_without_blocks():
+    @T.prim_func(s_tir=True)
+    def func():
+        return T.int32(5)
+
+    text = func.script()
+    assert text == HEADER + "@T.prim_func(s_tir=True)\ndef func():\n    return 5"
+    back = from_source(text)
+    assert dict(back.attrs)["s_tir"] is True
+    assert structural_equal(back, func)
+
+
+def test_s_tir_attr_set_by_with_attr_prints_in_the_decorator():
+    a = tir.Var("x", "int32")
+    f = tir.PrimFunc(params=[a], body=tir.Evaluate(a), ret_type=None).with_attr("s_tir", True)
+    assert "@T.prim_func(private=True, s_tir=True)\ndef main(x: T.int32):" in f.script()
+    assert "func_attr" not in f.script()
+
+
+def test_s_tir_flag_is_not_structure():
+    @T.prim_func(s_tir=True)
+    def marked(A: T.Buffer((4,), "float32")):
+        A[0] = T.float32(1)
+
+    @T.prim_func
+    def plain(A: T.Buffer((4,), "float32")):
+        A[0] = T.float32(1)
+
+    assert structural_equal(marked.with_attr("global_symbol", "plain"), plain)
+    assert not structural_equal(marked, plain.with_attr("other", 1))
+
+
+def test_expression_script_defines_its_free_variables_first():
+    a, b = tir.Var("a", "int32"), tir.Var("b", "int32")
+    assert (a + b).script() == "a = T.int32()\nb = T.int32()\na + b"
+    assert tir.Cast("float64", tir.Var("f", "float32")).script() == \
+        'f = T.float32()\nT.Cast("float64", f)'
+    assert T.float16(1).script() == "T.float16(1.0)"
+    assert T.int16(1).script() == "T.int16(1)"
+
+
+def test_buffer_and_region_script():
+    A = tir.decl_buffer((128, 128), "float16", name="A")
+    assert A.script() == 'A = T.Buffer((128, 128), "float16")\nA'
+    assert A[1, 2].script() == 'A = T.Buffer((128, 128), "float16")\nA[1, 2]'
+    src = tir.decl_buffer((128, 128), "float32", name="src")
+    region = tir.BufferRegion(src, [ir.Range(64, 128), ir.Range(64, 128)])
+    assert region.script() == "src = T.Buffer((128, 128))\nsrc[64:128, 64:128]"
+
+
+def test_statement_range_and_let_script():
+    stmt = tir.Evaluate(tir.Var("n", "int32") + 1)
+    assert stmt.script() == "n = T.int32()\nT.evaluate(n + 1)"
+    assert ir.Range(0, 10).script() == "I.Range(0, 10)"
+    assert ir.Range(2, 10).script() == "I.Range(2, 10)"
+    x = tir.Var("x", "int32")
+    assert tir.Let(x, 1, x + 1).script() == "x = T.int32()\nT.Let(x + 1, where={x: 1})"
+
+
+def test_prim_func_with_tvm_constructor_and_buffer_params():
+    A = tir.decl_buffer(shape=[128, 128], dtype="float32", name="A")
+    f = tir.PrimFunc(params=[A], ret_type=None, body=tir.Evaluate(0)).with_attr(
+        "global_symbol", "main")
+    assert f.script() == (HEADER + '@T.prim_func\ndef main(A: T.Buffer((128, 128), "float32")):'
+                          "\n    T.evaluate(0)")
+    assert f.buffer_of(f.params[0]) is A
+    assert structural_equal(from_source(f.script()), f)
+
+
+def test_evaluate_and_let_take_python_numbers():
+    assert structural_equal(tir.Evaluate(0), tir.Evaluate(tir.IntImm("int32", 0)))
+    x = tir.Var("x", "int64")
+    assert tir.Let(x, 1, x).value == tir.IntImm("int64", 1)
