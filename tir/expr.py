@@ -180,12 +180,18 @@ class IntImm(PrimExpr):
     def __int__(self) -> int:  # TVM users write int(sch.get(v)), int(loop.extent)
         return int(self.value)
 
+    def __str__(self) -> str:  # TVM's str() of a constant is its TVMScript: `T.int64(3)`
+        return self.script()
+
 
 @dataclass(frozen=True, slots=True)
 class FloatImm(PrimExpr):
     dtype: str
     value: float
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:  # TVM's str() of a constant is its TVMScript: `T.float32(1.0)`
+        return self.script()
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +273,11 @@ class Select(PrimExpr):
     true_value: PrimExpr
     false_value: PrimExpr
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for name in ("condition", "true_value", "false_value"):  # Python values, as TVM takes
+            if isinstance(getattr(self, name), (bool, int, float)):
+                object.__setattr__(self, name, const(getattr(self, name)))
 
     @property
     def dtype(self) -> str:  # type: ignore[override]

@@ -145,8 +145,8 @@ class TIRPrinter:
 
     def _Evaluate(self, s: ts.Evaluate) -> None:
         jump = ts.jump_of(s)
-        if jump is not None:
-            self.emit(jump)
+        if jump is not None:  # TVM 0.27 prints `break` as the intrinsic's bare call
+            self.emit(f"T.{jump}_loop()")
             return
         v = s.value
         if isinstance(v, tx.Call) and v.op == "tir.ret" and len(v.args) == 1 \

@@ -82,3 +82,29 @@ def test_evaluate_and_let_take_python_numbers():
     assert structural_equal(tir.Evaluate(0), tir.Evaluate(tir.IntImm("int32", 0)))
     x = tir.Var("x", "int64")
     assert tir.Let(x, 1, x).value == tir.IntImm("int64", 1)
+
+
+def test_constant_operands_and_integer_division_print_as_node_classes():
+    three, four = tir.IntImm("int64", 3), tir.IntImm("int64", 4)
+    assert str(three) == "T.int64(3)" and str(T.float16(1)) == "T.float16(1.0)"
+    assert (three + four).script() == "T.Add(T.int64(3), T.int64(4))"
+    assert tir.LT(three, four).script() == "T.LT(T.int64(3), T.int64(4))"
+    a, b = tir.Var("a", "int32"), tir.Var("b", "int32")
+    assert tir.Div(a, b).script() == "a = T.int32()\nb = T.int32()\nT.Div(a, b)"
+    x = tir.Var("x", "float32")
+    assert (x / x).script() == "x = T.float32()\nx / x"
+    assert tir.Select(True, 0, 2).script() == "T.Select(T.bool(True), 0, 2)"
+
+
+def test_constant_node_classes_and_loop_jumps_round_trip():
+    @T.prim_func
+    def f(A: T.Buffer((4,), "int32"), n: T.int32):
+        A[0] = T.Add(3, 4) + T.Div(n, 2)
+        for i in range(4):
+            if T.bool(True):
+                T.break_loop()
+
+    text = f.script()
+    assert "A[0] = T.Add(3, 4) + T.Div(n, 2)" in text
+    assert "        if T.bool(True):\n            T.break_loop()" in text
+    assert structural_equal(from_source(text), f)
