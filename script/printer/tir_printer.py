@@ -126,9 +126,9 @@ class TIRPrinter:
             self._alloc(buf)
         self.stmt(root.body)  # type: ignore[union-attr]
 
-    def _alloc(self, buf: ts.Buffer) -> None:
+    def _alloc(self, buf: ts.Buffer) -> None:  # a block's buffer, as TVM 0.27 names it
         name = self.define_buffer(buf)
-        self.emit(f"{name} = T.alloc_buffer({self._buffer_args(buf, False)})")
+        self.emit(f"{name} = T.sblock_alloc_buffer({self._buffer_args(buf, False)})")
 
     # -- statements -------------------------------------------------------------------------
 
@@ -253,9 +253,10 @@ class TIRPrinter:
             self._iter_vars(b, s.iter_values)
             if not _is_true(s.predicate):
                 self.emit(f"T.where({self.expr(s.predicate)})")
-            if b.reads:
+            loads, stores = _touched(b)
+            if b.reads or not loads:  # TVM prints the (inferred) lists, empty ones too
                 self.emit(f"T.reads({self._regions(b.reads)})")
-            if b.writes:
+            if b.writes or not stores:
                 self.emit(f"T.writes({self._regions(b.writes)})")
             if b.annotations:
                 self.emit(f"T.block_attr({value_text(dict(b.annotations), self.expr)})")
@@ -275,13 +276,27 @@ class TIRPrinter:
         self.depth -= 1
 
     def _iter_vars(self, b: ts.Block, values: tuple[tx.PrimExpr, ...]) -> None:
-        pairs = list(zip(b.iter_vars, values))
-        if pairs and all(self._remappable(iv, v) for iv, v in pairs):
-            names = [self.namer.define(iv.var, iv.var.name) for iv, _ in pairs]
-            kinds = "".join(iv.iter_type.value for iv, _ in pairs)
-            loops = ", ".join(self.expr(v) for _, v in pairs)
-            self.emit(f'{", ".join(names)} = T.axis.remap("{kinds}", [{loops}])')
-            return
+        """Runs of two or more remappable iterators print as one `T.axis.remap`, as in TVM."""
+        run: list[tuple[ts.IterVar, tx.PrimExpr]] = []
+        for iv, v in zip(b.iter_vars, values):
+            if self._remappable(iv, v):
+                run.append((iv, v))
+                continue
+            self._remap(run)
+            run = []
+            self._axis([(iv, v)])
+        self._remap(run)
+
+    def _remap(self, pairs: list[tuple[ts.IterVar, tx.PrimExpr]]) -> None:
+        if len(pairs) < 2:
+            return self._axis(pairs)
+        names = [self.namer.define(iv.var, iv.var.name) for iv, _ in pairs]
+        kinds = "".join(iv.iter_type.value for iv, _ in pairs)
+        loops = ", ".join(self.expr(v) for _, v in pairs)
+        self.emit(f'{", ".join(names)} = T.axis.remap("{kinds}", [{loops}])')
+        return None
+
+    def _axis(self, pairs: list[tuple[ts.IterVar, tx.PrimExpr]]) -> None:
         kinds = {"S": "spatial", "R": "reduce", "O": "opaque"}
         for iv, v in pairs:
             value = self.expr(v)
@@ -330,6 +345,27 @@ def _grid_next(f: ts.For) -> ts.For | None:
                 and x.min.value == 0 and x.min.dtype == x.extent.dtype for x in (f, inner))
     # NOTE: `for j in range(i)` inside `for i` cannot join it in one T.grid
     return inner if plain and f.loop_var not in _vars_of(inner.extent) else None
+
+
+def _touched(b: ts.Block) -> tuple[bool, bool]:
+    """Whether the block's body or init (nested blocks included) loads / stores a buffer."""
+    from ...tir.functor import Visitor
+
+    found = [False, False]
+
+    class _Touch(Visitor):
+        def visit_BufferLoad(self, e: tx.BufferLoad) -> None:
+            found[0] = True
+            self.generic_visit(e)
+
+        def visit_BufferStore(self, st: ts.BufferStore) -> None:
+            found[1] = True
+            self.generic_visit(st)
+
+    for part in (b.body, b.init):
+        if part is not None:
+            _Touch().visit(part)
+    return found[0], found[1]
 
 
 def _has_blocks(s: Any) -> bool:

@@ -1,3 +1,4 @@
+# ruff: noqa: F841 (TVMScript bodies name what they define)
 """The printer's text as TVM 0.27 prints it: the `tirx` header, `s_tir=True` from the function's
 attribute, and `.script()` of single TIR nodes. Expected texts are apache-tvm 0.27's output."""
 
@@ -107,4 +108,42 @@ def test_constant_node_classes_and_loop_jumps_round_trip():
     text = f.script()
     assert "A[0] = T.Add(3, 4) + T.Div(n, 2)" in text
     assert "        if T.bool(True):\n            T.break_loop()" in text
+    assert structural_equal(from_source(text), f)
+
+
+def test_block_iterators_remap_in_runs_and_empty_access_lists_print():
+    @T.prim_func(s_tir=True)
+    def f():
+        a = T.sblock_alloc_buffer((8,))
+        for i0, i1, i2, i3 in T.grid(8, 8, 8, 8):
+            with T.sblock("update"):
+                v0 = T.axis.spatial(8, i0)
+                v1 = T.axis.spatial(9, i1 + 1)
+                v2, v3 = T.axis.remap("SR", [i2, i3])
+                T.evaluate(0)
+
+    text = f.script()
+    expected = '''    a = T.sblock_alloc_buffer((8,))
+    for i0, i1, i2, i3 in T.grid(8, 8, 8, 8):
+        with T.sblock("update"):
+            v0 = T.axis.spatial(8, i0)
+            v1 = T.axis.spatial(9, i1 + 1)
+            v2, v3 = T.axis.remap("SR", [i2, i3])
+            T.reads()
+            T.writes()
+            T.evaluate(0)'''
+    assert expected in text
+    assert structural_equal(from_source(text), f)
+
+
+def test_block_that_touches_buffers_keeps_its_access_lists_unprinted_when_inferred():
+    @T.prim_func(s_tir=True)
+    def f(A: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.sblock("x"):
+                vi = T.axis.remap("S", [i])
+                A[vi] = A[vi] + T.float32(1)
+
+    text = f.script()
+    assert "vi = T.axis.spatial(4, i)\n" in text and "T.reads" not in text
     assert structural_equal(from_source(text), f)
