@@ -5,18 +5,22 @@ definition line (`a = T.int32()`, `A = T.Buffer((128, 128), "float16")`), then t
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from ...tir import expr as tx
 from ...tir import stmt as ts
 from ...tir.expr_nodes import CommReducer
 from .tir_printer import TIRPrinter
+from .walk import children, tir_defs_and_uses
 
 
 def print_node(obj: Any) -> str:
     """The node as TVMScript text, preceded by the definitions of what it uses freely."""
     p = TIRPrinter()
     if isinstance(obj, ts.Stmt):
+        for x in _free_in(obj):  # named at the top, before any inner scope
+            p.namer.define(x, x.name)
         p.stmt(obj)
         text = "\n".join(p.lines)
     else:
@@ -56,6 +60,30 @@ _ITER_KIND = {"S": "DataPar", "R": "CommReduce", "O": "Opaque"}
 
 def _quoted(s: str) -> str:
     return '"' + s + '"'
+
+
+def _free_in(stmt: ts.Stmt) -> list[Any]:
+    """Variables and buffers the statement uses but does not bind, in order of first use."""
+    defs, uses = tir_defs_and_uses(stmt)
+    bound: set[int] = set()
+    found: list[Any] = []
+
+    def visit(x: Any) -> None:
+        if isinstance(x, ts.Buffer):
+            if id(x) not in bound and all(x is not f for f in found):
+                found.append(x)
+            return
+        if isinstance(x, ts.Block):
+            bound.update(id(b) for b in x.alloc_buffers)
+            bound.update(id(m.buffer) for m in x.match_buffers)
+        elif isinstance(x, (ts.DeclBuffer, ts.Allocate)):
+            bound.add(id(x.buffer))
+        if dataclasses.is_dataclass(x) and not isinstance(x, (type, tx.Var)):
+            for c in children(x):
+                visit(c)
+
+    visit(stmt)
+    return [v for v in uses if v not in defs] + found
 
 
 def _free_names(p: TIRPrinter) -> list[tuple[Any, str]]:

@@ -246,13 +246,20 @@ class TIRPrinter:
         return f"{fn}({bounds}{extra})"
 
     def _BlockRealize(self, s: ts.BlockRealize) -> None:
-        b = s.block
-        self.emit(f"with T.sblock({q(b.name)}):")
+        self.emit(f"with T.sblock({q(s.block.name)}):")
+        self._block(s.block, s.iter_values, s.predicate)
+
+    def _Block(self, b: ts.Block) -> None:
+        """A block on its own (no binding of its iterators), as TVM prints one."""
+        self.emit(f"with T.sblock({q(b.name)}, no_realize=True):")
+        self._block(b, (None,) * len(b.iter_vars), None)
+
+    def _block(self, b: ts.Block, values: tuple[Any, ...], predicate: Any) -> None:
         self.depth += 1
         with self.namer.scope():
-            self._iter_vars(b, s.iter_values)
-            if not _is_true(s.predicate):
-                self.emit(f"T.where({self.expr(s.predicate)})")
+            self._iter_vars(b, values)
+            if predicate is not None and not _is_true(predicate):
+                self.emit(f"T.where({self.expr(predicate)})")
             loads, stores = _touched(b)
             if b.reads or not loads:  # TVM prints the (inferred) lists, empty ones too
                 self.emit(f"T.reads({self._regions(b.reads)})")
@@ -299,12 +306,12 @@ class TIRPrinter:
     def _axis(self, pairs: list[tuple[ts.IterVar, tx.PrimExpr]]) -> None:
         kinds = {"S": "spatial", "R": "reduce", "O": "opaque"}
         for iv, v in pairs:
-            value = self.expr(v)
+            value = "" if v is None else ", " + self.expr(v)
             zero = isinstance(iv.dom.min, tx.IntImm) and iv.dom.min.value == 0
-            dom = self.expr(iv.dom.extent, v.dtype) if zero else \
+            dom = self.expr(iv.dom.extent, iv.var.dtype) if zero else \
                 f"({self.expr(iv.dom.min)}, {self.expr(iv.dom.min + iv.dom.extent)})"
             name = self.namer.define(iv.var, iv.var.name)
-            self.emit(f"{name} = T.axis.{kinds[iv.iter_type.value]}({dom}, {value})")
+            self.emit(f"{name} = T.axis.{kinds[iv.iter_type.value]}({dom}{value})")
 
     def _remappable(self, iv: ts.IterVar, value: tx.PrimExpr) -> bool:
         loop = self.loops.get(value) if isinstance(value, tx.Var) else None
