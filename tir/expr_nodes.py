@@ -129,3 +129,11 @@ class Reduce(PrimExpr):
     @property
     def dtype(self) -> str:  # type: ignore[override]
         return self.source[self.value_index].dtype
+
+
+def vscale() -> PrimExpr:
+    """`tir.vscale()`: the scalable-vector multiple of Arm SVE, as TVM builds it (a call of
+    `tir.vscale`; tvmlite's CPU codegen has no scalable vectors)."""
+    from .expr import Call
+
+    return Call("int32", "tir.vscale", ())

@@ -147,3 +147,8 @@ def test_block_that_touches_buffers_keeps_its_access_lists_unprinted_when_inferr
     text = f.script()
     assert "vi = T.axis.spatial(4, i)\n" in text and "T.reads" not in text
     assert structural_equal(from_source(text), f)
+
+
+def test_tir_vscale_is_the_T_vscale_call():
+    assert structural_equal(tir.vscale(), T.vscale())
+    assert (tir.vscale() * 4).script() == "T.vscale() * 4"
