@@ -12,6 +12,7 @@ from typing import Any
 from ...tir import expr as tx
 from ...tir import stmt as ts
 from ...tir.function import PrimFunc
+from ..tir_nodes import comm_reducer  # noqa: F401 (a value, built the same way as in T)
 from . import IRBuilder
 
 
@@ -301,4 +302,4 @@ globals().update({name: _dtype(name) for name in _DTYPES})
 
 __all__ = ["prim_func", "func_attr", "sblock", "axis", "reads", "writes", "grid", "serial",
            "parallel", "vectorized", "unroll", "While", "If", "Then", "Else", "attr", "Assert",
-           "evaluate", "buffer_store", *_DTYPES]
+           "evaluate", "buffer_store", "comm_reducer", *_DTYPES]

@@ -78,3 +78,8 @@ def test_builder_misuse_is_a_clear_error():
             pass
     with pytest.raises(ValueError, match="built nothing"):
         ib.get()
+
+
+def test_comm_reducer_prints_as_its_lambda():
+    r = T.comm_reducer(lambda x, y: x + y, identity=[T.float32(0)])
+    assert r.script() == "T.comm_reducer(lambda x, y: x + y, [T.float32(0.0)])"
