@@ -515,6 +515,8 @@ def _store(p: Parser, target: ast.Subscript, value: Any) -> ts.Stmt:
     if not isinstance(load, tx.BufferLoad):
         p.error(target, "stores write one element; slices are not supported")
     value = tx.const(value, buf.dtype) if not isinstance(value, tx.PrimExpr) else value
+    if value.dtype != buf.dtype and "x" not in value.dtype + buf.dtype:
+        value = tx.Cast(buf.dtype, value)  # TVM 0.27 casts a scalar to the buffer's dtype
     if value.dtype != buf.dtype:
         p.error(p.node, f"cannot store a {value.dtype} value into {buf.dtype} buffer "
                         f"{buf.name!r}; cast it with T.Cast({buf.dtype!r}, ...)")
