@@ -26,6 +26,11 @@ from ..tir import stmt as ts
 from ..tir.function import PrimFunc
 from . import expr as rx
 from .module import GlobalVar, IRModule
+from .struct_info import FuncStructInfo
+
+# Nodes inside which variables map on first sight: functions, and function signatures (whose
+# parameters define their symbolic dims, as TVM's FuncStructInfo does).
+_SCOPES = (PrimFunc, rx.Function, FuncStructInfo)
 
 _VARLIKE = (tx.Var, ts.Buffer, rx.Var, GlobalVar)
 _UNORDERED = ("attrs", "annotations")
@@ -91,7 +96,7 @@ class _Equal:
             return self.module(a, b, path)
         if isinstance(a, rx.Constant):
             return self.constant(a, b, path)
-        if isinstance(a, (PrimFunc, rx.Function)):
+        if isinstance(a, _SCOPES):
             self.closed += 1
             try:
                 return self.node(a, b, path)
@@ -216,13 +221,13 @@ class _Hasher:
             self.put(f"{arr.dtype}{arr.shape}{hashlib.sha1(arr.tobytes()).hexdigest()}")
             return
         if dataclasses.is_dataclass(x):
-            self.closed += isinstance(x, (PrimFunc, rx.Function))
+            self.closed += isinstance(x, _SCOPES)
             for name, v in _fields(x):
                 if isinstance(x, ts.Block) and name in _INFERABLE:
                     continue
                 m = _compared_map(x, v) if name in _UNORDERED else None
                 self.visit_map(m) if m is not None else self.visit(v)
-            self.closed -= isinstance(x, (PrimFunc, rx.Function))
+            self.closed -= isinstance(x, _SCOPES)
         elif isinstance(x, (tuple, list)):
             self.put(str(len(x)))
             for v in x:

@@ -80,6 +80,13 @@ class PrimFunc(metaclass=_PrimFuncMeta):
     def with_body(self, body: Stmt) -> PrimFunc:
         return replace(self, body=body)
 
+    @property
+    def ty(self) -> Any:
+        """The function's type as TVM 0.27 infers it (`relax.FuncType`; see func_type.py)."""
+        from .func_type import inferred_type
+
+        return inferred_type(self)
+
     def script(self, **options: Any) -> str:
         """The function as TVMScript; TVM's printer options (`show_meta`, `verbose_expr`,
         ...) are accepted and change nothing here."""
