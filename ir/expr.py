@@ -22,6 +22,18 @@ class Expr:
     __slots__ = ()
     struct_info: StructInfo | None
 
+    @property
+    def ty(self) -> StructInfo | None:
+        """TVM 0.27's name for `struct_info`."""
+        return self.struct_info
+
+    def script(self, **options: Any) -> str:
+        """The expression as TVMScript, the variables it uses declared first (as TVM prints a
+        node on its own)."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
     def __add__(self, other: Any) -> Any:
         return _arith("relax.add", self, other)
 
@@ -110,6 +122,11 @@ class Var(Expr):
     def name(self) -> str:
         """TVM 0.27's spelling of `name_hint`."""
         return self.name_hint
+
+    @property
+    def ty(self) -> StructInfo | None:
+        """TVM 0.27's name for `struct_info`."""
+        return self.struct_info
 
     def __call__(self, *args: Any) -> Call:
         """`f(x, y)` for a variable holding a function: a call of it (TVM's closures and
@@ -232,6 +249,15 @@ class StringImm(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class DataTypeImm(Expr):
+    """A dtype as a value (`R.dtype("float32")`), as builtins that allocate take it."""
+
+    value: str
+    struct_info: StructInfo | None = ObjectStructInfo()
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class If(Expr):
     cond: Expr
     true_branch: SeqExpr
@@ -250,6 +276,12 @@ class VarBinding:
     value: Expr
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def script(self, **options: Any) -> str:
+        """The binding as TVMScript, the variables its value uses declared first."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
 
 @dataclass(frozen=True, slots=True)
 class MatchCast:
@@ -257,6 +289,12 @@ class MatchCast:
     value: Expr
     struct_info: StructInfo
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def script(self, **options: Any) -> str:
+        """The binding as TVMScript, the variables its value uses declared first."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
 
 
 Binding = VarBinding | MatchCast
@@ -327,6 +365,14 @@ class Function(Expr):
         new = key if isinstance(key, dict) else {key: value}
         attrs = tuple((k, v) for k, v in self.attrs if k not in new) + tuple(new.items())
         return replace(self, attrs=attrs)
+
+    def with_attrs(self, attrs: Any) -> Function:
+        """A copy with every attribute of the mapping `attrs` set."""
+        return self.with_attr(dict(attrs))
+
+    def without_attr(self, key: str) -> Function:
+        """A copy without attribute `key`."""
+        return replace(self, attrs=tuple((k, v) for k, v in self.attrs if k != key))
 
     def script(self, **options: Any) -> str:
         """The function as TVMScript; TVM's printer options (`show_meta`, ...) change

@@ -80,16 +80,21 @@ def _eval(it: Interpreter, e: PrimExpr | int) -> int:
 def has_reshape_pattern(func: PrimFunc) -> bool:
     """True when `func` is one spatial block storing `out[...] = in[...]` at equal flat
     positions for every iteration."""
+    return reshape_source(func) is not None
+
+
+def reshape_source(func: PrimFunc) -> Any:
+    """The buffer a reshape-only `func` reads (None when it is not one)."""
     if isinstance(func.body, SeqStmt):
-        return False
+        return None
     block = _single_block(func.body)
     if block is None or block.init is not None or \
             any(iv.iter_type != IterType.SPATIAL for iv in block.iter_vars):
-        return False
+        return None
     store = block.body
     if not (isinstance(store, BufferStore) and isinstance(store.value, BufferLoad)) or \
             store.value.buffer is store.buffer:
-        return False
+        return None
     load = store.value
     iters = {iv.var for iv in block.iter_vars}
     symbolic = {v for e in (*store.buffer.shape, *load.buffer.shape, *store.indices,
@@ -98,7 +103,7 @@ def has_reshape_pattern(func: PrimFunc) -> bool:
     rng = random.Random(0)
     for size in _SYMBOLIC_TRIALS:
         if not _same_positions(block, store, load, {v: size for v in symbolic}, rng):
-            return False
+            return None
         if not symbolic:
             break
-    return True
+    return load.buffer

@@ -15,6 +15,17 @@ from ..tir.expr import IntImm, PrimExpr
 class StructInfo:
     __slots__ = ()
 
+    def script(self, **options: Any) -> str:
+        """The struct info as TVMScript, its symbolic dims declared first (as TVM prints)."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
+    def _relax_script(self) -> str:
+        from ..script.printer.node_printer import sinfo_text
+
+        return sinfo_text(self)
+
     def is_base_of(self, derived: StructInfo) -> bool:
         """Whether every value of struct info `derived` also has this struct info."""
         from .type_analysis import is_base_of

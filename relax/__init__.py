@@ -14,6 +14,7 @@ from ..ir.expr import (  # noqa: F401 (relax.Var, relax.Call ... as TVM exports 
     Function, If, MatchCast, PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple, TupleGetItem, Var,
     VarBinding,
 )
+from ..ir.expr import DataTypeImm  # noqa: F401 (R.dtype("float32") as a value)
 from ..ir.global_info import DummyGlobalInfo, VDevice  # noqa: F401
 from ..ir.module import GlobalVar  # noqa: F401
 from ..ir.legacy_types import DynTensorType  # noqa: F401 (the 2022-08 MLC notebooks' type)
@@ -40,11 +41,14 @@ from ..transforms.relax_utils import (  # noqa: F401
 )
 from ..vm.executable import Executable as VMExecutable  # noqa: F401
 from ..vm.vm import VirtualMachine  # noqa: F401
+from ..vm.instrument import VMInstrumentReturnKind  # noqa: F401
+from ..vm.exec_builder import ExecBuilder  # noqa: F401
 from . import (  # noqa: F401
     analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, transform, vm,
 )
 from .block_builder import BlockBuilder  # noqa: F401
 from .binding_rewrite import DataflowBlockRewrite  # noqa: F401
+from . import expr  # noqa: F401,E402 (tvm.relax.expr)
 from .expr_functor import PyExprMutator, PyExprVisitor  # noqa: F401
 from ..transforms.expr_functor import ExprFunctor  # noqa: F401
 from .vm_build import build  # noqa: F401

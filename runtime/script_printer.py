@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -20,6 +21,24 @@ class PrinterConfig:
     num_context_lines: int = -1
     syntax_sugar: bool = True
     extra: dict = field(default_factory=dict)
+
+    def __init__(self, **options: Any) -> None:
+        """Every keyword TVM's PrinterConfig takes is accepted (`verbose_expr`,
+        `path_to_underline`, ...); those this printer has no use for are kept in `extra`."""
+        for name, f in type(self).__dataclass_fields__.items():
+            setattr(self, name, {} if name == "extra" else f.default)
+        self.extra.update(options.pop("extra", None) or {})
+        for name, value in options.items():
+            target = self.__dict__ if name in type(self).__dataclass_fields__ else self.extra
+            target[name] = value
+
+def _script(obj: Any, config: PrinterConfig | None = None) -> str:
+    """TVM's `_script(node, config)`: the node's TVMScript (tvmlite's printer takes no
+    options that change its text)."""
+    script = getattr(obj, "script", None)
+    if not callable(script):
+        raise TypeError(f"{type(obj).__name__} cannot be printed as TVMScript")
+    return script()
 
 
 class Scriptable(abc.ABC):  # noqa: B024

@@ -19,10 +19,12 @@ from ..ir import expr as rx
 from ..ir import op as ops
 from ..ir import struct_info as si
 from ..ir.ops import linalg_stats as _linalg
+from ..ir.ops import runtime_ops as _runtime_ops
 from ..ir.module import GlobalVar
 from ..tir import expr as tx
 from ..tir.dtype import check_known
 from ..tir.function import PrimFunc
+from ..vm import device as _device
 from .parser import entry
 from .parser.core import ArgError, check_attrs, current
 from .parser.relax_parser import (
@@ -333,8 +335,8 @@ def _check_call_tir(name: str, f: PrimFunc, args: rx.Tuple, out: si.StructInfo,
         raise ArgError(f"prim_func {name!r} takes {len(bufs)} buffers ({names}): call_tir gave "
                        f"{n_in} inputs and {len(outs)} outputs", 1)
     binding: dict[tx.Var, tx.PrimExpr] = {}
-    for i, (arg, buf) in enumerate(zip(args.fields, bufs)):
-        msg = _mismatch(arg.struct_info, buf, binding)
+    for i, (value, buf) in enumerate(zip(args.fields, bufs)):
+        msg = _mismatch(value.struct_info, buf, binding)
         if msg:
             raise ArgError(f"argument {i} of call_tir to {name!r} does not fit parameter "
                            f"{buf.name!r}: {msg}", (1, i), 1)
@@ -475,7 +477,7 @@ def _tuple_expr(*fields: Any) -> rx.Tuple:
 
 
 def prim_value(value: Any) -> rx.PrimValue:
-    return to_expr(tx.const(value, "int64" if isinstance(value, int) else None))  # type: ignore
+    return to_expr(tx.const(value, "int64" if type(value) is int else None))  # type: ignore
 
 
 def shape(values: Any) -> rx.ShapeExpr:
@@ -517,8 +519,28 @@ class _OpNamespace:
 
 nn = _OpNamespace("relax.nn")
 image = _OpNamespace("relax.image")
+builtin = _OpNamespace("relax.builtin")  # R.builtin.stop_lift_params, as TVM prints it
+
+# -- devices and IR classes TVMScript names (R.cpu() in R.hint_on_device, R.ExternFunc) ---------
+
+cpu, cuda = _device.cpu, _device.cuda
+ExternFunc = rx.ExternFunc
+ShapeExpr = rx.ShapeExpr
+
+
+def dtype(value: Any) -> rx.DataTypeImm:
+    """`R.dtype("float32")`: a dtype as a relax value."""
+    text = str(getattr(value, "dtype", value))
+    check_known(text)
+    return rx.DataTypeImm(text)
+
+
+def device(device_type: Any, index: int | None = None) -> Any:
+    """`R.device(device_type=1, index=0)`, as TVM prints a device: a `tvm.device`."""
+    return _device.device(device_type, 0 if index is None else index)
 _SPECIAL = {"tuple": _tuple_expr, "str": _str_expr, "Callable": Callable_,
-            "linear": _linalg.linear, "masked_fill": _linalg.masked_fill}
+            "linear": _linalg.linear, "masked_fill": _linalg.masked_fill,
+            "stop_lift_params": _runtime_ops.stop_lift_params}
 
 
 def __getattr__(attr: str) -> Any:
@@ -534,3 +556,9 @@ def __getattr__(attr: str) -> Any:
 # `x: R.Any` is struct info. NOTE: this replaces typing.Any, which this module only names in
 # annotations, and those stay strings (PEP 563)
 globals()["Any"] = Object
+
+from .relax_macro import macro  # noqa: E402,F401 (R.macro: Relax TVMScript pasted in)
+from .ir_builder.relax import (  # noqa: E402,F401 (TVM's R.* builder statements)
+    Else, If, Then, arg, emit, emit_match_cast, emit_var_binding, emit_with_ty, emit_with_type,
+    func_name, func_ret_ty, func_ret_type, func_ret_value,
+)

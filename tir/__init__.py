@@ -10,6 +10,7 @@ from .expr_nodes import (  # TVM's per-operator node classes, as views of BinOp
     Mod, Mul, Or, Ramp, Reduce, Shuffle, Sub,
 )
 from .function import PrimFunc
+from .index_map import IndexMap
 from .stmt import (
     Allocate, AssertStmt, Block, BlockRealize, Buffer, BufferRegion, BufferStore, DeclBuffer,
     Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt, MatchBufferRegion, Range,
@@ -19,6 +20,7 @@ from .stmt import decl_buffer  # noqa: F401 (TVM's buffer constructor)
 from .expr_nodes import vscale  # noqa: F401 (TVM's tir.vscale())
 from .stmt import AttrStmt
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
+from .schedule.tensorize import TensorIntrin
 
 
 def build(mod: object, target: object = "llvm", **_: object) -> object:

@@ -29,7 +29,7 @@ class Span:
 def node_script(self: Any, **options: Any) -> str:
     """The node as TVMScript, as TVM 0.27's `.script()` prints one node: the variables and
     buffers it uses freely are defined first. TVM's printer options change nothing here."""
-    from ..script.printer.node_printer import print_node  # the printer lives above tir
+    from ..script.printer.tir_node_printer import print_node  # the printer lives above tir
 
     return print_node(self)
 

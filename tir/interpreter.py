@@ -104,7 +104,8 @@ class Interpreter:
 
     def exec_BufferStore(self, s: BufferStore) -> None:
         value = _value(s.buffer.dtype, self.eval(s.value))
-        self.mem[self._key(s.buffer)][self._offset(s.buffer, s.indices)] = value
+        offset = self._offset(s.buffer, s.indices)  # first: it maps a matched buffer's memory
+        self.mem[self._key(s.buffer)][offset] = value
 
     def exec_For(self, s: For) -> None:
         lo, n = int(self.eval(s.min)), int(self.eval(s.extent))
@@ -250,7 +251,8 @@ class Interpreter:
         return self.eval(e.body)
 
     def eval_BufferLoad(self, e: BufferLoad) -> Any:
-        v = self.mem[self._key(e.buffer)][self._offset(e.buffer, e.indices)]
+        offset = self._offset(e.buffer, e.indices)  # first: it maps a matched buffer's memory
+        v = self.mem[self._key(e.buffer)][offset]
         return _value(e.buffer.dtype, v)
 
     def eval_Cast(self, e: Cast) -> Any:

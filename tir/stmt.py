@@ -260,6 +260,11 @@ class Block(Stmt):
     annotations: tuple[tuple[str, Any], ...] = ()
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def name_hint(self) -> str:
+        """TVM's name of the block's name (`sch.get(block_rv).name_hint`)."""
+        return self.name
+
 
 @dataclass(frozen=True, slots=True)
 class BlockRealize(Stmt):

@@ -35,3 +35,10 @@ __all__ += [
     "stack", "tile", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "clip", "cosh",
     "isfinite", "isinf", "isnan", "log_add_exp", "logical_xor", "sign", "sinh", "tan", "trunc",
 ]
+
+from .bitwise import (  # noqa: E402
+    bitwise_and, bitwise_not, bitwise_or, bitwise_xor, left_shift, right_shift,
+)
+
+__all__ += ["bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "left_shift",
+            "right_shift"]

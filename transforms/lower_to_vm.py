@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.expr import (
-    Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, If, MatchCast,
+    Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, If, MatchCast, Op,
     PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var, VarBinding,
 )
 from ..ir.module import IRModule
-from ..ir.op import CALL_DPS_PACKED, CALL_PURE_PACKED, CALL_TIR, CALL_TIR_INPLACE
+from ..ir.op import CALL_DPS_PACKED, CALL_PURE_PACKED, CALL_TIR, CALL_TIR_INPLACE, op_attr
 from ..ir.struct_info import ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from ..tir import expr as tir
 from ..tir.function import PrimFunc, free_vars, shape_vars
@@ -26,6 +26,7 @@ from ..vm import bytecode as bc
 from ..vm.bytecode import Arg
 from ..vm.kernel_signature import shape_text
 from .exec_builder import ExecBuilder
+from .lower_builtin_ops import lower_builtin_op
 from .lower_shapes import _dim_text, lower_if
 
 
@@ -200,6 +201,9 @@ class FunctionLowering:
             self.emit(callee, [self.value_of(a) for a in call.args], dst=r, kind="vm")
             return bc.reg(r)
         name = getattr(call.op, "name", type(call.op).__name__)
+        builtin = op_attr(name, "vm_builtin") if isinstance(call.op, Op) else None
+        if builtin is not None:  # ops the VM runs as one builtin call (ir/ops/runtime_ops.py)
+            return lower_builtin_op(self, call, builtin)
         raise LoweringError(f"{self.name}: operator {name} must be legalized before the VM "
                             "can run it (apply relax.transform.LegalizeOps)")
 

@@ -4,14 +4,16 @@ Both first fold an inference batch_norm with constant operands into the conv2d b
 (FoldConstantBatchnorm) and `matmul(x, permute_dims(w))` into one kernel (FuseTransposeMatmul),
 so a linear layer does not copy its transposed weight on every call. The build's default
 also makes reshapes views of their input (ReshapeAsView) and runs a conv2d's bias,
-activation and residual add in the conv's own loop nest (FuseConvEpilogue); the zero
-pipeline leaves both to its general fusion."""
+activation and residual add in the conv's own loop nest (FuseConvEpilogue) and other
+elementwise chains as one loop (FuseElementwise); the zero pipeline leaves these to its
+general fusion."""
 
 from __future__ import annotations
 
 from .fold_constant_bn import FoldConstantBatchnorm
 from .fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
 from .fuse_conv_epilogue import FuseConvEpilogue
+from .fuse_elementwise import FuseElementwise
 from .fuse_transpose_matmul import FuseTransposeMatmul
 from .legalize import LegalizeOps
 from .pass_infra import Pass, Sequential
@@ -27,7 +29,8 @@ def zero_pipeline() -> Pass:
 
 def default_build_pipeline() -> Pass:
     return Sequential([FoldConstantBatchnorm(), FuseConvEpilogue(), FuseTransposeMatmul(),
-                       ReshapeAsView(), LegalizeOps()], name="default_build")
+                       FuseElementwise(), ReshapeAsView(), LegalizeOps()],
+                      name="default_build")
 
 
 PIPELINES = {"zero": zero_pipeline, "default": default_build_pipeline,

@@ -14,7 +14,7 @@ from ..ir import struct_info as si
 from ..ir.functor import substitute_vars
 from ..ir.module import IRModule
 from ..ir.op import CALL_TIR, op_attr
-from ..ir.reshape_pattern import has_reshape_pattern
+from ..ir.reshape_pattern import reshape_source
 from ..tir.function import PrimFunc
 from .pass_infra import Pass, PassContext
 
@@ -26,14 +26,20 @@ def _as_reshape(call: rx.Call, mod: IRModule, b: Any) -> rx.Expr | None:
     out = call.sinfo_args[0] if call.sinfo_args else None
     func = mod.functions.get(call.args[0].gvar) if isinstance(call.args[0],
                                                               rx.GlobalVarRef) else None
-    if len(inputs) != 1 or not isinstance(out, si.TensorStructInfo) or out.shape is None or \
-            not isinstance(func, PrimFunc) or not has_reshape_pattern(func):
+    if not isinstance(out, si.TensorStructInfo) or out.shape is None or \
+            not isinstance(func, PrimFunc):
         return None
-    src = inputs[0].struct_info
+    source = reshape_source(func)
+    buffers = [func.buffer_of(p) for p in func.params]
+    at = next((i for i, b in enumerate(buffers) if b is source), len(inputs))
+    if at >= len(inputs):
+        return None
+    moved = inputs[at]  # a fused kernel may take inputs it never reads
+    src = moved.struct_info
     if not isinstance(src, si.TensorStructInfo) or src.dtype != out.dtype:
         return None
     shape = rx.ShapeExpr(out.shape, si.ShapeStructInfo(out.shape))
-    new = op_attr("relax.reshape", "make")(inputs[0], shape)
+    new = op_attr("relax.reshape", "make")(moved, shape)
     return replace(new, span=call.span)
 
 

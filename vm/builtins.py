@@ -176,7 +176,29 @@ def null_value(*_: Any) -> None:
     return None
 
 
+def shape_of(t: Any) -> tuple[int, ...]:
+    """`vm.builtin.shape_of`: a tensor's shape as a shape value (`R.shape_of`)."""
+    return tuple(int(d) for d in _tensor(t, "R.shape_of input").shape)
+
+
+def shape_to_tensor(shape: Any) -> NDArray:
+    """`vm.builtin.shape_to_tensor`: a shape value as a 1-d int64 tensor."""
+    return as_ndarray(np.array([int(d) for d in shape], dtype="int64"))
+
+
+def tensor_to_shape(t: Any) -> tuple[int, ...]:
+    """`vm.builtin.tensor_to_shape`: a 1-d integer tensor as a shape value."""
+    data = _tensor(t, "R.tensor_to_shape input").numpy()
+    if data.ndim != 1 or data.dtype.kind not in "iu":
+        raise ArgumentRankError(f"R.tensor_to_shape: expected a 1-d integer tensor, got shape "
+                                f"{data.shape} {data.dtype}")
+    return tuple(int(d) for d in data)
+
+
 _PURE: dict[str, Builtin] = {
+    "vm.builtin.shape_of": shape_of,
+    "vm.builtin.shape_to_tensor": shape_to_tensor,
+    "vm.builtin.tensor_to_shape": tensor_to_shape,
     "vm.builtin.eval_shape": eval_shape,
     "vm.builtin.copy": copy,
     "vm.builtin.reshape": reshape,

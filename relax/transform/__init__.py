@@ -21,6 +21,7 @@ from ...transforms.graph_rewrites import (
     DecomposeOpsForInference, DecomposeOpsForTraining, EliminateCommonSubexpr,
     FoldBatchnormToConv2D,
 )
+from ...transforms.inplace import DataflowUseInplaceCalls
 from ...transforms.lazy_params import LazyGetInput, LazySetOutput, LazyTransformParams
 from ...transforms.legalize import LegalizeOps
 from ...transforms.fuse_by_pattern import _CheckContext as PatternCheckContext
@@ -60,4 +61,5 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "MetaScheduleTuneIRMod", "RemovePurityChecking", "RewriteDataflowReshape",
            "RemoveRedundantReshape", "LazyGetInput", "LazySetOutput",
            "LazyTransformParams", "ToMixedPrecision",
-           "AttachExternModules", "FastMathTransform", "AlterOpImpl"]
+           "AttachExternModules", "FastMathTransform", "AlterOpImpl",
+           "DataflowUseInplaceCalls"]

@@ -13,25 +13,18 @@ from ...tir import expr as tx
 from ...tir import stmt as ts
 from ...tir.function import PrimFunc
 from ..tir_nodes import comm_reducer  # noqa: F401 (a value, built the same way as in T)
-from . import IRBuilder
+from .base import IRBuilder, IRBuilderFrame
 
 
-class _Frame:
-    """Base frame: collects the statements emitted while it is open."""
+class _Frame(IRBuilderFrame):
+    """A TIR frame: collects the statements emitted while it is open."""
 
     label = "T.frame"  # how users open it, for error messages
 
     def __enter__(self) -> Any:
-        self.ib = IRBuilder.current()
-        self.ib.bodies.append([])
-        self.ib.frames.append(self)
+        self.stmts: list[ts.Stmt] = []
+        super().__enter__()
         return self.value()
-
-    def __exit__(self, exc_type: Any, *exc: Any) -> None:
-        body = self.ib.bodies.pop()
-        self.ib.frames.pop()
-        if exc_type is None:
-            self.finish(body)
 
     def value(self) -> Any:
         return self
@@ -41,7 +34,10 @@ class _Frame:
             raise ValueError(f"the `with {self.label}(...)` frame has an empty body")
         return ts.seq(stmts)
 
-    def finish(self, stmts: list[Any]) -> None:
+    def finish(self, builder: IRBuilder) -> None:
+        self.build(self.stmts)
+
+    def build(self, stmts: list[Any]) -> None:
         raise NotImplementedError
 
 
@@ -54,7 +50,18 @@ def _frame(kind: type) -> Any:
 
 
 def _emit(stmt: ts.Stmt) -> None:
-    IRBuilder.current().emit(stmt)
+    """Into the innermost TIR frame; outside every frame, into the builder's result."""
+    builder = IRBuilder.current()
+    for f in reversed(builder.frames):
+        if isinstance(f, _Frame):
+            f.stmts.append(stmt)
+            return
+    if builder.result is None:
+        builder.result = stmt
+    elif isinstance(builder.result, ts.Stmt):
+        builder.result = ts.seq([builder.result, stmt])
+    else:
+        raise ValueError("the IRBuilder already holds a function; open a frame for statements")
 
 
 # -- functions and blocks ----------------------------------------------------------------------
@@ -67,9 +74,9 @@ class _PrimFuncFrame(_Frame):
         self.attrs: dict[str, Any] = {"s_tir": True} if s_tir else {}
         self.private = is_private
 
-    def finish(self, stmts: list[Any]) -> None:
+    def build(self, stmts: list[Any]) -> None:
         func = PrimFunc((), (), self.body_of(stmts), tuple(self.attrs.items()))
-        self.ib.result = func
+        IRBuilder.current().result = func
 
 
 def prim_func(is_private: bool = False, s_tir: bool = False) -> _PrimFuncFrame:
@@ -91,10 +98,10 @@ class _SBlockFrame(_Frame):
         self.reads: tuple[ts.BufferRegion, ...] = ()
         self.writes: tuple[ts.BufferRegion, ...] = ()
 
-    def finish(self, stmts: list[Any]) -> None:
+    def build(self, stmts: list[Any]) -> None:
         block = ts.Block(self.name, tuple(self.iter_vars), self.body_of(stmts),
                          self.reads, self.writes)
-        self.ib.emit(ts.BlockRealize(tuple(self.values), tx.const(True), block))
+        _emit(ts.BlockRealize(tuple(self.values), tx.const(True), block))
 
 
 def sblock(name: str = "", no_realize: bool = False) -> _SBlockFrame:
@@ -167,11 +174,11 @@ class _ForFrame(_Frame):
         vars_ = [v for v, _ in self.loops]
         return vars_[0] if len(vars_) == 1 else vars_
 
-    def finish(self, stmts: list[Any]) -> None:
+    def build(self, stmts: list[Any]) -> None:
         body = self.body_of(stmts)
         for var, extent in reversed(self.loops):
             body = ts.For(var, tx.IntImm(extent.dtype, 0), extent, self.kind, body)
-        self.ib.emit(body)
+        _emit(body)
 
 
 def grid(*extents: Any) -> _ForFrame:
@@ -198,8 +205,8 @@ class _WhileFrame(_Frame):
     def __init__(self, condition: Any) -> None:
         self.condition = tx.const(condition)
 
-    def finish(self, stmts: list[Any]) -> None:
-        self.ib.emit(ts.While(self.condition, self.body_of(stmts)))
+    def build(self, stmts: list[Any]) -> None:
+        _emit(ts.While(self.condition, self.body_of(stmts)))
 
 
 def While(condition: Any) -> _WhileFrame:  # noqa: N802 (TVM's name)
@@ -214,23 +221,23 @@ class _IfFrame(_Frame):
         self.then_case: ts.Stmt | None = None
         self.else_case: ts.Stmt | None = None
 
-    def finish(self, stmts: list[Any]) -> None:
+    def build(self, stmts: list[Any]) -> None:
         if stmts or self.then_case is None:
             raise ValueError("the body of T.If holds one T.Then() frame (and one T.Else())")
-        self.ib.emit(ts.IfThenElse(self.condition, self.then_case, self.else_case))
+        _emit(ts.IfThenElse(self.condition, self.then_case, self.else_case))
 
 
 class _ThenFrame(_Frame):
     label = "T.Then"
 
-    def finish(self, stmts: list[Any]) -> None:
+    def build(self, stmts: list[Any]) -> None:
         _frame(_IfFrame).then_case = self.body_of(stmts)
 
 
 class _ElseFrame(_Frame):
     label = "T.Else"
 
-    def finish(self, stmts: list[Any]) -> None:
+    def build(self, stmts: list[Any]) -> None:
         _frame(_IfFrame).else_case = self.body_of(stmts)
 
 
@@ -252,8 +259,8 @@ class _AttrFrame(_Frame):
     def __init__(self, node: Any, key: str, value: Any) -> None:
         self.node, self.key, self.value_ = node, key, tx.const(value)
 
-    def finish(self, stmts: list[Any]) -> None:
-        self.ib.emit(ts.AttrStmt(self.node, self.key, self.value_, self.body_of(stmts)))
+    def build(self, stmts: list[Any]) -> None:
+        _emit(ts.AttrStmt(self.node, self.key, self.value_, self.body_of(stmts)))
 
 
 def attr(node: Any, attr_key: str, value: Any) -> _AttrFrame:
@@ -267,8 +274,8 @@ class _AssertFrame(_Frame):
     def __init__(self, condition: Any, message: str) -> None:
         self.condition, self.message = tx.const(condition), message
 
-    def finish(self, stmts: list[Any]) -> None:
-        self.ib.emit(ts.AssertStmt(self.condition, self.message, self.body_of(stmts)))
+    def build(self, stmts: list[Any]) -> None:
+        _emit(ts.AssertStmt(self.condition, self.message, self.body_of(stmts)))
 
 
 def Assert(condition: Any, message: str) -> _AssertFrame:  # noqa: N802 (TVM's name)

@@ -1,118 +1,85 @@
-"""`.script()` of a single TIR node (expression, statement, buffer, region, type), as TVM 0.27
-prints one: the variables and buffers it uses but does not define come first, each as its own
-definition line (`a = T.int32()`, `A = T.Buffer((128, 128), "float16")`), then the node.
+"""`node.script()` for a relax node on its own (a struct info, an expression, a binding), as
+TVM 0.27 prints one: the free symbolic dims and relax variables it uses are declared first
+(`x = T.int64()`, `a: R.Tensor((1, x, 3), dtype="float32")`), then the node itself.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
+from ...ir import expr as rx
+from ...ir import struct_info as si
 from ...tir import expr as tx
-from ...tir import stmt as ts
-from ...tir.expr_nodes import CommReducer
-from .tir_printer import TIRPrinter
-from .walk import children, tir_defs_and_uses
+from .relax_printer import RelaxPrinter
 
 
-def print_node(obj: Any) -> str:
-    """The node as TVMScript text, preceded by the definitions of what it uses freely."""
-    p = TIRPrinter()
-    if isinstance(obj, ts.Stmt):
-        for x in _free_in(obj):  # named at the top, before any inner scope
-            p.namer.define(x, x.name)
-        p.stmt(obj)
-        text = "\n".join(p.lines)
+class _NodePrinter(RelaxPrinter):
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.declared: set[int] = set()
+
+    def declare_dims(self, s: Any) -> None:
+        """`x = T.int64()` for each symbolic dim of struct info `s` not declared yet."""
+        for v in _tir_vars(s):
+            if id(v) not in self.declared:
+                self.declared.add(id(v))
+                self.emit(f"{self.namer.define(v, v.name)} = T.{v.dtype}()")
+
+    def declare_vars(self, node: Any) -> None:
+        for v in _relax_vars(node):
+            if id(v) not in self.declared:
+                self.declared.add(id(v))
+                self.declare_dims(v.struct_info)
+                name = self.namer.define(v, v.name_hint)
+                self.emit(f"{name}: {self.sinfo(v.struct_info)}")
+
+
+def _walk(node: Any, seen: set[int]) -> Any:
+    """Every IR object reachable from `node` (dataclass fields, tuples), each once, in order."""
+    if id(node) in seen or isinstance(node, (str, int, float, bool, type(None))):
+        return
+    seen.add(id(node))
+    yield node
+    if isinstance(node, (tuple, list)):
+        for item in node:
+            yield from _walk(item, seen)
+        return
+    for name in getattr(node, "__dataclass_fields__", ()):
+        if name != "span":
+            yield from _walk(getattr(node, name, None), seen)
+
+
+def _tir_vars(s: Any) -> list[tx.Var]:
+    return [n for n in _walk(s, set()) if isinstance(n, tx.Var)]
+
+
+def _relax_vars(node: Any) -> list[rx.Var]:
+    found = [n for n in _walk(node, set()) if isinstance(n, rx.Var)]
+    bound = {id(b.var) for b in _walk(node, set()) if isinstance(b, (rx.VarBinding,
+                                                                      rx.MatchCast))}
+    return [v for v in found if id(v) not in bound]
+
+
+def print_node(node: Any) -> str:
+    """The TVMScript of one relax struct info, expression or binding."""
+    p = _NodePrinter()
+    if isinstance(node, si.StructInfo):
+        p.declare_dims(node)
+        p.emit(p.sinfo(node))
+        return "\n".join(p.lines)
+    p.declare_vars(node)
+    if isinstance(node, (rx.VarBinding, rx.MatchCast)):
+        p.binding(node)
+    elif isinstance(node, rx.SeqExpr):
+        p.emit(p.seq(node, ret=False))
+    elif isinstance(node, rx.If):
+        p.declare_dims(node.struct_info)
+        p.binding(rx.VarBinding(rx.Var("v", node.struct_info), node))
     else:
-        text = _node_text(p, obj)
-    defs = [_definition(p, o, name) for o, name in _free_names(p)]
-    return "\n".join([d for d in defs if d] + [text])
+        p.emit(p.value(node))
+    return "\n".join(p.lines)
 
 
-def _node_text(p: TIRPrinter, obj: Any) -> str:
-    if isinstance(obj, ts.Buffer):
-        return p.name_of(obj)
-    if isinstance(obj, ts.BufferRegion):
-        return p._region(obj)
-    if isinstance(obj, ts.Range):
-        return f"I.Range({_bounds(p, obj)})"
-    if isinstance(obj, ts.IterVar):
-        dom = f"T.Range({_bounds(p, obj.dom)})"
-        return (f"T.iter_var({p.name_of(obj.var)}, {dom}, {_ITER_KIND[obj.iter_type.value]!r},"
-                f" {_quoted(obj.thread_tag or '')})").replace("'", '"')
-    if isinstance(obj, CommReducer):
-        return p._comm_reducer(obj)
-    if isinstance(obj, tx.Let):
-        return f"T.Let({p.expr(obj.body)}, where={{{p.name_of(obj.var)}: {p.expr(obj.value)}}})"
-    return p.expr(obj)
-
-
-def _bounds(p: TIRPrinter, r: ts.Range) -> str:
-    """`begin, end` of a range kept as (min, extent)."""
-    end = r.min + r.extent
-    if isinstance(r.min, tx.IntImm) and isinstance(r.extent, tx.IntImm):
-        end = tx.IntImm(r.extent.dtype, r.min.value + r.extent.value)
-    return f"{p.expr(r.min)}, {p.expr(end)}"
-
-
-_ITER_KIND = {"S": "DataPar", "R": "CommReduce", "O": "Opaque"}
-
-
-def _quoted(s: str) -> str:
-    return '"' + s + '"'
-
-
-def _free_in(stmt: ts.Stmt) -> list[Any]:
-    """Variables and buffers the statement uses but does not bind, in order of first use."""
-    defs, uses = tir_defs_and_uses(stmt)
-    bound: set[int] = set()
-    found: list[Any] = []
-
-    def visit(x: Any) -> None:
-        if isinstance(x, ts.Buffer):
-            if id(x) not in bound and all(x is not f for f in found):
-                found.append(x)
-            return
-        if isinstance(x, ts.Block):
-            bound.update(id(b) for b in x.alloc_buffers)
-            bound.update(id(m.buffer) for m in x.match_buffers)
-        elif isinstance(x, (ts.DeclBuffer, ts.Allocate)):
-            bound.add(id(x.buffer))
-        if dataclasses.is_dataclass(x) and not isinstance(x, (type, tx.Var)):
-            for c in children(x):
-                visit(c)
-
-    visit(stmt)
-    return [v for v in uses if v not in defs] + found
-
-
-def _free_names(p: TIRPrinter) -> list[tuple[Any, str]]:
-    """What the printed node named in its outermost scope, in order of first use."""
-    by_id = {id(o): o for o in p.namer.keep}
-    return [(by_id[k], name) for k, name in p.namer.names.items()
-            if k in by_id and "." not in name]
-
-
-def _definition(p: TIRPrinter, obj: Any, name: str) -> str | None:
-    if isinstance(obj, ts.Buffer):
-        if obj.dtype == "float32":
-            return f"{name} = T.Buffer({p._buffer_args(obj, False)})"
-        return f"{name} = T.Buffer({p._buffer_args(obj, True)})"
-    if isinstance(obj, tx.Var):
-        return f"{name} = T.{obj.dtype}()"
-    return None
-
-
-def print_type(obj: Any) -> str:
-    """`T.float32`, `T.handle("int32", "global")`, `T.Tuple(T.float32, T.int32)`."""
-    kind = type(obj).__name__
-    if kind == "PointerType":
-        elem = getattr(obj.element_type, "dtype", "void")
-        scope = obj.storage_scope
-        if elem == "void":
-            return f'T.handle(storage_scope="{scope}")' if scope else "T.handle"
-        return f'T.handle("{elem}", "{scope or "global"}")'
-    if kind in ("TupleType", "TupleStructInfo"):
-        fields = getattr(obj, "fields", None)
-        return f"T.Tuple({', '.join(print_type(f) for f in fields)})"
-    return f"T.{obj.dtype}"
+def sinfo_text(s: si.StructInfo) -> str:
+    """Struct info alone, no declarations (TVM's `_relax_script()`)."""
+    return _NodePrinter().sinfo(s)

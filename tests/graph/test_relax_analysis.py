@@ -226,3 +226,42 @@ def test_function_takes_tvm_027_keywords_and_any():
     f = relax.Function([x], relax.op.add(x, x), ret_ty=R.Tensor((4,), "float32"))
     assert isinstance(f.body, relax.SeqExpr) and f.ret_ty == R.Tensor((4,), "float32")
     assert R.Any == R.Object
+
+
+def test_well_formed_requires_a_normal_form_as_tvm():
+    m = tir.Var("m", "int64")
+    x = relax.Var("x", R.Tensor((m,), "float32"))
+    y = relax.Var("y", R.Tensor((m,), "float32"))
+    nested = relax.Function([x], relax.SeqExpr([relax.BindingBlock([relax.VarBinding(
+        y, relax.op.add(x, relax.op.add(x, x)))])], y), ret_ty=R.Tensor((m,), "float32"))
+    assert not A.well_formed(nested) and not A.check_well_formed(nested)
+    flat = relax.transform.Normalize()(tvm.IRModule.from_expr(nested))
+    assert A.well_formed(flat)
+    unbound = relax.Function([x], relax.op.add(x, x), ret_ty=R.Tensor((m,), "float32"))
+    assert not A.well_formed(unbound)  # the result must be bound
+    k = tir.Var("k", "int64")
+    z = relax.Var("z", R.Tensor((k,), "float32"))  # k: defined nowhere
+    bad_dim = relax.Function([x], relax.SeqExpr([relax.BindingBlock([relax.VarBinding(
+        z, x)])], z), ret_ty=R.Tensor(ndim=1, dtype="float32"))
+    assert not A.well_formed(bad_dim)
+    f = double_with_attrs()
+    assert f.attr_dict["k"] == 1 and "j" not in f.attr_dict
+
+
+def double_with_attrs():
+    @R.function
+    def f(x: R.Tensor((2,), "float32")):
+        return x
+
+    return f.with_attrs({"k": 1, "j": 2}).without_attr("j")
+
+
+def test_well_formed_wants_global_symbols_to_match_names():
+    @R.function
+    def f(x: R.Tensor((2,), "float32")):
+        return x
+
+    mod = tvm.IRModule({"main": f.with_attr("global_symbol", "other")})
+    assert not A.well_formed(mod)
+    assert A.well_formed(relax.transform.NormalizeGlobalVar()(mod))
+    assert f.params[0].ty is f.params[0].struct_info

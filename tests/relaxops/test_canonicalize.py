@@ -6,6 +6,7 @@ from tvmlite import relax
 from tvmlite.ir import assert_structural_equal
 from tvmlite.script import ir as I
 from tvmlite.script import relax as R
+from tvmlite.script import tir as T
 
 
 def _canon(mod):
@@ -94,3 +95,26 @@ def test_outputs_used_only_inside_their_block_become_dataflow_vars():
     after = _canon(Before)
     y_var, z_var = (b.var for b in after["main"].body.blocks[0].bindings)
     assert isinstance(y_var, relax.DataflowVar) and not isinstance(z_var, relax.DataflowVar)
+
+
+def test_match_cast_renaming_dims_goes_and_struct_info_is_refined():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(("m", "n"), "float32")):
+            o = T.int64()
+            p = T.int64()
+            z = R.match_cast(x, R.Tensor((o, p), "float32"))
+            q: R.Tensor(ndim=2, dtype="float32") = R.add(z, x)
+            return q
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor(("m", "n"), "float32")):
+            m = T.int64()
+            n = T.int64()
+            q: R.Tensor((m, n), "float32") = R.add(x, x)
+            return q
+
+    assert_structural_equal(_canon(Before), Expected)

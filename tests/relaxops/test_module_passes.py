@@ -274,3 +274,28 @@ def test_alter_op_impl_swaps_the_kernel_of_an_operator():
     with __import__("pytest").raises(NotImplementedError, match="layout_transform"):
         relax.transform.AlterOpImpl({"relax.mul_by_2": add_twice},
                                     {"relax.mul_by_2": [lambda i: (i // 2, i % 2)]})
+
+
+def test_rewrite_dataflow_reshape_finds_the_input_a_fused_kernel_reads():
+    @I.ir_module
+    class Fused:
+        @T.prim_func
+        def reshape_second(a: T.Buffer((6,), "float32"), b: T.Buffer((2, 3), "float32"),
+                           out: T.Buffer((6,), "float32")):
+            for i in range(6):
+                with T.block("T_reshape"):
+                    vi = T.axis.remap("S", [i])
+                    out[vi] = b[vi // 3, vi % 3]
+
+        @R.function
+        def main(x: R.Tensor((6,), "float32"), y: R.Tensor((2, 3), "float32")):
+            cls = Fused
+            with R.dataflow():
+                r = R.call_tir(cls.reshape_second, (x, y), R.Tensor((6,), "float32"))
+                out = R.add(r, x)
+                R.output(out)
+            return out
+
+    after = relax.transform.RewriteDataflowReshape()(Fused)
+    call = after["main"].body.blocks[0].bindings[0].value
+    assert call.op.name == "relax.reshape" and call.args[0] is after["main"].params[1]

@@ -1,85 +1,79 @@
-"""`tvm.script.ir_builder`: TIR built with frames as context managers. Expected texts are what
-apache-tvm 0.27 prints for the same builder calls."""
+"""`tvm.script.ir_builder` (script/ir_builder/): relax functions built with frames equal the
+same functions parsed from TVMScript, and run."""
 
+import numpy as np
 import pytest
 
-from tvmlite import tir
-from tvmlite.ir.structural import structural_equal
+import tvmlite as tvm
+from tvmlite import relax
+from tvmlite.ir import assert_structural_equal
+from tvmlite.script import ir as I
+from tvmlite.script import relax as RS
 from tvmlite.script.ir_builder import IRBuilder
-from tvmlite.script.ir_builder import tirx as T
+from tvmlite.script.ir_builder import relax as R
 
 
-def test_block_frame_builds_a_block_realize():
-    i, j = tir.Var("i", "int32"), tir.Var("k", "int32")
+@I.ir_module
+class Parsed:
+    @RS.function
+    def main(x: RS.Tensor((4,), "float32"), c: RS.Tensor((), "bool")) -> RS.Tensor((4,), "float32"):
+        with RS.dataflow():
+            lv = RS.add(x, x)
+            gv = RS.multiply(lv, x)
+            RS.output(gv)
+        if c:
+            r = RS.exp(gv)
+        else:
+            r = RS.negative(gv)
+        return r
+
+
+def _built() -> relax.Function:
     with IRBuilder() as ib:
-        with T.sblock(name="block"):
-            vi = ib.name("vi", T.axis.spatial(128, i))
-            vk = ib.name("vk", T.axis.reduce(32, j))
-            T.reads()
-            T.writes()
-            T.evaluate(0)
-    realize = ib.get()
-    assert isinstance(realize, tir.BlockRealize) and list(realize.iter_values) == [i, j]
-    assert [iv.var for iv in realize.block.iter_vars] == [vi, vk]
-    assert realize.script() == ('i = T.int32()\nk = T.int32()\nwith T.sblock("block"):\n'
-                                "    vi = T.axis.spatial(128, i)\n    vk = T.axis.reduce(32, k)\n"
-                                "    T.reads()\n    T.writes()\n    T.evaluate(0)")
-    assert realize.block.script().startswith(
-        'with T.sblock("block", no_realize=True):\n    vi = T.axis.spatial(128)\n')
+        with R.function():
+            R.func_name("main")
+            x = R.arg("x", RS.Tensor((4,), "float32"))
+            c = R.arg("c", RS.Tensor((), "bool"))
+            R.func_ret_ty(RS.Tensor(ndim=1, dtype="float32"))
+            with R.dataflow() as df:
+                lv = IRBuilder.name("lv", R.emit(R.add(x, x)))
+                gv = IRBuilder.name("gv", R.emit(R.multiply(lv, x)))
+                R.output(gv)
+            (gv,) = df.output_vars
+            with R.If(c) as branch:
+                with R.Then():
+                    IRBuilder.name("r", R.emit(R.exp(gv)))
+                with R.Else():
+                    IRBuilder.name("r", R.emit(R.negative(gv)))
+            R.func_ret_value(branch.var)
+    return ib.get()
 
 
-def test_loop_frames_nest_and_collect_their_statements():
-    a = tir.decl_buffer((128, 128), "float16", name="A")
+def test_built_function_equals_the_parsed_one_and_runs():
+    func = _built()
+    assert_structural_equal(func, Parsed["main"])
+    mod = tvm.IRModule({"main": func})
+    vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
+    x = np.array([1, -2, 3, 0.5], "float32")
+    for flag, ref in ((True, np.exp(2 * x * x)), (False, -(2 * x * x))):
+        out = vm["main"](tvm.nd.array(x), tvm.nd.array(np.array(flag)))
+        np.testing.assert_allclose(out.numpy(), ref, rtol=1e-5)
+
+
+def test_emit_match_cast_and_the_names_in_the_R_namespace():
     with IRBuilder() as ib:
-        with T.grid(4, 8) as (i, j):
-            ib.name_many(["i", "j"], [i, j])
-            T.buffer_store(a, a[i, j] + 1, [i, j])
-            T.evaluate(1)
-    loop = ib.get()
-    assert (loop.extent.value, loop.body.extent.value) == (4, 8)
-    assert loop.script() == ('A = T.Buffer((128, 128), "float16")\n'
-                             "for i, j in T.grid(4, 8):\n"
-                             "    A[i, j] = A[i, j] + T.float16(1.0)\n    T.evaluate(1)")
+        with RS.function() if False else R.function():
+            x = RS.arg("x", RS.Tensor(ndim=1, dtype="float32"))
+            y = RS.emit_match_cast(x, RS.Tensor((3,), "float32"))
+            RS.func_ret_value(RS.emit(RS.add(y, y)))
+    func = ib.get()
+    assert func.body.blocks[0].bindings[0].struct_info == RS.Tensor((3,), "float32")
+    assert func.ret_struct_info == RS.Tensor((3,), "float32")
 
 
-def test_while_attr_if_and_prim_func_frames():
-    with IRBuilder() as ib:
-        with T.prim_func(s_tir=True):
-            x = T.int32()
-            with T.While(x < 10):
-                with T.attr("pragma", "unroll", 1):
-                    T.evaluate(0)
-            with T.If(x < 3):
-                with T.Then():
-                    T.evaluate(1)
-                with T.Else():
-                    T.evaluate(2)
-    f = ib.get()
-    assert isinstance(f, tir.PrimFunc) and dict(f.attrs) == {"s_tir": True}
-    expected = ('    while v < 10:\n        with T.attr("pragma", "unroll", 1):\n'
-                "            T.evaluate(0)\n    if v < 3:\n        T.evaluate(1)\n    else:\n"
-                "        T.evaluate(2)")
-    assert "@T.prim_func(private=True, s_tir=True)\ndef main():\n    v = T.int32()\n" + \
-        expected in f.script()
-    with IRBuilder() as ib2:
-        with T.serial(10):
-            T.evaluate(1)
-            T.evaluate(2)
-    assert structural_equal(ib2.get().body, tir.SeqStmt((tir.Evaluate(1), tir.Evaluate(2))))
-
-
-def test_builder_misuse_is_a_clear_error():
-    with pytest.raises(RuntimeError, match="no IRBuilder is open"):
-        T.evaluate(0)
-    with IRBuilder() as ib, pytest.raises(ValueError, match=r"inside a `with T.sblock"):
-        T.axis.spatial(4, 0)
-    with IRBuilder() as ib, pytest.raises(ValueError, match="empty body"):
-        with T.serial(4):
-            pass
-    with pytest.raises(ValueError, match="built nothing"):
-        ib.get()
-
-
-def test_comm_reducer_prints_as_its_lambda():
-    r = T.comm_reducer(lambda x, y: x + y, identity=[T.float32(0)])
-    assert r.script() == "T.comm_reducer(lambda x, y: x + y, [T.float32(0.0)])"
+def test_errors_say_what_is_missing():
+    with pytest.raises(RuntimeError, match="no IRBuilder is active"):
+        R.emit(1)
+    with pytest.raises(RuntimeError, match="R.func_ret_value"), IRBuilder():
+        with R.function():
+            R.arg("x", RS.Tensor((3,), "float32"))

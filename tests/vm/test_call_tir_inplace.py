@@ -56,3 +56,31 @@ def test_call_tir_inplace_refuses_bad_indices():
         relax.call_tir_inplace(gv, (x,), [-1], R.Tensor((2, 3), "int32"))
     call = relax.call_tir_inplace(gv, (x,), 0, R.Tensor((2, 3), "int32"))
     assert tuple(call.attrs["inplace_indices"]) == (0,)
+
+
+def test_dataflow_use_inplace_calls_writes_into_dead_operands():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((1, 3), "float32")):
+            with R.dataflow():
+                z = R.add(x, y)  # x is a parameter: a new tensor
+                a = R.add(z, y)  # z dies here: written in place
+                q = R.multiply(a, y)  # a dies here too
+                k = R.exp(q)  # q is read again below: not in place
+                m = R.multiply(q, k)
+                R.output(m)
+            return m
+
+    after = relax.transform.DataflowUseInplaceCalls()(Before)
+    ops = [b.value.op.name for b in after["main"].body.blocks[0].bindings]
+    assert ops == ["relax.add", "relax.call_tir_inplace", "relax.call_tir_inplace",
+                   "relax.exp", "relax.call_tir_inplace"]
+    kernel = after[after["main"].body.blocks[0].bindings[1].value.args[0].gvar]
+    assert len(kernel.params) == 2  # no output buffer: it writes its first input
+    x = np.random.default_rng(0).random((2, 3)).astype("float32")
+    y = np.random.default_rng(1).random((1, 3)).astype("float32")
+    ex = relax.build(after, target="llvm")
+    out = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x), tvm.nd.array(y))
+    q = (x + y + y) * y
+    np.testing.assert_allclose(out.numpy(), q * np.exp(q), rtol=1e-6)
