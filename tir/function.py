@@ -16,9 +16,9 @@ class _PrimFuncMeta(type):
     attrs=None)`, where a param may be a Buffer (TVM then makes its handle)."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        tvm_style = "ret_type" in kwargs or (len(args) >= 2 and isinstance(args[1], Stmt)) or \
-            (len(args) < 2 and not isinstance(kwargs.get("buffer_map", ()), tuple))
-        if tvm_style:
+        ours = (len(args) >= 2 and not isinstance(args[1], Stmt)) or \
+            isinstance(kwargs.get("buffer_map"), tuple)
+        if not ours or "ret_type" in kwargs:
             args, kwargs = (), _from_tvm_signature(*args, **kwargs)
         return super().__call__(*args, **kwargs)
 

@@ -44,7 +44,9 @@ class Buffer:
 def make_buffer(name: str, shape: Any, dtype: str = "float32", **kwargs: Any) -> Buffer:
     """A buffer with its own data handle; int shapes become int64 immediates, as TVM does."""
     dims = tuple(const(s, "int64") if isinstance(s, int) else s for s in shape)
-    data = kwargs.pop("data", None) or Var(name, "handle")
+    data = kwargs.pop("data", None)
+    if data is None:
+        data = Var(name, "handle")
     return Buffer(name, dims, dtype, data, **kwargs)
 
 

@@ -171,10 +171,14 @@ class ExprPrinter:
         return f"{left} {sym} {right}", p
 
     def _Ramp(self, e: Any) -> str:
-        return f"T.Ramp({self(e.base)}, {self(e.stride)}, {e.lanes})"
+        return f"T.Ramp({self(e.base)}, {self(e.stride)}, {self._lanes(e.lanes)})"
 
     def _Broadcast(self, e: Any) -> str:
-        return f"T.Broadcast({self(e.value)}, {e.lanes})"
+        return f"T.Broadcast({self(e.value)}, {self._lanes(e.lanes)})"
+
+    def _lanes(self, lanes: Any) -> str:
+        """A lane count: an int, or a scalable one such as `T.vscale() * 4`."""
+        return self(lanes) if isinstance(lanes, tx.PrimExpr) else str(lanes)
 
     def _Shuffle(self, e: Any) -> str:
         vectors = ", ".join(self(v) for v in e.vectors)

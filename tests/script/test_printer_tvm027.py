@@ -152,3 +152,15 @@ def test_block_that_touches_buffers_keeps_its_access_lists_unprinted_when_inferr
 def test_tir_vscale_is_the_T_vscale_call():
     assert structural_equal(tir.vscale(), T.vscale())
     assert (tir.vscale() * 4).script() == "T.vscale() * 4"
+
+
+def test_scalable_lanes_keyword_prim_func_and_shared_buffer_data():
+    a = tir.Var("a", "int32")
+    assert tir.Ramp(a, 1, tir.vscale() * 8).script() == \
+        "a = T.int32()\nT.Ramp(a, 1, T.vscale() * 8)"
+    assert tir.Broadcast(0, tir.vscale() * 4).script() == "T.Broadcast(0, T.vscale() * 4)"
+    f = tir.PrimFunc(params=[], body=tir.Evaluate(0))
+    assert f.params == () and f.buffer_map == () and isinstance(f.body, tir.Evaluate)
+    data = tir.decl_buffer((4,), name="A").data
+    b = tir.decl_buffer((8,), name="B", data=data)
+    assert b.data is data
