@@ -41,6 +41,11 @@ class PrimExpr:
     dtype: str
     script = node_script
 
+    @property
+    def ty(self) -> VarType:
+        """TVM's type of the expression (`expr.ty.dtype`)."""
+        return VarType(self.dtype)
+
     def __add__(self, other: Any) -> PrimExpr:
         return binop(BinaryOp.ADD, self, other)
 

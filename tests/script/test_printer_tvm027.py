@@ -164,3 +164,8 @@ def test_scalable_lanes_keyword_prim_func_and_shared_buffer_data():
     data = tir.decl_buffer((4,), name="A").data
     b = tir.decl_buffer((8,), name="B", data=data)
     assert b.data is data
+
+
+def test_every_expression_has_tvm_ty():
+    assert tir.IntImm("int64", 1).ty.dtype == "int64"
+    assert (tir.Var("x", "float16") + T.float16(1)).ty == "float16"
