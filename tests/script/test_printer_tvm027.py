@@ -169,3 +169,11 @@ def test_scalable_lanes_keyword_prim_func_and_shared_buffer_data():
 def test_every_expression_has_tvm_ty():
     assert tir.IntImm("int64", 1).ty.dtype == "int64"
     assert (tir.Var("x", "float16") + T.float16(1)).ty == "float16"
+
+
+def test_tirx_has_the_T_intrinsics_and_math():
+    from tvmlite import tirx
+
+    assert structural_equal(tirx.atan(T.float32(1.0)), T.atan(T.float32(1.0)))
+    assert tirx.call_llvm_pure_intrin("int32x4", "llvm.donothing").script() == \
+        'T.call_llvm_pure_intrin("int32x4", "llvm.donothing")'
