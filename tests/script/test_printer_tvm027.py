@@ -2,6 +2,7 @@
 """The printer's text as TVM 0.27 prints it: the `tirx` header, `s_tir=True` from the function's
 attribute, and `.script()` of single TIR nodes. Expected texts are apache-tvm 0.27's output."""
 
+import pytest
 from tvmlite import ir, tir
 from tvmlite.ir.structural import structural_equal
 from tvmlite.script import from_source
@@ -177,3 +178,17 @@ def test_tirx_has_the_T_intrinsics_and_math():
     assert structural_equal(tirx.atan(T.float32(1.0)), T.atan(T.float32(1.0)))
     assert tirx.call_llvm_pure_intrin("int32x4", "llvm.donothing").script() == \
         'T.call_llvm_pure_intrin("int32x4", "llvm.donothing")'
+
+
+def test_assert_prints_and_parses_in_tvm_027_form():
+    @T.prim_func
+    def f(n: T.int32):
+        assert n > 0, "bad n"
+        T.evaluate(n)
+
+    text = f.script()
+    assert '    assert n > 0, ("RuntimeError", ["bad n"])\n' in text
+    assert structural_equal(from_source(text), f)
+    bad = text.replace('"RuntimeError"', '"ValueError"')
+    with pytest.raises(Exception, match="assertions raise RuntimeError; 'ValueError' is not kept"):
+        from_source(bad)
