@@ -121,6 +121,13 @@ class SeqStmt(Stmt):
     seq: tuple[Stmt, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if type(self.seq) is not tuple or any(type(x) is SeqStmt for x in self.seq):
+            flat: list[Stmt] = []  # a list, or nested sequences: one flat tuple, as TVM keeps
+            for x in self.seq:
+                flat.extend(x.seq if type(x) is SeqStmt else (x,))
+            object.__setattr__(self, "seq", tuple(flat))
+
     def __getitem__(self, i: int) -> Stmt:  # TVM users write func.body[0]
         return self.seq[i]
 

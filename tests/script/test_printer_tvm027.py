@@ -192,3 +192,11 @@ def test_assert_prints_and_parses_in_tvm_027_form():
     bad = text.replace('"RuntimeError"', '"ValueError"')
     with pytest.raises(Exception, match="assertions raise RuntimeError; 'ValueError' is not kept"):
         from_source(bad)
+
+
+def test_nested_sequences_flatten_as_tvm_normalizes_them():
+    inner = tir.SeqStmt([tir.Evaluate(0), tir.Evaluate(1)])
+    seq = tir.SeqStmt([inner, tir.Evaluate(2)])
+    assert [x.value.value for x in seq.seq] == [0, 1, 2] and type(seq.seq) is tuple
+    f = tir.PrimFunc(params=[], body=seq)
+    assert structural_equal(from_source(f.script()), f)
