@@ -179,6 +179,7 @@ class AssertStmt(Stmt):
     message: str
     body: Stmt
     span: Span | None = field(default=None, compare=False, repr=False)
+    kind: str = "RuntimeError"  # TVM 0.27's error kind; kept for printing (raised as an error)
 
 
 @dataclass(frozen=True, slots=True)

@@ -161,7 +161,7 @@ class TIRPrinter:
         self.stmt(s.body)
 
     def _AssertStmt(self, s: ts.AssertStmt) -> None:
-        self.emit(f'assert {self.expr(s.condition)}, ("RuntimeError", [{q(s.message)}])')
+        self.emit(f"assert {self.expr(s.condition)}, ({q(s.kind)}, [{q(s.message)}])")
         self.stmt(s.body)
 
     def _DeclBuffer(self, s: ts.DeclBuffer) -> None:

@@ -189,9 +189,13 @@ def test_assert_prints_and_parses_in_tvm_027_form():
     text = f.script()
     assert '    assert n > 0, ("RuntimeError", ["bad n"])\n' in text
     assert structural_equal(from_source(text), f)
-    bad = text.replace('"RuntimeError"', '"ValueError"')
-    with pytest.raises(Exception, match="assertions raise RuntimeError; 'ValueError' is not kept"):
-        from_source(bad)
+    other = from_source(text.replace('("RuntimeError", ["bad n"])',
+                                     '("ValueError", ["bad ", "n"])'))
+    assert other.body.kind == "ValueError" and other.body.message == "bad n"
+    assert '    assert n > 0, ("ValueError", ["bad n"])\n' in other.script()
+    assert not structural_equal(other, f)
+    with pytest.raises(Exception, match="an assert message is a string or"):
+        from_source(text.replace('("RuntimeError", ["bad n"])', '("ValueError",)'))
 
 
 def test_nested_sequences_flatten_as_tvm_normalizes_them():
