@@ -26,6 +26,11 @@ from ..tir import stmt as ts
 from ..tir.function import PrimFunc
 from . import expr as rx
 from .module import GlobalVar, IRModule
+from .struct_info import FuncStructInfo
+
+# Nodes inside which variables map on first sight: functions, and function signatures (whose
+# parameters define their symbolic dims, as TVM's FuncStructInfo does).
+_SCOPES = (PrimFunc, rx.Function, FuncStructInfo)
 
 _VARLIKE = (tx.Var, ts.Buffer, rx.Var, GlobalVar)
 _NAMELESS = (*_VARLIKE, ts.Block)  # nodes whose name does not count
@@ -58,6 +63,16 @@ def _as_map(value: Any) -> dict[Any, Any] | None:
     return None
 
 
+def _compared_map(node: Any, value: Any) -> dict[Any, Any] | None:
+    """The attribute map as compared: a PrimFunc's `s_tir` flag (TVM 0.27's mark of a
+    function with blocks, set by `@T.prim_func(s_tir=True)`) is not part of its structure
+    here, since tvmlite's parser accepts blocks with or without it."""
+    m = _as_map(value)
+    if m is not None and isinstance(node, PrimFunc) and "s_tir" in m:
+        m = {k: v for k, v in m.items() if k != "s_tir"}
+    return m
+
+
 def _array(data: Any) -> np.ndarray:
     return data.numpy() if hasattr(data, "numpy") else np.asarray(data)
 
@@ -84,7 +99,7 @@ class _Equal:
             return self.module(a, b, path)
         if isinstance(a, rx.Constant):
             return self.constant(a, b, path)
-        if isinstance(a, (PrimFunc, rx.Function)):
+        if isinstance(a, _SCOPES):
             self.closed += 1
             try:
                 return self.node(a, b, path)
@@ -109,9 +124,9 @@ class _Equal:
         for (name, x), (_, y) in zip(_fields(a), _fields(b)):
             if isinstance(a, ts.Block) and name in _INFERABLE and not (x and y):
                 continue
-            m = _as_map(x) if name in _UNORDERED else None
+            m = _compared_map(a, x) if name in _UNORDERED else None
             if m is not None and _as_map(y) is not None:
-                self.mapping(m, _as_map(y), f"{path}.{name}")  # type: ignore[arg-type]
+                self.mapping(m, _compared_map(b, y), f"{path}.{name}")  # type: ignore[arg-type]
             else:
                 self.eq(x, y, f"{path}.{name}")
 
@@ -209,13 +224,13 @@ class _Hasher:
             self.put(f"{arr.dtype}{arr.shape}{hashlib.sha1(arr.tobytes()).hexdigest()}")
             return
         if dataclasses.is_dataclass(x):
-            self.closed += isinstance(x, (PrimFunc, rx.Function))
+            self.closed += isinstance(x, _SCOPES)
             for name, v in _fields(x):
                 if isinstance(x, ts.Block) and name in _INFERABLE:
                     continue
-                m = _as_map(v) if name in _UNORDERED else None
+                m = _compared_map(x, v) if name in _UNORDERED else None
                 self.visit_map(m) if m is not None else self.visit(v)
-            self.closed -= isinstance(x, (PrimFunc, rx.Function))
+            self.closed -= isinstance(x, _SCOPES)
         elif isinstance(x, (tuple, list)):
             self.put(str(len(x)))
             for v in x:

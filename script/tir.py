@@ -42,7 +42,7 @@ def prim_func(func: Callable | None = None, *, private: bool = False, s_tir: boo
               check_well_formed: bool = True) -> Any:
     """Parse a function as a TIR `PrimFunc` (or mark it for the enclosing `@I.ir_module`)."""
     __tracebackhide__ = True  # noqa: F841 (IPython and pytest hide this frame)
-    opts = {"private": private}
+    opts = {"private": private, "s_tir": s_tir}
     if func is None:
         return entry.DecoratorSpec("tir", opts)
     return entry.decorate("tir", func, opts, depth=2)

@@ -16,6 +16,8 @@ from .stmt import (
     Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt, MatchBufferRegion, Range,
     SeqStmt, Stmt, While, make_buffer,
 )
+from .stmt import decl_buffer  # noqa: F401 (TVM's buffer constructor)
+from .expr_nodes import vscale  # noqa: F401 (TVM's tir.vscale())
 from .stmt import AttrStmt
 from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
 from .schedule.tensorize import TensorIntrin

@@ -26,11 +26,25 @@ class Span:
     end_column: int = 0
 
 
+def node_script(self: Any, **options: Any) -> str:
+    """The node as TVMScript, as TVM 0.27's `.script()` prints one node: the variables and
+    buffers it uses freely are defined first. TVM's printer options change nothing here."""
+    from ..script.printer.tir_node_printer import print_node  # the printer lives above tir
+
+    return print_node(self)
+
+
 class PrimExpr:
     """Base of all scalar expressions; gives them Python arithmetic that builds IR."""
 
     __slots__ = ()
     dtype: str
+    script = node_script
+
+    @property
+    def ty(self) -> VarType:
+        """TVM's type of the expression (`expr.ty.dtype`)."""
+        return VarType(self.dtype)
 
     def __add__(self, other: Any) -> PrimExpr:
         return binop(BinaryOp.ADD, self, other)
@@ -171,12 +185,18 @@ class IntImm(PrimExpr):
     def __int__(self) -> int:  # TVM users write int(sch.get(v)), int(loop.extent)
         return int(self.value)
 
+    def __str__(self) -> str:  # TVM's str() of a constant is its TVMScript: `T.int64(3)`
+        return self.script()
+
 
 @dataclass(frozen=True, slots=True)
 class FloatImm(PrimExpr):
     dtype: str
     value: float
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:  # TVM's str() of a constant is its TVMScript: `T.float32(1.0)`
+        return self.script()
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +279,11 @@ class Select(PrimExpr):
     false_value: PrimExpr
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        for name in ("condition", "true_value", "false_value"):  # Python values, as TVM takes
+            if isinstance(getattr(self, name), (bool, int, float)):
+                object.__setattr__(self, name, const(getattr(self, name)))
+
     @property
     def dtype(self) -> str:  # type: ignore[override]
         return self.true_value.dtype
@@ -291,6 +316,10 @@ class Let(PrimExpr):
     value: PrimExpr
     body: PrimExpr
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, (bool, int, float)):  # `Let(x, 1, ...)`, as TVM accepts
+            object.__setattr__(self, "value", const(self.value, self.var.dtype))
 
     @property
     def dtype(self) -> str:  # type: ignore[override]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .dtype import element
-from .expr import BinaryOp, BinOp, PrimExpr, Span, Var, binop, const
+from .expr import BinaryOp, BinOp, PrimExpr, Span, Var, binop, const, node_script
 
 
 class _BinOpView(type):
@@ -98,6 +98,8 @@ class Shuffle(PrimExpr):
 class CommReducer:
     """A commutative reduction: `result` combines `lhs` and `rhs`, starting at `identity`."""
 
+    script = node_script
+
     lhs: tuple[Var, ...]
     rhs: tuple[Var, ...]
     result: tuple[PrimExpr, ...]
@@ -127,3 +129,11 @@ class Reduce(PrimExpr):
     @property
     def dtype(self) -> str:  # type: ignore[override]
         return self.source[self.value_index].dtype
+
+
+def vscale() -> PrimExpr:
+    """`tir.vscale()`: the scalable-vector multiple of Arm SVE, as TVM builds it (a call of
+    `tir.vscale`; tvmlite's CPU codegen has no scalable vectors)."""
+    from .expr import Call
+
+    return Call("int32", "tir.vscale", ())

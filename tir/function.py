@@ -11,8 +11,35 @@ from .expr import PrimExpr, Span, Var
 from .stmt import Buffer, Stmt
 
 
+class _PrimFuncMeta(type):
+    """Accepts TVM's constructor too: `PrimFunc(params, body, ret_type=None, buffer_map=None,
+    attrs=None)`, where a param may be a Buffer (TVM then makes its handle)."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        ours = (len(args) >= 2 and not isinstance(args[1], Stmt)) or \
+            isinstance(kwargs.get("buffer_map"), tuple)
+        if not ours or "ret_type" in kwargs:
+            args, kwargs = (), _from_tvm_signature(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+def _from_tvm_signature(params: Any, body: Stmt, ret_type: Any = None, buffer_map: Any = None,
+                        attrs: Any = None, span: Any = None) -> dict[str, Any]:
+    handles, bmap = [], list(dict(buffer_map or {}).items())
+    for p in params:
+        if isinstance(p, Buffer):
+            h = Var(p.name, "handle")
+            handles.append(h)
+            bmap.append((h, p))
+        else:
+            handles.append(p)
+    ret = getattr(ret_type, "dtype", None) or "void"
+    return {"params": tuple(handles), "buffer_map": tuple(bmap), "body": body,
+            "attrs": tuple(dict(attrs or {}).items()), "ret_dtype": ret, "span": span}
+
+
 @dataclass(frozen=True, slots=True, eq=False)
-class PrimFunc:
+class PrimFunc(metaclass=_PrimFuncMeta):
     """`params` are handle vars (one per buffer argument, mapped in `buffer_map`) and scalar vars.
 
     Shape variables (`T.int64()` dims of `T.match_buffer`) appear inside buffer shapes; they are
@@ -52,6 +79,13 @@ class PrimFunc:
 
     def with_body(self, body: Stmt) -> PrimFunc:
         return replace(self, body=body)
+
+    @property
+    def ty(self) -> Any:
+        """The function's type as TVM 0.27 infers it (`relax.FuncType`; see func_type.py)."""
+        from .func_type import inferred_type
+
+        return inferred_type(self)
 
     def script(self, **options: Any) -> str:
         """The function as TVMScript; TVM's printer options (`show_meta`, `verbose_expr`,

@@ -10,12 +10,13 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from .expr import BufferLoad, IntImm, PrimExpr, Span, Var, const
+from .expr import BufferLoad, IntImm, PrimExpr, Span, Var, const, node_script
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Buffer:
     """A typed, shaped view of memory; `data` is the handle variable that holds its address."""
+    script = node_script
 
     name: str
     shape: tuple[PrimExpr, ...]
@@ -43,12 +44,30 @@ class Buffer:
 def make_buffer(name: str, shape: Any, dtype: str = "float32", **kwargs: Any) -> Buffer:
     """A buffer with its own data handle; int shapes become int64 immediates, as TVM does."""
     dims = tuple(const(s, "int64") if isinstance(s, int) else s for s in shape)
-    data = kwargs.pop("data", None) or Var(name, "handle")
+    data = kwargs.pop("data", None)
+    if data is None:
+        data = Var(name, "handle")
     return Buffer(name, dims, dtype, data, **kwargs)
+
+
+def decl_buffer(shape: Any, dtype: str = "float32", name: str = "buffer", data: Var | None = None,
+                strides: Any = None, elem_offset: Any = None, scope: str = "",
+                offset_factor: int = 0, **_tvm_only: Any) -> Buffer:
+    """`tir.decl_buffer(shape, dtype, name=...)`: TVM's buffer constructor (its layout and
+    alignment options are accepted and have no effect here)."""
+    kwargs: dict[str, Any] = {"scope": scope or "global", "offset_factor": offset_factor}
+    if strides:
+        kwargs["strides"] = tuple(const(s) for s in strides)
+    if elem_offset is not None:
+        kwargs["elem_offset"] = const(elem_offset)
+    if isinstance(shape, (int, PrimExpr)):
+        shape = (shape,)
+    return make_buffer(name, shape, dtype, data=data, **kwargs)
 
 
 class Stmt:
     __slots__ = ()
+    script = node_script
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +121,13 @@ class SeqStmt(Stmt):
     seq: tuple[Stmt, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if type(self.seq) is not tuple or any(type(x) is SeqStmt for x in self.seq):
+            flat: list[Stmt] = []  # a list, or nested sequences: one flat tuple, as TVM keeps
+            for x in self.seq:
+                flat.extend(x.seq if type(x) is SeqStmt else (x,))
+            object.__setattr__(self, "seq", tuple(flat))
+
     def __getitem__(self, i: int) -> Stmt:  # TVM users write func.body[0]
         return self.seq[i]
 
@@ -142,6 +168,10 @@ class Evaluate(Stmt):
     value: PrimExpr
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if isinstance(self.value, (bool, int, float)):  # `Evaluate(0)`, as TVM accepts
+            object.__setattr__(self, "value", const(self.value))
+
 
 @dataclass(frozen=True, slots=True)
 class AssertStmt(Stmt):
@@ -149,6 +179,7 @@ class AssertStmt(Stmt):
     message: str
     body: Stmt
     span: Span | None = field(default=None, compare=False, repr=False)
+    kind: str = "RuntimeError"  # TVM 0.27's error kind; kept for printing (raised as an error)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +218,7 @@ class AttrStmt(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class Range:
+    script = node_script
     min: PrimExpr
     extent: PrimExpr
 
@@ -205,6 +237,7 @@ class IterType(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class IterVar:
+    script = node_script
     var: Var
     dom: Range | None
     iter_type: IterType
@@ -213,6 +246,7 @@ class IterVar:
 
 @dataclass(frozen=True, slots=True)
 class BufferRegion:
+    script = node_script
     buffer: Buffer
     region: tuple[Range, ...]
 

@@ -4,3 +4,11 @@ TVM code imports by path (`tvm.tirx.function`, `.expr`, `.stmt`) are thin module
 from .. import tir as _tir
 
 globals().update({k: v for k, v in vars(_tir).items() if not k.startswith("_")})
+
+# TVM's tir-level calls (`tirx.atan(x)`, `tirx.call_llvm_intrin(...)`) are the T intrinsics.
+from ..script import tir_intrin as _intrin  # noqa: E402
+
+globals().update({k: getattr(_intrin, k) for k in _intrin.__all__ if k not in globals()})
+from ..script import tir as _T  # noqa: E402
+
+globals().update({k: getattr(_T, k) for k in (*_T._MATH, "pow", "isnan") if k not in globals()})

@@ -63,6 +63,8 @@ class IRBuilder:
         """Give a built variable the name `s` (TVM's `IRBuilder.name`)."""
         if hasattr(v, "name_hint"):
             object.__setattr__(v, "name_hint", s)
+        elif type(v).__name__ in ("Var", "Buffer") and hasattr(v, "name"):  # TIR's nodes
+            object.__setattr__(v, "name", s)
         return v
 
     @staticmethod

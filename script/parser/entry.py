@@ -167,6 +167,8 @@ def parse_function(kind: str, node: ast.FunctionDef, src: SourceText, env: dict[
                               "the \"global_symbol\" attribute", src.span(node), src)
     if not opts.get("private") and "global_symbol" not in func.attr_dict:
         func = func.with_attr("global_symbol", node.name)
+    if kind == "tir" and opts.get("s_tir"):
+        func = func.with_attr("s_tir", True)  # as TVM 0.27's decorator marks it
     return func
 
 

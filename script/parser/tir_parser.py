@@ -515,6 +515,8 @@ def _store(p: Parser, target: ast.Subscript, value: Any) -> ts.Stmt:
     if not isinstance(load, tx.BufferLoad):
         p.error(target, "stores write one element; slices are not supported")
     value = tx.const(value, buf.dtype) if not isinstance(value, tx.PrimExpr) else value
+    if value.dtype != buf.dtype and "x" not in value.dtype + buf.dtype:
+        value = tx.Cast(buf.dtype, value)  # TVM 0.27 casts a scalar to the buffer's dtype
     if value.dtype != buf.dtype:
         p.error(p.node, f"cannot store a {value.dtype} value into {buf.dtype} buffer "
                         f"{buf.name!r}; cast it with T.Cast({buf.dtype!r}, ...)")
@@ -585,12 +587,22 @@ def visit_expr(p: Parser, node: ast.Expr) -> ts.Stmt | None:
     p.error(node, "this expression statement has no effect in TIR")
 
 
+def _assert_message(p: Parser, node: ast.Assert, msg: tuple[Any, ...]) -> tuple[str, str]:
+    """(error kind, message) of TVM 0.27's `("ValueError", ["part", ...])`; the parts join."""
+    if len(msg) != 2 or not isinstance(msg[0], str) or not isinstance(msg[1], (list, tuple)):
+        p.error(node.msg, 'an assert message is a string or ("RuntimeError", ["part", ...])')
+    return msg[0], "".join(str(part) for part in msg[1])
+
+
 @TIR.register("Assert")
 def visit_assert(p: Parser, node: ast.Assert) -> Wrap:
     cond = tx.const(p.eval(node.test))  # `assert 0 == 1` folds to a Python bool
     msg = p.eval(node.msg) if node.msg is not None else "assertion failed"
+    kind = "RuntimeError"
+    if isinstance(msg, tuple):  # TVM 0.27's form: ("RuntimeError", ["part", ...])
+        kind, msg = _assert_message(p, node, msg)
     span = p.source.span(node)
-    return Wrap(lambda body: ts.AssertStmt(cond, str(msg), ts.seq(body), span))
+    return Wrap(lambda body: ts.AssertStmt(cond, str(msg), ts.seq(body), span, kind))
 
 
 @TIR.register("Pass")

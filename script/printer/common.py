@@ -90,6 +90,13 @@ _INFIX = {
     tx.BinaryOp.LE: ("<=", 4), tx.BinaryOp.GT: (">", 4), tx.BinaryOp.GE: (">=", 4),
     tx.BinaryOp.AND: ("and", 2), tx.BinaryOp.OR: ("or", 1),
 }
+# Operators TVM prints as their node class when infix text would fold or change meaning.
+_NODE_NAMES = {
+    tx.BinaryOp.ADD: "Add", tx.BinaryOp.SUB: "Sub", tx.BinaryOp.MUL: "Mul",
+    tx.BinaryOp.DIV: "Div", tx.BinaryOp.FLOORDIV: "FloorDiv", tx.BinaryOp.FLOORMOD: "FloorMod",
+    tx.BinaryOp.EQ: "EQ", tx.BinaryOp.NE: "NE", tx.BinaryOp.LT: "LT", tx.BinaryOp.LE: "LE",
+    tx.BinaryOp.GT: "GT", tx.BinaryOp.GE: "GE",
+}
 _CALLS = {tx.BinaryOp.MIN: "T.min", tx.BinaryOp.MAX: "T.max", tx.BinaryOp.MOD: "T.truncmod"}
 _ATOM = 10
 SUBROUTINE_PREFIX = "Module"  # NOTE: the class name printer/__init__.py gives a module
@@ -98,7 +105,7 @@ SUBROUTINE_PREFIX = "Module"  # NOTE: the class name printer/__init__.py gives a
 def literal(value: Any, dtype: str, bare_int: str = "int32") -> str:
     """A literal as the parser will read it back with the same dtype."""
     if dtype == "bool":
-        return "True" if value else "False"
+        return f"T.bool({bool(value)})"
     if isinstance(value, float) or dtype.startswith(("float", "bfloat")):
         v = float(value)
         text = f'"{v}"' if math.isinf(v) or math.isnan(v) else repr(v)
@@ -140,6 +147,10 @@ class ExprPrinter:
     def _binop(self, e: tx.BinOp) -> tuple[str, int]:
         if e.op in _CALLS:
             return f"{_CALLS[e.op]}({self(e.a)}, {self(e.b)})", _ATOM
+        consts = all(isinstance(x, (tx.IntImm, tx.FloatImm)) for x in (e.a, e.b))
+        int_div = e.op is tx.BinaryOp.DIV and not e.dtype.startswith(("float", "bfloat"))
+        if e.op in _NODE_NAMES and (consts or int_div):  # as TVM: no folding, no float `/`
+            return f"T.{_NODE_NAMES[e.op]}({self(e.a)}, {self(e.b)})", _ATOM
         sym, p = _INFIX[e.op]
         left, lp = self.prec(e.a)
         right, rp = self.prec(e.b)
@@ -160,10 +171,14 @@ class ExprPrinter:
         return f"{left} {sym} {right}", p
 
     def _Ramp(self, e: Any) -> str:
-        return f"T.Ramp({self(e.base)}, {self(e.stride)}, {e.lanes})"
+        return f"T.Ramp({self(e.base)}, {self(e.stride)}, {self._lanes(e.lanes)})"
 
     def _Broadcast(self, e: Any) -> str:
-        return f"T.Broadcast({self(e.value)}, {e.lanes})"
+        return f"T.Broadcast({self(e.value)}, {self._lanes(e.lanes)})"
+
+    def _lanes(self, lanes: Any) -> str:
+        """A lane count: an int, or a scalable one such as `T.vscale() * 4`."""
+        return self(lanes) if isinstance(lanes, tx.PrimExpr) else str(lanes)
 
     def _Shuffle(self, e: Any) -> str:
         vectors = ", ".join(self(v) for v in e.vectors)
@@ -292,7 +307,9 @@ def value_text(v: Any, expr: Callable[[Any], str]) -> str:
 def header(body: str, module: bool) -> str:
     """The `# from tvm.script import ...` lines for the namespaces the text uses."""
     lines = []
-    for ns, name in (("I", "ir"), ("T", "tir"), ("R", "relax")):
+    for ns, name in (("I", "ir"), ("T", "tirx"), ("R", "relax")):
         if (ns == "I" and module) or re.search(rf"(?<![\w.]){ns}\.", body):
             lines.append(f"# from tvm.script import {name} as {ns}")
+            if ns == "T":  # TVM 0.27 names the layout module whenever it imports T
+                lines.append("# from tvm.tirx.layout import Axis")
     return "\n".join(lines) + "\n\n" + body if lines else body

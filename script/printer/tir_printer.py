@@ -57,7 +57,7 @@ class TIRPrinter:
 
     def function(self, f: PrimFunc, name: str, in_module: bool) -> list[str]:
         attrs, opts = decorator_options(f.attrs, name)
-        if _has_blocks(f.body):
+        if attrs.pop("s_tir", False) or _has_blocks(f.body):
             opts.append("s_tir=True")
         deco = "@T.prim_func" + (f"({', '.join(opts)})" if opts else "")
         with self.namer.scope():
@@ -126,9 +126,9 @@ class TIRPrinter:
             self._alloc(buf)
         self.stmt(root.body)  # type: ignore[union-attr]
 
-    def _alloc(self, buf: ts.Buffer) -> None:
+    def _alloc(self, buf: ts.Buffer) -> None:  # a block's buffer, as TVM 0.27 names it
         name = self.define_buffer(buf)
-        self.emit(f"{name} = T.alloc_buffer({self._buffer_args(buf, False)})")
+        self.emit(f"{name} = T.sblock_alloc_buffer({self._buffer_args(buf, False)})")
 
     # -- statements -------------------------------------------------------------------------
 
@@ -145,8 +145,8 @@ class TIRPrinter:
 
     def _Evaluate(self, s: ts.Evaluate) -> None:
         jump = ts.jump_of(s)
-        if jump is not None:
-            self.emit(jump)
+        if jump is not None:  # TVM 0.27 prints `break` as the intrinsic's bare call
+            self.emit(f"T.{jump}_loop()")
             return
         v = s.value
         if isinstance(v, tx.Call) and v.op == "tir.ret" and len(v.args) == 1 \
@@ -161,7 +161,7 @@ class TIRPrinter:
         self.stmt(s.body)
 
     def _AssertStmt(self, s: ts.AssertStmt) -> None:
-        self.emit(f"assert {self.expr(s.condition)}, {q(s.message)}")
+        self.emit(f"assert {self.expr(s.condition)}, ({q(s.kind)}, [{q(s.message)}])")
         self.stmt(s.body)
 
     def _DeclBuffer(self, s: ts.DeclBuffer) -> None:
@@ -246,16 +246,24 @@ class TIRPrinter:
         return f"{fn}({bounds}{extra})"
 
     def _BlockRealize(self, s: ts.BlockRealize) -> None:
-        b = s.block
-        self.emit(f"with T.sblock({q(b.name)}):")
+        self.emit(f"with T.sblock({q(s.block.name)}):")
+        self._block(s.block, s.iter_values, s.predicate)
+
+    def _Block(self, b: ts.Block) -> None:
+        """A block on its own (no binding of its iterators), as TVM prints one."""
+        self.emit(f"with T.sblock({q(b.name)}, no_realize=True):")
+        self._block(b, (None,) * len(b.iter_vars), None)
+
+    def _block(self, b: ts.Block, values: tuple[Any, ...], predicate: Any) -> None:
         self.depth += 1
         with self.namer.scope():
-            self._iter_vars(b, s.iter_values)
-            if not _is_true(s.predicate):
-                self.emit(f"T.where({self.expr(s.predicate)})")
-            if b.reads:
+            self._iter_vars(b, values)
+            if predicate is not None and not _is_true(predicate):
+                self.emit(f"T.where({self.expr(predicate)})")
+            loads, stores = _touched(b)
+            if b.reads or not loads:  # TVM prints the (inferred) lists, empty ones too
                 self.emit(f"T.reads({self._regions(b.reads)})")
-            if b.writes:
+            if b.writes or not stores:
                 self.emit(f"T.writes({self._regions(b.writes)})")
             if b.annotations:
                 self.emit(f"T.block_attr({value_text(dict(b.annotations), self.expr)})")
@@ -275,21 +283,35 @@ class TIRPrinter:
         self.depth -= 1
 
     def _iter_vars(self, b: ts.Block, values: tuple[tx.PrimExpr, ...]) -> None:
-        pairs = list(zip(b.iter_vars, values))
-        if pairs and all(self._remappable(iv, v) for iv, v in pairs):
-            names = [self.namer.define(iv.var, iv.var.name) for iv, _ in pairs]
-            kinds = "".join(iv.iter_type.value for iv, _ in pairs)
-            loops = ", ".join(self.expr(v) for _, v in pairs)
-            self.emit(f'{", ".join(names)} = T.axis.remap("{kinds}", [{loops}])')
-            return
+        """Runs of two or more remappable iterators print as one `T.axis.remap`, as in TVM."""
+        run: list[tuple[ts.IterVar, tx.PrimExpr]] = []
+        for iv, v in zip(b.iter_vars, values):
+            if self._remappable(iv, v):
+                run.append((iv, v))
+                continue
+            self._remap(run)
+            run = []
+            self._axis([(iv, v)])
+        self._remap(run)
+
+    def _remap(self, pairs: list[tuple[ts.IterVar, tx.PrimExpr]]) -> None:
+        if len(pairs) < 2:
+            return self._axis(pairs)
+        names = [self.namer.define(iv.var, iv.var.name) for iv, _ in pairs]
+        kinds = "".join(iv.iter_type.value for iv, _ in pairs)
+        loops = ", ".join(self.expr(v) for _, v in pairs)
+        self.emit(f'{", ".join(names)} = T.axis.remap("{kinds}", [{loops}])')
+        return None
+
+    def _axis(self, pairs: list[tuple[ts.IterVar, tx.PrimExpr]]) -> None:
         kinds = {"S": "spatial", "R": "reduce", "O": "opaque"}
         for iv, v in pairs:
-            value = self.expr(v)
+            value = "" if v is None else ", " + self.expr(v)
             zero = isinstance(iv.dom.min, tx.IntImm) and iv.dom.min.value == 0
-            dom = self.expr(iv.dom.extent, v.dtype) if zero else \
+            dom = self.expr(iv.dom.extent, iv.var.dtype) if zero else \
                 f"({self.expr(iv.dom.min)}, {self.expr(iv.dom.min + iv.dom.extent)})"
             name = self.namer.define(iv.var, iv.var.name)
-            self.emit(f"{name} = T.axis.{kinds[iv.iter_type.value]}({dom}, {value})")
+            self.emit(f"{name} = T.axis.{kinds[iv.iter_type.value]}({dom}{value})")
 
     def _remappable(self, iv: ts.IterVar, value: tx.PrimExpr) -> bool:
         loop = self.loops.get(value) if isinstance(value, tx.Var) else None
@@ -304,10 +326,13 @@ class TIRPrinter:
         for rng in r.region:
             one = isinstance(rng.extent, tx.IntImm) and rng.extent.value == 1 and \
                 rng.extent.dtype == rng.min.dtype
+            end = rng.min + rng.extent
+            if isinstance(rng.min, tx.IntImm) and isinstance(rng.extent, tx.IntImm):
+                end = tx.IntImm(rng.extent.dtype, rng.min.value + rng.extent.value)
             if one:
                 parts.append(self.expr(rng.min))
             else:
-                parts.append(f"{self.expr(rng.min)}:{self.expr(rng.min + rng.extent)}")
+                parts.append(f"{self.expr(rng.min)}:{self.expr(end)}")
         return f"{self.name_of(r.buffer)}[{', '.join(parts) if parts else '()'}]"
 
 
@@ -327,6 +352,27 @@ def _grid_next(f: ts.For) -> ts.For | None:
                 and x.min.value == 0 and x.min.dtype == x.extent.dtype for x in (f, inner))
     # NOTE: `for j in range(i)` inside `for i` cannot join it in one T.grid
     return inner if plain and f.loop_var not in _vars_of(inner.extent) else None
+
+
+def _touched(b: ts.Block) -> tuple[bool, bool]:
+    """Whether the block's body or init (nested blocks included) loads / stores a buffer."""
+    from ...tir.functor import Visitor
+
+    found = [False, False]
+
+    class _Touch(Visitor):
+        def visit_BufferLoad(self, e: tx.BufferLoad) -> None:
+            found[0] = True
+            self.generic_visit(e)
+
+        def visit_BufferStore(self, st: ts.BufferStore) -> None:
+            found[1] = True
+            self.generic_visit(st)
+
+    for part in (b.body, b.init):
+        if part is not None:
+            _Touch().visit(part)
+    return found[0], found[1]
 
 
 def _has_blocks(s: Any) -> bool:

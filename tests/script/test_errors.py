@@ -3,6 +3,7 @@
 import sys
 
 import pytest
+import tvmlite as tvm
 from tvmlite.script import from_source
 from tvmlite.script import tir as T
 from tvmlite.script.diagnostics import DiagnosticError
@@ -44,10 +45,14 @@ def test_axis_remap_count():
     check(src, "T.axis.remap got 2 iterator kinds 'SS' but 1 loop variables", 5, 22, "^" * 23)
 
 
-def test_store_dtype_mismatch():
-    check(HEAD + "        B[i] = T.int32(1)\n",
-          "cannot store a int32 value into float32 buffer 'B'; cast it with "
-          "T.Cast('float32', ...)", 4, 9, "^" * 17)
+def test_store_dtype_mismatch_of_scalars_casts_as_tvm_does():
+    implicit = from_source(HEAD + "        B[i] = i\n        B[i] = T.float16(1)\n")
+    explicit = from_source(HEAD + '        B[i] = T.Cast("float32", i)\n'
+                           '        B[i] = T.Cast("float32", T.float16(1))\n')
+    tvm.ir.assert_structural_equal(implicit, explicit)
+    check(HEAD + "        B[i] = T.Broadcast(T.float16(1), 4)\n",
+          "cannot store a float16x4 value into float32 buffer 'B'; cast it with "
+          "T.Cast('float32', ...)", 4, 9, "^" * 35)
 
 
 MODULE = '''@I.ir_module

@@ -1,0 +1,312 @@
+"""`tvm.script.ir_builder.tirx`: the TIR frames and statements of the IRBuilder.
+
+Each frame is a context manager: entering it opens a statement list in the current IRBuilder,
+leaving it builds its statement from that list (`For`, `While`, `IfThenElse`, `AttrStmt`,
+`AssertStmt`, a block, or a PrimFunc) and emits it into the enclosing frame.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...tir import expr as tx
+from ...tir import stmt as ts
+from ...tir.function import PrimFunc
+from ..tir_nodes import comm_reducer  # noqa: F401 (a value, built the same way as in T)
+from .base import IRBuilder, IRBuilderFrame
+
+
+class _Frame(IRBuilderFrame):
+    """A TIR frame: collects the statements emitted while it is open."""
+
+    label = "T.frame"  # how users open it, for error messages
+
+    def __enter__(self) -> Any:
+        self.stmts: list[ts.Stmt] = []
+        super().__enter__()
+        return self.value()
+
+    def value(self) -> Any:
+        return self
+
+    def body_of(self, stmts: list[Any]) -> ts.Stmt:
+        if not stmts:
+            raise ValueError(f"the `with {self.label}(...)` frame has an empty body")
+        return ts.seq(stmts)
+
+    def finish(self, builder: IRBuilder) -> None:
+        self.build(self.stmts)
+
+    def build(self, stmts: list[Any]) -> None:
+        raise NotImplementedError
+
+
+def _frame(kind: type) -> Any:
+    """The innermost open frame of class `kind`."""
+    for f in reversed(IRBuilder.current().frames):
+        if isinstance(f, kind):
+            return f
+    raise ValueError(f"this call must be inside a `with {kind.label}(...)` frame")
+
+
+def _emit(stmt: ts.Stmt) -> None:
+    """Into the innermost TIR frame; outside every frame, into the builder's result."""
+    builder = IRBuilder.current()
+    for f in reversed(builder.frames):
+        if isinstance(f, _Frame):
+            f.stmts.append(stmt)
+            return
+    if builder.result is None:
+        builder.result = stmt
+    elif isinstance(builder.result, ts.Stmt):
+        builder.result = ts.seq([builder.result, stmt])
+    else:
+        raise ValueError("the IRBuilder already holds a function; open a frame for statements")
+
+
+# -- functions and blocks ----------------------------------------------------------------------
+
+
+class _PrimFuncFrame(_Frame):
+    label = "T.prim_func"
+
+    def __init__(self, is_private: bool, s_tir: bool) -> None:
+        self.attrs: dict[str, Any] = {"s_tir": True} if s_tir else {}
+        self.private = is_private
+
+    def build(self, stmts: list[Any]) -> None:
+        func = PrimFunc((), (), self.body_of(stmts), tuple(self.attrs.items()))
+        IRBuilder.current().result = func
+
+
+def prim_func(is_private: bool = False, s_tir: bool = False) -> _PrimFuncFrame:
+    """`with T.prim_func():` a PrimFunc without parameters (private: no global symbol)."""
+    return _PrimFuncFrame(is_private, s_tir)
+
+
+def func_attr(attrs: dict[str, Any]) -> None:
+    _frame(_PrimFuncFrame).attrs.update(attrs)
+
+
+class _SBlockFrame(_Frame):
+    label = "T.sblock"
+
+    def __init__(self, name: str, no_realize: bool) -> None:
+        self.name, self.no_realize = name, no_realize
+        self.iter_vars: list[ts.IterVar] = []
+        self.values: list[tx.PrimExpr] = []
+        self.reads: tuple[ts.BufferRegion, ...] = ()
+        self.writes: tuple[ts.BufferRegion, ...] = ()
+
+    def build(self, stmts: list[Any]) -> None:
+        block = ts.Block(self.name, tuple(self.iter_vars), self.body_of(stmts),
+                         self.reads, self.writes)
+        _emit(ts.BlockRealize(tuple(self.values), tx.const(True), block))
+
+
+def sblock(name: str = "", no_realize: bool = False) -> _SBlockFrame:
+    """`with T.sblock("name"):` a block; its iterators come from `T.axis.*` inside it."""
+    return _SBlockFrame(name, no_realize)
+
+
+def _axis(kind: ts.IterType, dom: Any, binding: Any, dtype: str) -> tx.Var:
+    frame = _frame(_SBlockFrame)
+    value = tx.const(binding, dtype) if binding is not None else None
+    var = tx.Var("v", value.dtype if value is not None else dtype)
+    if isinstance(dom, (tuple, list)):
+        lo, hi = (tx.const(d, var.dtype) for d in dom)
+        rng = ts.Range(lo, hi - lo)
+    else:
+        rng = ts.Range(tx.IntImm(var.dtype, 0), tx.const(dom, var.dtype))
+    frame.iter_vars.append(ts.IterVar(var, rng, kind))
+    frame.values.append(value if value is not None else tx.IntImm(var.dtype, 0))
+    return var
+
+
+class axis:  # noqa: N801 (TVM's name)
+    """`T.axis.spatial(dom, binding)`, `T.axis.reduce(...)`, `T.axis.opaque(...)`."""
+
+    @staticmethod
+    def spatial(dom: Any, binding: Any = None, dtype: str = "int32") -> tx.Var:
+        return _axis(ts.IterType.SPATIAL, dom, binding, dtype)
+
+    @staticmethod
+    def reduce(dom: Any, binding: Any = None, dtype: str = "int32") -> tx.Var:
+        return _axis(ts.IterType.REDUCE, dom, binding, dtype)
+
+    @staticmethod
+    def opaque(dom: Any, binding: Any = None, dtype: str = "int32") -> tx.Var:
+        return _axis(ts.IterType.OPAQUE, dom, binding, dtype)
+
+
+def _regions(items: tuple[Any, ...]) -> tuple[ts.BufferRegion, ...]:
+    out = []
+    for r in items:
+        if isinstance(r, tx.BufferLoad):
+            r = ts.BufferRegion(r.buffer, tuple(ts.Range(i, tx.IntImm(i.dtype, 1))
+                                                for i in r.indices))
+        if not isinstance(r, ts.BufferRegion):
+            raise TypeError(f"T.reads/T.writes take buffer regions, not {type(r).__name__}")
+        out.append(r)
+    return tuple(out)
+
+
+def reads(*regions: Any) -> None:
+    _frame(_SBlockFrame).reads = _regions(regions)
+
+
+def writes(*regions: Any) -> None:
+    _frame(_SBlockFrame).writes = _regions(regions)
+
+
+# -- loops and control flow -------------------------------------------------------------------
+
+
+class _ForFrame(_Frame):
+    label = "T.grid"
+
+    def __init__(self, extents: tuple[Any, ...], kind: ts.ForKind) -> None:
+        ext = [tx.const(e) for e in extents]
+        self.loops = [(tx.Var("v", e.dtype), e) for e in ext]
+        self.kind = kind
+
+    def value(self) -> Any:
+        vars_ = [v for v, _ in self.loops]
+        return vars_[0] if len(vars_) == 1 else vars_
+
+    def build(self, stmts: list[Any]) -> None:
+        body = self.body_of(stmts)
+        for var, extent in reversed(self.loops):
+            body = ts.For(var, tx.IntImm(extent.dtype, 0), extent, self.kind, body)
+        _emit(body)
+
+
+def grid(*extents: Any) -> _ForFrame:
+    """`with T.grid(8, 4) as (i, j):` serial loops nested in order."""
+    return _ForFrame(extents, ts.ForKind.SERIAL)
+
+
+def _loop(kind: ts.ForKind) -> Any:
+    def make(extent: Any) -> _ForFrame:
+        return _ForFrame((extent,), kind)
+    make.__doc__ = f"`with T.{kind.value}(n) as i:` one {kind.value} loop over [0, n)."
+    return make
+
+
+serial = _loop(ts.ForKind.SERIAL)
+parallel = _loop(ts.ForKind.PARALLEL)
+vectorized = _loop(ts.ForKind.VECTORIZED)
+unroll = _loop(ts.ForKind.UNROLLED)
+
+
+class _WhileFrame(_Frame):
+    label = "T.While"
+
+    def __init__(self, condition: Any) -> None:
+        self.condition = tx.const(condition)
+
+    def build(self, stmts: list[Any]) -> None:
+        _emit(ts.While(self.condition, self.body_of(stmts)))
+
+
+def While(condition: Any) -> _WhileFrame:  # noqa: N802 (TVM's name)
+    return _WhileFrame(condition)
+
+
+class _IfFrame(_Frame):
+    label = "T.If"
+
+    def __init__(self, condition: Any) -> None:
+        self.condition = tx.const(condition)
+        self.then_case: ts.Stmt | None = None
+        self.else_case: ts.Stmt | None = None
+
+    def build(self, stmts: list[Any]) -> None:
+        if stmts or self.then_case is None:
+            raise ValueError("the body of T.If holds one T.Then() frame (and one T.Else())")
+        _emit(ts.IfThenElse(self.condition, self.then_case, self.else_case))
+
+
+class _ThenFrame(_Frame):
+    label = "T.Then"
+
+    def build(self, stmts: list[Any]) -> None:
+        _frame(_IfFrame).then_case = self.body_of(stmts)
+
+
+class _ElseFrame(_Frame):
+    label = "T.Else"
+
+    def build(self, stmts: list[Any]) -> None:
+        _frame(_IfFrame).else_case = self.body_of(stmts)
+
+
+def If(condition: Any) -> _IfFrame:  # noqa: N802 (TVM's name)
+    return _IfFrame(condition)
+
+
+def Then() -> _ThenFrame:  # noqa: N802 (TVM's name)
+    return _ThenFrame()
+
+
+def Else() -> _ElseFrame:  # noqa: N802 (TVM's name)
+    return _ElseFrame()
+
+
+class _AttrFrame(_Frame):
+    label = "T.attr"
+
+    def __init__(self, node: Any, key: str, value: Any) -> None:
+        self.node, self.key, self.value_ = node, key, tx.const(value)
+
+    def build(self, stmts: list[Any]) -> None:
+        _emit(ts.AttrStmt(self.node, self.key, self.value_, self.body_of(stmts)))
+
+
+def attr(node: Any, attr_key: str, value: Any) -> _AttrFrame:
+    """`with T.attr(node, key, value):` an attribute over the frame's body."""
+    return _AttrFrame(node, attr_key, value)
+
+
+class _AssertFrame(_Frame):
+    label = "T.Assert"
+
+    def __init__(self, condition: Any, message: str) -> None:
+        self.condition, self.message = tx.const(condition), message
+
+    def build(self, stmts: list[Any]) -> None:
+        _emit(ts.AssertStmt(self.condition, self.message, self.body_of(stmts)))
+
+
+def Assert(condition: Any, message: str) -> _AssertFrame:  # noqa: N802 (TVM's name)
+    return _AssertFrame(condition, message)
+
+
+# -- statements and scalars -------------------------------------------------------------------
+
+
+def evaluate(value: Any) -> None:
+    _emit(ts.Evaluate(tx.const(value)))
+
+
+def buffer_store(buffer: ts.Buffer, value: Any, indices: Any) -> None:
+    """`buffer[indices] = value`."""
+    idx = tuple(tx.const(i) for i in indices)
+    _emit(ts.BufferStore(buffer, tx.const(value, buffer.dtype), idx))
+
+
+def _dtype(name: str) -> Any:
+    def make(value: Any = None) -> tx.PrimExpr:
+        return tx.Var("v", name) if value is None else tx.const(value, name)
+    make.__doc__ = f"`T.{name}()`: a new {name} variable; `T.{name}(x)`: a {name} constant."
+    make.__name__ = name
+    return make
+
+
+_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float16", "float32", "float64", "bfloat16")
+globals().update({name: _dtype(name) for name in _DTYPES})
+
+__all__ = ["prim_func", "func_attr", "sblock", "axis", "reads", "writes", "grid", "serial",
+           "parallel", "vectorized", "unroll", "While", "If", "Then", "Else", "attr", "Assert",
+           "evaluate", "buffer_store", "comm_reducer", *_DTYPES]
