@@ -43,6 +43,13 @@ class Target:
     def __repr__(self) -> str:
         return f"Target({self._text!r})"
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Target) and (self._text, str(self.host)) == \
+            (other._text, str(other.host))
+
+    def __hash__(self) -> int:
+        return hash((self._text, str(self.host)))
+
     def __enter__(self) -> "Target":
         Target._stack.append(self)
         return self

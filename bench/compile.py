@@ -12,9 +12,10 @@ its kernels there; TVM has compiled them already). Importing and parsing are not
 
 tvmlite "cold" runs with an empty kernel cache (a fresh TVMLITE_CACHE_DIR); "warm" is a new
 process compiling the same module again with the cache the cold run filled. Figures are
-medians over `--reps` processes. Models: the lecture MLP, VGG-11 at 224x224, and a VGG-style
-net at 32x32 (VGG-11's 8 convs, 512-wide dense layers, 10 classes). No ResNet-18 or BERT
-builder exists in bench/ yet, so they are not measured.
+medians over `--reps` processes. Models: the lecture MLP, VGG-11 at 224x224, a VGG-style
+net at 32x32 (VGG-11's 8 convs, 512-wide dense layers, 10 classes), and from bench/model_zoo.py
+ResNet-18, MobileNetV2 and the BERT encoder layer, written in torch and imported by each side's
+`relax.frontend.torch.from_exported_program` (export and import not timed; needs torch).
 
 `--tune`: tuning throughput, tvmlite only: `meta_schedule.tune_tir` of a 256x256x256 matmul
 (default space, `--trials` candidates, seed 0, 1 core), each candidate built and timed; trials
@@ -50,6 +51,7 @@ MODELS = {
     "vgg11_224": lambda: gm.vgg11_src(224),
     "vgg8_32": lambda: gm.vgg11_src(32, 512, 10),
 }
+ZOO = ("resnet18", "mobilenetv2", "bert-layer")  # torch models of bench/model_zoo.py
 
 
 MATMUL_SRC = '''
@@ -99,11 +101,29 @@ def tune(trials):
                   f"{r['per_s']:.1f} per second")
 
 
+def zoo_module(flavor, model):
+    """(tvm, relax, IRModule) of a bench/model_zoo.py torch model, imported by `flavor`."""
+    import importlib
+
+    import torch
+    from model_zoo import build
+
+    tvm = importlib.import_module("tvm" if flavor == "tvm" else "tvmlite")
+    frontend = importlib.import_module(f"{tvm.__name__}.relax.frontend.torch")
+    net, example = build(model)
+    with torch.no_grad():
+        exported = torch.export.export(net, (example,))
+    return tvm, tvm.relax, frontend.from_exported_program(exported)
+
+
 def worker(flavor, model):
-    mod = load_module_source(HEADERS[flavor] + MODELS[model](), f"compile_{flavor}_{model}")
-    tvm, relax = mod.tvm, mod.relax
+    if model in ZOO:
+        tvm, relax, module = zoo_module(flavor, model)
+    else:
+        mod = load_module_source(HEADERS[flavor] + MODELS[model](), f"compile_{flavor}_{model}")
+        tvm, relax, module = mod.tvm, mod.relax, mod.Module
     t0 = time.perf_counter()
-    ex = tvm.compile(mod.Module, target="llvm")
+    ex = tvm.compile(module, target="llvm")
     t1 = time.perf_counter()
     relax.VirtualMachine(ex, tvm.cpu())["main"]
     t2 = time.perf_counter()
@@ -225,7 +245,7 @@ def main():
         tune(arg("--trials", 16))
         return
     reps = arg("--reps", 3)
-    models = arg("--models", ",".join(MODELS)).split(",")
+    models = arg("--models", ",".join([*MODELS, *ZOO])).split(",")
     table = {m: measure(m, reps) for m in models}
     print(f"median of {reps} fresh processes each; seconds until `main` is native code "
           f"(tvm.compile alone in parentheses)\n")

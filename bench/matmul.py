@@ -8,8 +8,10 @@ float32, square N. (a) the plain 3-loop TIR matmul with a T.init reduction, (b) 
 the standard schedule below (8x32 register tile accumulated in a cache_write "local" buffer,
 k outside the tile, vectorized inner loop, unrolled rows, parallel outer loop), (c) numpy's
 matmul (BLAS, all cores), (d) Apache TVM 0.27 on the same TVMScript text and the same schedule
-code. Every flavour runs in its own subprocess (`--worker`), tvmlite with TVMLITE_NUM_THREADS
-=1 and =2 (the parallel speed-up), TVM with its default thread count and TVM_NUM_THREADS=2.
+code, and (e) a user's own schedule without the register cache (`user_schedule`), against
+TVM's host-CPU build of the same. Every flavour runs in its own subprocess (`--worker`),
+tvmlite with TVMLITE_NUM_THREADS=1 and =2 (the parallel speed-up), TVM with its default
+thread count and TVM_NUM_THREADS=2.
 TVM's target is its default "llvm" (generic x86-64, SSE2); the scheduled kernel is also run
 with `mcpu` = this host's CPU, which is what tvmlite compiles for.
 """
@@ -63,6 +65,23 @@ def schedule(tvm, func):
     return sch.mod
 
 
+def user_schedule(tvm, func):
+    """A user's own schedule without a register cache (issue 15's example): i, j split by 32,
+    k by 8, loops (i0, j0, k0, i1, k1, j1), j1 vectorized, i0 parallel, reduction decomposed.
+    The 32x32 tile of C accumulates in memory (L1)."""
+    sch = tvm.s_tir.Schedule(func)
+    block = sch.get_sblock("C")
+    i, j, k = sch.get_loops(block)
+    i0, i1 = sch.split(i, [None, 32])
+    j0, j1 = sch.split(j, [None, 32])
+    k0, k1 = sch.split(k, [None, 8])
+    sch.reorder(i0, j0, k0, i1, k1, j1)
+    sch.vectorize(j1)
+    sch.parallel(i0)
+    sch.decompose_reduction(block, k0)
+    return sch.mod
+
+
 def time_s(fn, budget_s=1.5, min_runs=3, max_runs=50):
     """Median seconds per call: one warm-up, then runs until `budget_s` (at least min_runs)."""
     fn()
@@ -94,18 +113,18 @@ def run_size(flavor, tvm, n, mcpu):
     a, b = rng.standard_normal((2, n, n)).astype("float32")
     want = a @ b
     out = {}
-    cases = [("plain", func, None), ("sched", schedule(tvm, func), None)]
+    cases = [("plain", func, None), ("sched", schedule(tvm, func), None),
+             ("user", user_schedule(tvm, func), None)]
     if flavor == "tvm" and mcpu:
-        cases.append(("sched_native", cases[1][1], mcpu))
+        cases += [("sched_native", cases[1][1], mcpu), ("user_native", cases[2][1], mcpu)]
     for name, prog, cpu in cases:
         try:
             f = build(flavor, tvm, prog, cpu)
-            if flavor == "tvm":
-                args = [tvm.runtime.tensor(x) for x in (a, b, np.zeros((n, n), "float32"))]
-            else:
-                args = [a, b, np.zeros((n, n), "float32")]
+            # tensors as each library makes them (64-byte aligned, both)
+            make = tvm.runtime.tensor if flavor == "tvm" else tvm.nd.array
+            args = [make(x) for x in (a, b, np.zeros((n, n), "float32"))]
             f(*args)
-            got = args[2].numpy() if flavor == "tvm" else args[2]
+            got = args[2].numpy()
             np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
             budget = 0.5 if name == "plain" else 1.5
             out[name] = gflops(n, time_s(lambda: f(*args), budget_s=budget,
@@ -205,6 +224,12 @@ def print_table(res, sizes, host):
         print(f"{n:5d} | {fmt(pl)} {fmt(pt)} {ratio(pl, pt)} | {fmt(s1)} {fmt(s2)} {fmt(t1)} "
               f"{fmt(t2)} {fmt(tn)} {ratio(s2, t2)} {ratio(s2, tn)} | {fmt(npy)} "
               f"{ratio(s2, npy)} | {ratio(s2, s1)}")
+    print("user schedule (32/32/8, no register cache), 2 threads each:")
+    print("   N | lite2  TVM-native2  lite2/TVMnat2 | numpy lite2/numpy")
+    for n in sizes:
+        u2, un = get("tvmlite_2", n, "user"), get("tvm_2", n, "user_native")
+        npy = res["numpy"][str(n)]
+        print(f"{n:5d} | {fmt(u2)} {fmt(un)} {ratio(u2, un)} | {fmt(npy)} {ratio(u2, npy)}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,11 @@ from ..tir.attrs import Attrs
 from ..tir.expr import Span
 from .expr import Call, Expr, Op, Tuple, TupleGetItem
 from .global_info import DummyGlobalInfo, GlobalInfo, VDevice
+from .ir_names import (  # noqa: F401 (TVM 0.27's tvm.ir names)
+    BaseFunc, CallingConv, Constant, DictAttrs, EnvFunc, ExprOperand, ExprWithOp, Map, Node,
+    PointerType, Range, SequentialSpan, SourceName, StringImm, StringType, Var, is_prim_expr,
+    is_prim_var, load_json, make_node, register_op_attr, save_json,
+)
 from .module import GlobalVar, IRModule
 from . import ops  # noqa: F401,E402 (registers the high-level operators)
 from .structural import assert_structural_equal, structural_equal, structural_hash

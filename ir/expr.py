@@ -22,6 +22,18 @@ class Expr:
     __slots__ = ()
     struct_info: StructInfo | None
 
+    @property
+    def ty(self) -> StructInfo | None:
+        """TVM 0.27's name for `struct_info`."""
+        return self.struct_info
+
+    def script(self, **options: Any) -> str:
+        """The expression as TVMScript, the variables it uses declared first (as TVM prints a
+        node on its own)."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
     def __add__(self, other: Any) -> Any:
         return _arith("relax.add", self, other)
 
@@ -105,6 +117,25 @@ class Var(Expr):
 
     def __repr__(self) -> str:
         return f"%{self.name_hint}"
+
+    @property
+    def name(self) -> str:
+        """TVM 0.27's spelling of `name_hint`."""
+        return self.name_hint
+
+    @property
+    def ty(self) -> StructInfo | None:
+        """TVM 0.27's name for `struct_info`."""
+        return self.struct_info
+
+    def __call__(self, *args: Any) -> Call:
+        """`f(x, y)` for a variable holding a function: a call of it (TVM's closures and
+        callback parameters such as `fget_param`)."""
+        from .struct_info import FuncStructInfo
+
+        sinfo = self.struct_info
+        ret = sinfo.ret if isinstance(sinfo, FuncStructInfo) else None
+        return Call(self, tuple(_as_expr(a) for a in args), struct_info=ret)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -218,6 +249,15 @@ class StringImm(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class DataTypeImm(Expr):
+    """A dtype as a value (`R.dtype("float32")`), as builtins that allocate take it."""
+
+    value: str
+    struct_info: StructInfo | None = ObjectStructInfo()
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class If(Expr):
     cond: Expr
     true_branch: SeqExpr
@@ -236,6 +276,12 @@ class VarBinding:
     value: Expr
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def script(self, **options: Any) -> str:
+        """The binding as TVMScript, the variables its value uses declared first."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
 
 @dataclass(frozen=True, slots=True)
 class MatchCast:
@@ -243,6 +289,12 @@ class MatchCast:
     value: Expr
     struct_info: StructInfo
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def script(self, **options: Any) -> str:
+        """The binding as TVMScript, the variables its value uses declared first."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
 
 
 Binding = VarBinding | MatchCast
@@ -269,7 +321,7 @@ class SeqExpr(Expr):
         return self.body.struct_info
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, init=False)
 class Function(Expr):
     params: tuple[Var, ...]
     body: SeqExpr
@@ -278,9 +330,24 @@ class Function(Expr):
     attrs: tuple[tuple[str, Any], ...] = ()
     span: Span | None = field(default=None, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        if type(self.attrs) is not Attrs:
-            object.__setattr__(self, "attrs", Attrs(self.attrs))
+    def __init__(self, params: Any, body: Expr, ret_struct_info: StructInfo | None = None,
+                 is_pure: bool | None = True, attrs: Any = (), span: Span | None = None, *,
+                 ret_ty: StructInfo | None = None) -> None:
+        # TVM 0.27 writes relax.Function([x], expr, ret_ty=...): any body becomes a SeqExpr
+        if not isinstance(body, SeqExpr):
+            body = SeqExpr((), body)
+        put = object.__setattr__
+        put(self, "params", tuple(params))
+        put(self, "body", body)
+        put(self, "ret_struct_info", ret_struct_info if ret_ty is None else ret_ty)
+        put(self, "is_pure", True if is_pure is None else bool(is_pure))
+        put(self, "attrs", attrs if type(attrs) is Attrs else Attrs(attrs or ()))
+        put(self, "span", span)
+
+    @property
+    def ret_ty(self) -> StructInfo | None:
+        """TVM 0.27's name for `ret_struct_info`."""
+        return self.ret_struct_info
 
     @property
     def struct_info(self) -> StructInfo:  # type: ignore[override]
@@ -299,7 +366,17 @@ class Function(Expr):
         attrs = tuple((k, v) for k, v in self.attrs if k not in new) + tuple(new.items())
         return replace(self, attrs=attrs)
 
-    def script(self) -> str:
+    def with_attrs(self, attrs: Any) -> Function:
+        """A copy with every attribute of the mapping `attrs` set."""
+        return self.with_attr(dict(attrs))
+
+    def without_attr(self, key: str) -> Function:
+        """A copy without attribute `key`."""
+        return replace(self, attrs=tuple((k, v) for k, v in self.attrs if k != key))
+
+    def script(self, **options: Any) -> str:
+        """The function as TVMScript; TVM's printer options (`show_meta`, ...) change
+        nothing here."""
         from ..script.printer import print_relax_function  # the printer lives above ir/
 
         return print_relax_function(self)
@@ -315,3 +392,11 @@ class Function(Expr):
         from ..script.highlight import html_of
 
         return html_of(self)
+
+
+def _as_expr(value: Any) -> Expr:
+    if isinstance(value, Expr):
+        return value
+    from ..script.parser.relax_parser import to_expr  # Python values, as the parser has them
+
+    return to_expr(value)

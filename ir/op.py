@@ -50,5 +50,7 @@ def list_ops() -> list[str]:
 # sinfo_args holds the output struct info.
 CALL_TIR = register_op("relax.call_tir")
 CALL_DPS_PACKED = register_op("relax.call_dps_packed")
+# call_tir whose outputs alias inputs (attr `inplace_indices`; -1: a fresh output)
+CALL_TIR_INPLACE = register_op("relax.call_tir_inplace")
 # A packed call the compiler may treat as pure: args are (ExternFunc, *inputs).
 CALL_PURE_PACKED = register_op("relax.call_pure_packed")

@@ -15,6 +15,23 @@ from ..tir.expr import IntImm, PrimExpr
 class StructInfo:
     __slots__ = ()
 
+    def script(self, **options: Any) -> str:
+        """The struct info as TVMScript, its symbolic dims declared first (as TVM prints)."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
+    def _relax_script(self) -> str:
+        from ..script.printer.node_printer import sinfo_text
+
+        return sinfo_text(self)
+
+    def is_base_of(self, derived: StructInfo) -> bool:
+        """Whether every value of struct info `derived` also has this struct info."""
+        from .type_analysis import is_base_of
+
+        return is_base_of(self, derived)
+
 
 @dataclass(frozen=True, slots=True)
 class ObjectStructInfo(StructInfo):
@@ -65,12 +82,25 @@ class TensorStructInfo(StructInfo):
 class TupleStructInfo(StructInfo):
     fields: tuple[StructInfo, ...]
 
+    def __post_init__(self) -> None:
+        if type(self.fields) is not tuple:  # TVM users pass lists
+            object.__setattr__(self, "fields", tuple(self.fields))
+
 
 @dataclass(frozen=True, slots=True)
 class FuncStructInfo(StructInfo):
     params: tuple[StructInfo, ...] | None
     ret: StructInfo
     purity: bool = True
+
+    def __post_init__(self) -> None:
+        if self.params is not None and type(self.params) is not tuple:
+            object.__setattr__(self, "params", tuple(self.params))
+
+    @staticmethod
+    def opaque_func(ret: StructInfo | None = None, purity: bool = False) -> FuncStructInfo:
+        """A function whose parameters are unknown (TVM's `FuncType.opaque_func`)."""
+        return FuncStructInfo(None, ret or ObjectStructInfo(), purity)
 
 
 def _dims(shape: Any) -> tuple[PrimExpr, ...]:

@@ -28,6 +28,7 @@ from . import expr as rx
 from .module import GlobalVar, IRModule
 
 _VARLIKE = (tx.Var, ts.Buffer, rx.Var, GlobalVar)
+_NAMELESS = (*_VARLIKE, ts.Block)  # nodes whose name does not count
 _UNORDERED = ("attrs", "annotations")
 _NAMES = ("name", "name_hint")
 # A block's T.reads / T.writes may be written out or left to be inferred from its body, as in
@@ -42,7 +43,9 @@ class _Mismatch(Exception):
 
 
 def _fields(node: Any) -> list[tuple[str, Any]]:
-    skip = _NAMES if isinstance(node, _VARLIKE) else ()
+    # NOTE: TVM's structural equality ignores a block's name too (blockize's "B_o" equals
+    # an expected "blockized_B")
+    skip = _NAMES if isinstance(node, _NAMELESS) else ()
     return [(f.name, getattr(node, f.name)) for f in dataclasses.fields(node)
             if f.compare and f.name not in skip]
 

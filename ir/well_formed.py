@@ -17,7 +17,7 @@ from typing import Any
 from ..tir import expr as tx
 from ..tir.function import PrimFunc
 from . import expr as rx
-from .module import IRModule
+from .module import GlobalVar, IRModule
 from .op import CALL_TIR
 
 
@@ -26,8 +26,8 @@ class WellFormedError(ValueError):
 
 
 class _Checker:
-    def __init__(self, mod: IRModule | None, name: str) -> None:
-        self.mod, self.name = mod, name
+    def __init__(self, mod: IRModule | None, name: str, strict: bool = False) -> None:
+        self.mod, self.name, self.strict = mod, name, strict
         self.scopes: list[set[rx.Var]] = [set()]
         self.ever: set[rx.Var] = set()
         self.sym: set[tx.Var] = set()
@@ -58,6 +58,9 @@ class _Checker:
             self.define(p)
             self.sinfo_defs(p.struct_info)
         self.seq(f.body)
+        if self.strict and not _is_leaf(f.body.body):
+            self.error("the function's result must be a variable, constant or tuple of them "
+                       "(bind the expression first: A-normal form)")
 
     def seq(self, s: rx.SeqExpr) -> None:
         self.scopes.append(set())
@@ -74,9 +77,14 @@ class _Checker:
         for b in block.bindings:
             if dataflow and isinstance(b.value, rx.If):
                 self.error("an If cannot be inside a dataflow block")
+            if self.strict and isinstance(b.value, rx.SeqExpr):
+                self.error(f"{b.var.name_hint!r} is bound to a sequence; sequences are only "
+                           "function bodies and If branches")
             self.expr(b.value)
             if isinstance(b, rx.MatchCast):
                 self.sinfo_defs(b.struct_info)
+            if self.strict:
+                self.undefined_dims(b.var.struct_info, b.var.name_hint)
             self.define(b.var)
         if dataflow:
             outs = {v for v in self.scopes.pop() if not isinstance(v, rx.DataflowVar)}
@@ -90,6 +98,8 @@ class _Checker:
                 self.error(f"variable {e.name_hint!r} is used {where}")
             return
         if isinstance(e, rx.If):
+            if self.strict and not isinstance(e.cond, _LEAVES):
+                self.error("an If condition must be a variable or constant (A-normal form)")
             self.expr(e.cond)
             self.seq(e.true_branch)
             self.seq(e.false_branch)
@@ -99,6 +109,12 @@ class _Checker:
             return
         if isinstance(e, rx.Call):
             self.call(e)
+            self.leaves(e.args, "call arguments")
+        elif isinstance(e, rx.Tuple):
+            self.leaves(e.fields, "tuple fields")
+        elif self.strict and isinstance(e, rx.TupleGetItem) and \
+                not isinstance(e.tuple_value, _LEAVES):
+            self.error("a tuple item must be taken from a variable (A-normal form)")
         elif isinstance(e, (rx.ShapeExpr, rx.PrimValue)):
             for v in _walk(e):
                 if isinstance(v, tx.Var) and v not in self.sym:
@@ -107,7 +123,22 @@ class _Checker:
         for c in _expr_children(e):
             self.expr(c)
 
+    def leaves(self, items: Any, what: str) -> None:
+        if self.strict and not all(_is_leaf(a) for a in items):
+            self.error(f"{what} must be variables, constants or tuples of them, not nested "
+                       "expressions (A-normal form)")
+
+    def undefined_dims(self, sinfo: Any, name: str) -> None:
+        for v in _walk(sinfo):
+            if isinstance(v, tx.Var) and v not in self.sym:
+                self.error(f"the struct info of {name!r} uses the symbolic variable {v.name!r}, "
+                           "which no parameter or match_cast defines")
+
     def call(self, e: rx.Call) -> None:
+        if isinstance(e.op, rx.Op) and e.op.name == CALL_TIR.name and self.mod is not None \
+                and e.args and isinstance(e.args[0], GlobalVar) and \
+                e.args[0] not in self.mod.functions:
+            self.error(f"call_tir calls {e.args[0].name_hint!r}, which is not in the module")
         if isinstance(e.op, rx.Op) and e.op.name == CALL_TIR.name and self.mod is not None:
             callee = e.args[0]
             if isinstance(callee, rx.GlobalVarRef) and callee.gvar in self.mod.functions and \
@@ -117,6 +148,16 @@ class _Checker:
     def global_ref(self, e: rx.GlobalVarRef) -> None:
         if self.mod is not None and e.gvar not in self.mod.functions:
             self.error(f"{e.gvar.name_hint!r} is not a function of the module")
+
+
+_LEAVES = (rx.Var, rx.Constant, rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.Op,
+           rx.GlobalVarRef, rx.ExternFunc, rx.Function, GlobalVar)
+
+
+def _is_leaf(e: Any) -> bool:
+    if isinstance(e, rx.Tuple):
+        return all(_is_leaf(f) for f in e.fields)
+    return isinstance(e, _LEAVES)
 
 
 def _expr_children(e: Any) -> list[Any]:
@@ -143,12 +184,15 @@ def _walk(x: Any) -> list[Any]:
 
 
 def well_formed(obj: Any, check_struct_info: bool = True) -> bool:
-    """True when `obj` (an IRModule or a relax Function) is well formed (TVM's signature)."""
-    return not check(obj)
+    """True when `obj` (an IRModule or a relax Function) is well formed as TVM defines it:
+    the scoping rules above, and A-normal form (call arguments, tuple fields, If conditions
+    and function results are variables or constants; struct info uses defined dims only)."""
+    return not check(obj, strict=True)
 
 
-def check(obj: Any) -> list[str]:
-    """Every violation found, as messages (empty when well formed)."""
+def check(obj: Any, strict: bool = False) -> list[str]:
+    """Every violation found, as messages (empty when well formed). The verification hook
+    checks scoping only (`strict=False`): passes may leave nested calls for Normalize."""
     from ..tir.verify import _prim_funcs, _verify
 
     mod = obj if isinstance(obj, IRModule) else None
@@ -156,9 +200,13 @@ def check(obj: Any) -> list[str]:
     errors: list[str] = []
     for gv, f in funcs:
         if isinstance(f, rx.Function):
-            c = _Checker(mod, gv.name_hint if gv is not None else "main")
+            c = _Checker(mod, gv.name_hint if gv is not None else "main", strict)
             c.function(f)
             errors += c.errors
+        symbol = getattr(f, "attr_dict", {}).get("global_symbol")
+        if strict and gv is not None and symbol is not None and symbol != gv.name_hint:
+            errors.append(f"function {gv.name_hint!r} is exported as {symbol!r}: a public "
+                          "function's global_symbol must be its name (NormalizeGlobalVar)")
     if mod is not None:
         for name, pf in _prim_funcs(mod):
             errors += _verify(name, pf)

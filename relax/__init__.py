@@ -1,7 +1,7 @@
 """`tvm.relax` as users meet it: build, VirtualMachine, BlockBuilder, the graph IR's classes.
 
 This package is the TVM-facing facade: its modules sit on TVM's own paths
-(`relax/transform.py`, `relax/op/nn.py`, `relax/analysis.py`, ...) and re-export from the
+(`relax/transform/`, `relax/op/nn.py`, `relax/analysis/`, ...) and re-export from the
 layers (`ir/`, `transforms/`, `vm/`, `frontend/`, `backend/`), which never import it.
 """
 
@@ -14,6 +14,7 @@ from ..ir.expr import (  # noqa: F401 (relax.Var, relax.Call ... as TVM exports 
     Function, If, MatchCast, PrimValue, SeqExpr, ShapeExpr, StringImm, Tuple, TupleGetItem, Var,
     VarBinding,
 )
+from ..ir.expr import DataTypeImm  # noqa: F401 (R.dtype("float32") as a value)
 from ..ir.global_info import DummyGlobalInfo, VDevice  # noqa: F401
 from ..ir.module import GlobalVar  # noqa: F401
 from ..ir.legacy_types import DynTensorType  # noqa: F401 (the 2022-08 MLC notebooks' type)
@@ -26,20 +27,30 @@ from ..ir.struct_info import TensorStructInfo as TensorType  # noqa: F401
 from ..ir.struct_info import TupleStructInfo as TupleType  # noqa: F401
 from ..ir.struct_info import FuncStructInfo as FuncType  # noqa: F401
 from ..ir.struct_info import ObjectStructInfo as ObjectType  # noqa: F401
+from ..ir.struct_info import ObjectStructInfo as AnyType  # noqa: F401 (R.Any's type)
 from ..ir.struct_info import StructInfo as Type  # noqa: F401
+from ..script.relax import call_tir_inplace  # noqa: F401
 from ..script.relax import (  # noqa: F401 (relax.call_tir(...) as BlockBuilder users write it)
     call_dps_packed, call_packed, call_pure_packed, call_tir, dataflow, output, prim_value,
 )
 from ..tir.expr import Span  # noqa: F401
 from ..transforms.bind_params import BindParams  # noqa: F401 (relax.BindParams, old spelling)
 from ..transforms.pipeline import get_pipeline  # noqa: F401
+from ..transforms.relax_utils import (  # noqa: F401
+    convert_to_expr, get_shape_of, register_pipeline,
+)
 from ..vm.executable import Executable as VMExecutable  # noqa: F401
 from ..vm.vm import VirtualMachine  # noqa: F401
+from ..vm.instrument import VMInstrumentReturnKind  # noqa: F401
+from ..vm.exec_builder import ExecBuilder  # noqa: F401
 from . import (  # noqa: F401
     analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, transform, vm,
 )
 from .block_builder import BlockBuilder  # noqa: F401
+from .binding_rewrite import DataflowBlockRewrite  # noqa: F401
+from . import expr  # noqa: F401,E402 (tvm.relax.expr)
 from .expr_functor import PyExprMutator, PyExprVisitor  # noqa: F401
+from ..transforms.expr_functor import ExprFunctor  # noqa: F401
 from .vm_build import build  # noqa: F401
 
 

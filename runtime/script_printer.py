@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -20,5 +22,35 @@ class PrinterConfig:
     syntax_sugar: bool = True
     extra: dict = field(default_factory=dict)
 
+    def __init__(self, **options: Any) -> None:
+        """Every keyword TVM's PrinterConfig takes is accepted (`verbose_expr`,
+        `path_to_underline`, ...); those this printer has no use for are kept in `extra`."""
+        for name, f in type(self).__dataclass_fields__.items():
+            setattr(self, name, {} if name == "extra" else f.default)
+        self.extra.update(options.pop("extra", None) or {})
+        for name, value in options.items():
+            target = self.__dict__ if name in type(self).__dataclass_fields__ else self.extra
+            target[name] = value
 
-__all__ = ["PrinterConfig"]
+def _script(obj: Any, config: PrinterConfig | None = None) -> str:
+    """TVM's `_script(node, config)`: the node's TVMScript (tvmlite's printer takes no
+    options that change its text)."""
+    script = getattr(obj, "script", None)
+    if not callable(script):
+        raise TypeError(f"{type(obj).__name__} cannot be printed as TVMScript")
+    return script()
+
+
+class Scriptable(abc.ABC):  # noqa: B024
+    """What has `script()` and `show()`: modules and functions of both IRs. Membership is by
+    those methods, so loading an executable never imports the IR to answer it."""
+
+    @classmethod
+    def __subclasshook__(cls, sub: type) -> bool:
+        if cls is Scriptable and all(callable(getattr(sub, m, None)) for m in ("script",
+                                                                               "show")):
+            return True
+        return NotImplemented
+
+
+__all__ = ["PrinterConfig", "Scriptable"]

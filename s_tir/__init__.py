@@ -4,6 +4,13 @@
 from ..transforms import dlight  # noqa: F401
 from . import schedule  # noqa: F401
 from .schedule import BlockRV, ExprRV, Instruction, LoopRV, Schedule, ScheduleError, Trace
+from ..tir.index_map import IndexMap  # noqa: F401
+from .schedule import SBlockRV, ScheduleState, StmtSRef  # noqa: F401
+from ..tir.stmt import Block as SBlock, BlockRealize as SBlockRealize  # noqa: F401
+from ..tir.stmt import MatchBufferRegion  # noqa: F401
+from ..tir.schedule.tensorize import TensorIntrin  # noqa: F401
 
 __all__ = ["dlight", "schedule", "BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule",
-           "ScheduleError", "Trace"]
+           "ScheduleError", "Trace", "IndexMap", "TensorIntrin",
+           "SBlockRV", "StmtSRef", "ScheduleState", "SBlock", "SBlockRealize",
+           "MatchBufferRegion"]

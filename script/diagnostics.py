@@ -45,6 +45,8 @@ class SourceText:
         col = getattr(node, "col_offset", 0)
         end_line = getattr(node, "end_lineno", None) or line
         end_col = getattr(node, "end_col_offset", None) or col + 1
+        if hasattr(node, "body") and isinstance(node, ast.stmt):  # `for`, `with`, `def`, ...
+            end_line, end_col = line, len(self.line(line))  # its header line, not its body
         return Span(self.name, line, col, end_line, end_col)
 
 
@@ -69,6 +71,8 @@ def render(message: str, span: Span | None, source: SourceText | None) -> str:
     text = source.line(span.line) if source is not None else ""
     if not text:
         return "\n".join(out)
+    if source is not None and span.line < span.end_line <= span.line + _MAX_SPAN_LINES:
+        return "\n".join(out + _multi_line(span, source))
     gutter = " " * (len(str(span.line)) + 1)
     if span.end_line == span.line and span.end_column > span.column:
         width = span.end_column - span.column
@@ -76,6 +80,24 @@ def render(message: str, span: Span | None, source: SourceText | None) -> str:
         width = max(1, len(text) - span.column)
     out += [f"{gutter} |", f" {span.line} | {text}", f"{gutter} | {' ' * span.column}{'^' * width}"]
     return "\n".join(out)
+
+
+_MAX_SPAN_LINES = 8  # a node spanning more shows its first line only
+
+
+def _multi_line(span: Span, source: SourceText) -> list[str]:
+    """Every line of a span that runs over several lines, each underlined: the first from
+    the start column, the last up to the end column, the others from their first character."""
+    width = len(str(span.end_line))
+    gutter = " " * (width + 1)
+    out = [f"{gutter} |"]
+    for n in range(span.line, span.end_line + 1):
+        text = source.line(n)
+        start = span.column if n == span.line else len(text) - len(text.lstrip())
+        stop = span.end_column if n == span.end_line else len(text)
+        out += [f" {n:>{width}} | {text}",
+                f"{gutter} | {' ' * start}{'^' * max(1, stop - start)}"]
+    return out
 
 
 def location(source_name: str, line: int, column: int) -> str:

@@ -19,9 +19,12 @@ from ..ir import expr as rx
 from ..ir import op as ops
 from ..ir import struct_info as si
 from ..ir.ops import linalg_stats as _linalg
+from ..ir.ops import runtime_ops as _runtime_ops
 from ..ir.module import GlobalVar
 from ..tir import expr as tx
+from ..tir.dtype import check_known
 from ..tir.function import PrimFunc
+from ..vm import device as _device
 from .parser import entry
 from .parser.core import ArgError, check_attrs, current
 from .parser.relax_parser import (
@@ -60,6 +63,7 @@ class _SInfoType:
     def __init__(self, make: _Fn[..., si.StructInfo]) -> None:
         self._make = make
         self.__doc__ = make.__doc__
+        self.__name__ = make.__name__.strip("_").capitalize()  # what TVM's proxy classes show
 
     def __call__(self, *args: Any, **kwargs: Any) -> si.StructInfo:
         return self._make(*args, **kwargs)
@@ -112,6 +116,9 @@ def _tensor(shape: Any = None, dtype: str | None = None, ndim: int = -1,
     """`R.Tensor((1, 784), "float32")`, `R.Tensor(("n", 784), "float32")`, `R.Tensor(ndim=2)`."""
     if isinstance(shape, str) and dtype is None:
         shape, dtype = None, shape
+        _check_known_dtype(dtype, 0)
+    elif dtype:
+        _check_known_dtype(dtype, 1)
     dtype = _dtype_str(dtype) if dtype else ""
     if shape is None:
         return si.TensorStructInfo(None, dtype, ndim, vdevice)
@@ -143,6 +150,18 @@ def _prim(dtype: str = "int64", value: Any = None) -> si.PrimStructInfo:
     return si.PrimStructInfo(_dtype_str(dtype))
 
 
+def _check_known_dtype(dtype: Any, pos: int) -> None:
+    """A misspelled dtype (`"flaot32"`) is a located error. Python evaluates a parameter's
+    annotation before the decorator runs, so outside the parser this says nothing: the parser
+    reads the annotation again from the source and reports it there."""
+    dtype = getattr(dtype, "dtype", dtype)
+    if isinstance(dtype, str) and current() is not None:
+        try:
+            check_known(dtype)
+        except ValueError as exc:
+            raise ArgError(str(exc), "dtype", pos) from None
+
+
 def _dtype_str(dtype: Any) -> str:
     dtype = getattr(dtype, "dtype", dtype)
     if not isinstance(dtype, str):
@@ -166,6 +185,7 @@ Tuple = _SInfoType(_tuple)
 Shape = _SInfoType(_shape_sinfo)
 Prim = _SInfoType(_prim)
 Object = _SInfoType(_object)
+Any = Object  # noqa: F811 (TVM 0.27's R.Any; the `Any` hints in this file are strings)
 Callable_ = _SInfoType(_callable)
 
 
@@ -254,6 +274,39 @@ def call_tir(gvar: Any, args: Any, out_sinfo: Any = None, tir_vars: Any = None, 
 _OPAQUE_FUNC = si.FuncStructInfo(None, si.ObjectStructInfo())
 
 
+def call_tir_inplace(gvar: Any, args: Any, inplace_indices: Any, out_sinfo: Any = None,
+                     tir_vars: Any = None, *, out_ty: Any = None) -> rx.Call:
+    """`R.call_tir_inplace(f, (x, y), [0], R.Tensor(...))`: call_tir whose i-th output is
+    argument `inplace_indices[i]` itself, written in place (-1: a freshly allocated output)."""
+    out = _out_sinfo(out_sinfo if out_sinfo is not None else out_ty, None,
+                     (3, "out_sinfo", "out_ty"))
+    indices = [inplace_indices] if isinstance(inplace_indices, int) else list(inplace_indices)
+    indices = [_as_int(i) for i in indices]
+    gv = _resolve_callee(gvar)
+    if isinstance(gv, str):
+        raise ArgError("R.call_tir_inplace calls a prim_func of the module", 0)
+    targs = _args_tuple(args)
+    outs = out.fields if isinstance(out, si.TupleStructInfo) else (out,)
+    if len(indices) != len(outs) or all(i == -1 for i in indices) or \
+            any(not -1 <= i < len(targs.fields) for i in indices):
+        raise ArgError(f"inplace_indices {indices} must give each of the {len(outs)} outputs an "
+                       f"argument index (or -1), at least one of them an argument", 2)
+    call_args: tuple[rx.Expr, ...] = (rx.GlobalVarRef(gv, _OPAQUE_FUNC), targs)
+    if tir_vars is not None:
+        vals = tuple(_dim(v) for v in (tir_vars.values if isinstance(tir_vars, rx.ShapeExpr)
+                                       else tir_vars))
+        call_args += (rx.ShapeExpr(vals, si.ShapeStructInfo(vals)),)
+    return rx.Call(ops.CALL_TIR_INPLACE, call_args, (("inplace_indices", tuple(indices)),),
+                   sinfo_args=(out,), struct_info=out)
+
+
+def _as_int(i: Any) -> int:
+    """An index written as an int, a TIR integer or an `R.prim_value`."""
+    while not isinstance(i, int) and hasattr(i, "value"):
+        i = i.value
+    return int(i)
+
+
 def _resolve_callee(gvar: Any) -> GlobalVar | str:
     p = current()
     module = p.module if p is not None else None
@@ -282,8 +335,8 @@ def _check_call_tir(name: str, f: PrimFunc, args: rx.Tuple, out: si.StructInfo,
         raise ArgError(f"prim_func {name!r} takes {len(bufs)} buffers ({names}): call_tir gave "
                        f"{n_in} inputs and {len(outs)} outputs", 1)
     binding: dict[tx.Var, tx.PrimExpr] = {}
-    for i, (arg, buf) in enumerate(zip(args.fields, bufs)):
-        msg = _mismatch(arg.struct_info, buf, binding)
+    for i, (value, buf) in enumerate(zip(args.fields, bufs)):
+        msg = _mismatch(value.struct_info, buf, binding)
         if msg:
             raise ArgError(f"argument {i} of call_tir to {name!r} does not fit parameter "
                            f"{buf.name!r}: {msg}", (1, i), 1)
@@ -424,7 +477,7 @@ def _tuple_expr(*fields: Any) -> rx.Tuple:
 
 
 def prim_value(value: Any) -> rx.PrimValue:
-    return to_expr(tx.const(value, "int64" if isinstance(value, int) else None))  # type: ignore
+    return to_expr(tx.const(value, "int64" if type(value) is int else None))  # type: ignore
 
 
 def shape(values: Any) -> rx.ShapeExpr:
@@ -466,8 +519,28 @@ class _OpNamespace:
 
 nn = _OpNamespace("relax.nn")
 image = _OpNamespace("relax.image")
+builtin = _OpNamespace("relax.builtin")  # R.builtin.stop_lift_params, as TVM prints it
+
+# -- devices and IR classes TVMScript names (R.cpu() in R.hint_on_device, R.ExternFunc) ---------
+
+cpu, cuda = _device.cpu, _device.cuda
+ExternFunc = rx.ExternFunc
+ShapeExpr = rx.ShapeExpr
+
+
+def dtype(value: Any) -> rx.DataTypeImm:
+    """`R.dtype("float32")`: a dtype as a relax value."""
+    text = str(getattr(value, "dtype", value))
+    check_known(text)
+    return rx.DataTypeImm(text)
+
+
+def device(device_type: Any, index: int | None = None) -> Any:
+    """`R.device(device_type=1, index=0)`, as TVM prints a device: a `tvm.device`."""
+    return _device.device(device_type, 0 if index is None else index)
 _SPECIAL = {"tuple": _tuple_expr, "str": _str_expr, "Callable": Callable_,
-            "linear": _linalg.linear, "masked_fill": _linalg.masked_fill}
+            "linear": _linalg.linear, "masked_fill": _linalg.masked_fill,
+            "stop_lift_params": _runtime_ops.stop_lift_params}
 
 
 def __getattr__(attr: str) -> Any:
@@ -478,3 +551,14 @@ def __getattr__(attr: str) -> Any:
     if f"relax.{attr}" in ops.list_ops():
         return _op_call(f"relax.{attr}")
     raise AttributeError(f"module 'R' has no attribute {attr!r}")
+
+
+# `x: R.Any` is struct info. NOTE: this replaces typing.Any, which this module only names in
+# annotations, and those stay strings (PEP 563)
+globals()["Any"] = Object
+
+from .relax_macro import macro  # noqa: E402,F401 (R.macro: Relax TVMScript pasted in)
+from .ir_builder.relax import (  # noqa: E402,F401 (TVM's R.* builder statements)
+    Else, If, Then, arg, emit, emit_match_cast, emit_var_binding, emit_with_ty, emit_with_type,
+    func_name, func_ret_ty, func_ret_type, func_ret_value,
+)

@@ -15,7 +15,8 @@ from typing import Any
 
 from ..tir import expr as tx
 from ..tir import stmt as ts
-from ..tir.dtype import is_float
+from ..tir.attrs import Attrs
+from ..tir.dtype import check_known, is_float
 from .parser import entry
 from .parser.core import ArgError, check_attrs, current
 from .parser.core import Wrap
@@ -65,7 +66,17 @@ class _BufferType:
     """`T.Buffer((1, 128), "float32")` and the older `T.Buffer[(1, 128), "float32"]`."""
 
     def __call__(self, shape: Any, dtype: str = "float32", **kwargs: Any) -> BufferSpec:
-        return BufferSpec(_shape(shape), _dtype(dtype), tuple(kwargs.items()))
+        try:
+            return BufferSpec(_shape(shape), _dtype(dtype), tuple(kwargs.items()))
+        except _BadValue as exc:
+            if current() is not None:
+                raise
+            # Python evaluates a parameter annotation before the decorator runs: keep the
+            # mistake for the parser, which reports it at the annotation's source position
+            return BufferSpec((), "float32", (), exc)
+
+    def __repr__(self) -> str:
+        return "T.Buffer"
 
     def __getitem__(self, key: Any) -> BufferSpec:
         if not isinstance(key, tuple):
@@ -78,16 +89,31 @@ class _BufferType:
 Buffer = _BufferType()
 
 
-def _shape(shape: Any) -> tuple[Any, ...]:
-    return tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+def _shape(shape: Any, pos: int = 0) -> tuple[Any, ...]:
+    """A buffer shape as a tuple; a negative dimension is blamed on its own element."""
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    for k, d in enumerate(dims):
+        value = d.value if isinstance(d, tx.IntImm) else d
+        if type(value) is int and value < 0:  # NOTE: `bool` here is T.bool
+            raise _BadValue(f"buffer dimension {k} is {value}; a dimension cannot be negative",
+                           (pos, k), ("shape", k), pos, "shape")
+    return dims
 
 
-def _dtype(dtype: Any) -> str:
+class _BadValue(ArgError, ValueError):
+    """A bad argument of a T. call: located by the parser, a ValueError outside it."""
+
+
+def _dtype(dtype: Any, pos: int = 1) -> str:
+    """A dtype string checked against the dtypes TVM knows (`"flaot32"` is a located error)."""
     if isinstance(dtype, DType):
         return dtype.dtype
     if not isinstance(dtype, str):
-        raise ValueError(f"a dtype is a string like \"float32\", not {dtype!r}")
-    return dtype
+        raise _BadValue(f"a dtype is a string like \"float32\", not {dtype!r}", "dtype", pos)
+    try:
+        return check_known(dtype)
+    except ValueError as exc:
+        raise _BadValue(str(exc), "dtype", pos) from None
 
 
 # -- function-level declarations ----------------------------------------------------------------
@@ -97,12 +123,24 @@ def func_attr(attrs: dict[str, Any]) -> None:
     func_frame(_parser()).attrs.update(check_attrs(attrs, "T.func_attr"))
 
 
-def match_buffer(param: Any, shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
+def match_buffer(param: Any, shape: Any = None, dtype: Any = None, **kwargs: Any) -> ts.Buffer:
+    """`T.match_buffer(handle, shape, dtype)`, or `T.match_buffer(A[8:16, 0:4])` in a block
+    (shape and dtype default to the region's)."""
     p = _parser()
-    buf = make_buffer(p.pending_name or "buffer", _shape(shape), _dtype(dtype), **kwargs)
-    if isinstance(param, (ts.BufferRegion, tx.BufferLoad)):
+    is_region = isinstance(param, (ts.BufferRegion, tx.BufferLoad))
+    if shape is None:
+        if not is_region:
+            raise ArgError("T.match_buffer of a handle needs the buffer's shape", 0)
+        shape = tuple(r.extent.value if isinstance(r.extent, tx.IntImm) else r.extent
+                      for r in region(param).region)  # as if written as numbers
+    if dtype is None:
+        dtype = region(param).buffer.dtype if is_region else "float32"
+    buf = make_buffer(p.pending_name or "buffer", _shape(shape, 1), _dtype(dtype, 2), **kwargs)
+    if is_region:
+        source = region(param)
+        _check_region_shape(source, buf)
         block_frame(p, "T.match_buffer of a region").match_buffers.append(
-            ts.MatchBufferRegion(buf, region(param)))
+            ts.MatchBufferRegion(buf, source))
         return buf
     frame = func_frame(p)
     if not isinstance(param, tx.Var) or param not in frame.params or param.dtype != "handle":
@@ -111,6 +149,18 @@ def match_buffer(param: Any, shape: Any, dtype: Any = "float32", **kwargs: Any) 
         raise ArgError(f"parameter {param.name!r} is already matched to a buffer", 0)
     frame.buffer_map.append((param, buf))
     return buf
+
+
+def _check_region_shape(source: ts.BufferRegion, buf: ts.Buffer) -> None:
+    """A matched region has the buffer's shape, up to dimensions of extent 1 (both known)."""
+    extents = [r.extent for r in source.region]
+    if not all(isinstance(e, tx.IntImm) for e in extents + list(buf.shape)):
+        return
+    region_dims = [e.value for e in extents if e.value != 1]
+    buffer_dims = [d.value for d in buf.shape if d.value != 1]
+    if region_dims != buffer_dims:
+        raise ArgError(f"the region has shape {tuple(e.value for e in extents)} but the buffer "
+                       f"{tuple(d.value for d in buf.shape)}")  # both: the whole call
 
 
 def alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
@@ -153,7 +203,7 @@ def _loop(kind: ts.ForKind, start: Any, stop: Any, thread: str | None = None,
     lo, hi = (0, start) if stop is None else (start, stop)
     lo, hi = tx._as_operands(lo, hi)
     extent = hi if isinstance(lo, tx.IntImm) and lo.value == 0 else _sub(hi, lo)
-    ann = tuple((annotations or {}).items())
+    ann = Attrs((annotations or {}).items())  # readable as loop.annotations["key"]
     return LoopSpec(kind, ((lo, extent),), thread, ann)
 
 
@@ -210,20 +260,58 @@ def init() -> InitFrame:
 
 
 def reads(*regions: Any) -> None:
-    block_frame(_parser(), "T.reads").reads = [region(r) for r in _flatten(regions)]
+    frame = block_frame(_parser(), "T.reads")
+    _once(frame.reads, "T.reads")
+    frame.reads = [region(r) for r in _flatten(regions)]
 
 
 def writes(*regions: Any) -> None:
-    block_frame(_parser(), "T.writes").writes = [region(r) for r in _flatten(regions)]
+    frame = block_frame(_parser(), "T.writes")
+    _once(frame.writes, "T.writes")
+    frame.writes = [region(r) for r in _flatten(regions)]
 
 
 def where(cond: Any) -> None:
-    block_frame(_parser(), "T.where").predicate = tx.const(cond)
+    frame = block_frame(_parser(), "T.where")
+    _once(frame.predicate, "T.where")
+    frame.predicate = tx.const(cond)
+
+
+def _once(previous: Any, what: str) -> None:
+    """A block states its reads, writes and predicate once (TVM refuses a second one)."""
+    if previous is not None:
+        raise ValueError(f"{what} is given twice in this block")
 
 
 def block_attr(attrs: dict[str, Any]) -> None:
+    """`T.block_attr({...})` / `T.sblock_attr`: several calls merge (dict values merge key
+    by key); one key given two different values is an error, as in TVM."""
     frame = block_frame(_parser(), "T.block_attr")
-    frame.annotations.update(check_attrs(attrs, "T.block_attr"))
+    _merge_attrs(frame.annotations, check_attrs(attrs, "T.block_attr"), "")
+
+
+def _merge_attrs(into: dict[str, Any], new: dict[str, Any], path: str) -> None:
+    for key, value in new.items():
+        old = into.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            merged = dict(old)
+            _merge_attrs(merged, value, f"{path}{key}.")
+            into[key] = merged
+        elif key in into and not _same_value(old, value):
+            raise ArgError(f"block attribute {path + key!r} is set twice, to {old!r} and "
+                           f"{value!r}", 0)
+        else:
+            into[key] = value
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    from ..ir.structural import structural_equal
+
+    return a is b or (type(a) is type(b) and (a == b if not isinstance(a, tx.PrimExpr)
+                                              else structural_equal(a, b)))
+
+
+sblock_attr = block_attr
 
 
 def _flatten(items: Any) -> list[Any]:
@@ -239,6 +327,9 @@ class axis:
     @staticmethod
     def _make(kind: ts.IterType, dom: Any, value: Any) -> AxisSpec:
         value = tx.const(value)
+        if is_float(value.dtype) or value.dtype == "bool":
+            raise _BadValue(f"a block iterator is bound to an integer, not a {value.dtype} "
+                            "value", 1)
         if isinstance(dom, (tuple, list)):
             lo, hi = tx._as_operands(dom[0], dom[1])
             rng = ts.Range(lo, _sub(hi, lo))
@@ -269,7 +360,7 @@ class axis:
         bindings = list(bindings) if isinstance(bindings, (list, tuple)) else [bindings]
         if len(kinds) != len(bindings):
             raise ArgError(f"T.axis.remap got {len(kinds)} iterator kinds {kinds!r} but "
-                           f"{len(bindings)} loop variables", 1)
+                           f"{len(bindings)} loop variables")  # both arguments: the whole call
         dom = func_frame(_parser()).loop_dom
         out = []
         for k, v in zip(kinds, bindings):
@@ -309,7 +400,8 @@ def truncmod(a: Any, b: Any) -> tx.PrimExpr:
     return tx.binop(tx.BinaryOp.MOD, a, b)
 
 
-Div, Mod, FloorDiv, FloorMod = truncdiv, truncmod, floordiv, floormod
+# TVM's node classes: calling one builds the node, isinstance checks the operator
+from ..tir.expr_nodes import And, Div, FloorDiv, FloorMod, Mod, Or  # noqa: E402,F401
 
 
 def ceildiv(a: Any, b: Any) -> tx.PrimExpr:
@@ -325,7 +417,7 @@ def abs(x: Any) -> tx.PrimExpr:
 
 
 def Cast(dtype: Any, value: Any) -> tx.PrimExpr:
-    return tx.Cast(_dtype(dtype), tx.const(value))
+    return tx.Cast(_dtype(dtype, 0), tx.const(value))
 
 
 def cast(value: Any, dtype: Any) -> tx.PrimExpr:
@@ -335,11 +427,18 @@ def cast(value: Any, dtype: Any) -> tx.PrimExpr:
 
 
 def Select(cond: Any, t: Any, f: Any) -> tx.PrimExpr:
+    """`T.Select(c, t, f)`: both values must have one dtype, as TVM checks (a literal takes
+    the other side's dtype). `T.if_then_else` instead promotes, as TVM does."""
+    if isinstance(t, tx.PrimExpr) and isinstance(f, tx.PrimExpr) and t.dtype != f.dtype:
+        raise _BadValue(f"T.Select needs values of one dtype, got {t.dtype} (true value) and "
+                       f"{f.dtype} (false value); cast one with T.Cast", 2)
     t, f = tx._as_operands(t, f)
     return tx.Select(tx.const(cond), t, f)
 
 
-def if_then_else(cond: Any, t: Any, f: Any, dtype: str | None = None) -> tx.PrimExpr:
+def if_then_else(cond: Any, t: Any, f: Any, dtype: Any = None) -> tx.PrimExpr:
+    """`T.if_then_else(c, t, f)`: only the taken side is evaluated; values of different
+    dtypes meet at the wider one (TVM 0.27 casts the narrower side the same way)."""
     t, f = tx._as_operands(t, f)
     if dtype is not None and t.dtype != dtype:  # TVM's optional result dtype
         t, f = tx.Cast(dtype, t), tx.Cast(dtype, f)
@@ -359,11 +458,23 @@ def tvm_storage_sync(scope: str = "shared") -> tx.PrimExpr:
     return tx.Call("int32", "tir.tvm_storage_sync", (tx.StringImm(str(scope)),))
 
 
-def let(var: Any, value: Any, body: Any) -> tx.PrimExpr:
-    """`T.let(x, value, body)`: `x` is a `T.int32()`-style variable declared before."""
-    if not isinstance(var, tx.Var):
-        raise ArgError("T.let binds a variable declared like `x = T.int32()`", 0)
-    return tx.Let(var, tx.const(value, var.dtype), tx.const(body))
+class _LetType:
+    """`T.let(x, value, body)` (a Let expression; `x` declared like `x = T.int32()`), and the
+    older annotation `x: T.let[T.int32] = value`."""
+
+    def __call__(self, var: Any, value: Any, body: Any) -> tx.PrimExpr:
+        if not isinstance(var, tx.Var):
+            raise ArgError("T.let binds a variable declared like `x = T.int32()`", 0)
+        return tx.Let(var, tx.const(value, var.dtype), tx.const(body))
+
+    def __getitem__(self, dtype: Any) -> DType:
+        if isinstance(dtype, tx.Var) and dtype.dtype == "handle":  # T.let[T.handle("int32")]
+            return DType("handle")
+        return dtype if isinstance(dtype, DType) else DType(_dtype(dtype, 0))
+
+
+let = _LetType()
+LetAnnotation = _LetType
 
 
 def Assert(cond: Any, message: Any) -> Wrap:  # noqa: N802 (TVM's name)
@@ -372,32 +483,19 @@ def Assert(cond: Any, message: Any) -> Wrap:  # noqa: N802 (TVM's name)
     return Wrap(lambda body: ts.AssertStmt(c, msg, ts.seq(body), span))
 
 
-def And(a: Any, b: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
-    return tx.binop(tx.BinaryOp.AND, a, b)
-
-
-def Or(a: Any, b: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
-    return tx.binop(tx.BinaryOp.OR, a, b)
-
-
 def Not(a: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
     return tx.Not(tx.const(a))
 
 
 def call_intrin(dtype: Any, op: str, *args: Any) -> tx.PrimExpr:
     """An intrinsic by its full name: `T.call_intrin("float32", "tir.exp", x)`."""
-    return tx.Call(_dtype(dtype), op, tuple(tx.const(a) for a in args))
-
-
-def call_extern(dtype: Any, name: str, *args: Any) -> tx.PrimExpr:
-    """A call of an external C function by name."""
-    return tx.Call(_dtype(dtype), "tir.call_extern", (tx.StringImm(name),
-                                                      *(tx.const(a) for a in args)))
+    return tx.Call(_dtype(dtype, 0), op, tuple(tx.StringImm(a) if isinstance(a, str) else
+                                               tx.const(a) for a in args))
 
 
 def _unary(name: str) -> Callable[[Any], tx.PrimExpr]:
-    def fn(x: Any) -> tx.PrimExpr:
-        x = tx.const(x)
+    def fn(x: Any, dtype: Any = None) -> tx.PrimExpr:
+        x = tx.const(x, None if dtype is None else _dtype(dtype, 1))
         return tx.Call(x.dtype, "tir." + name, (x,))
     fn.__name__ = name
     fn.__doc__ = f"`tir.{name}` of a scalar expression."
@@ -418,18 +516,18 @@ def pow(a: Any, b: Any) -> tx.PrimExpr:
     return tx.Call(a.dtype, "tir.pow", (a, b))
 
 
-def isnan(x: Any) -> tx.PrimExpr:
+def isnan(x: Any, dtype: Any = None) -> tx.PrimExpr:
     return tx.Call("bool", "tir.isnan", (tx.const(x),))
 
 
 def infinity(dtype: Any) -> tx.PrimExpr:
-    return tx.FloatImm(_dtype(dtype), math.inf)
+    return tx.FloatImm(_dtype(dtype, 0), math.inf)
 
 
 def max_value(dtype: Any) -> tx.PrimExpr:
     import numpy as np
 
-    d = _dtype(dtype)
+    d = _dtype(dtype, 0)
     info = np.finfo(d) if is_float(d) else np.iinfo(d)
     return tx.const(info.max.item(), d)
 
@@ -437,11 +535,18 @@ def max_value(dtype: Any) -> tx.PrimExpr:
 def min_value(dtype: Any) -> tx.PrimExpr:
     import numpy as np
 
-    d = _dtype(dtype)
+    d = _dtype(dtype, 0)
     info = np.finfo(d) if is_float(d) else np.iinfo(d)
     return tx.const(info.min.item(), d)
 
 
+from .tir_dtypes import *  # noqa: E402,F401,F403 (T.i32, T.float32x4, T.float8_e4m3fn, ...)
+from .tir_intrin import *  # noqa: E402,F401,F403 (T.atan2, T.popcount, T.tvm_mma_sync, ...)
+from .tir_nodes import *  # noqa: E402,F401,F403 (T.Add, T.Ramp, T.IterVar, ...)
+from .tir_stmts import *  # noqa: E402,F401,F403 (T.attr, T.launch_thread, T.If, T.var, ...)
+from .tir_macro import inline, macro  # noqa: E402,F401
+from .tir_jit import Optional, constexpr, jit  # noqa: E402,F401
+
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "math", "Any", "Callable", "tx", "ts", "is_float", "entry", "ArgError",
-    "current", "Wrap", "check_attrs")]
+    "current", "Wrap", "check_attrs", "check_known", "Attrs")]

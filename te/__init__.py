@@ -8,6 +8,7 @@ from ..tir import expr as _tx
 from .prim_func import create_prim_func
 from .tensor import (  # noqa: A004 (TVM's names shadow builtins here on purpose)
     AxisVar, ComputeOp, LoopNest, PlaceholderOp, Reduce, Tensor, compute, loop_nest, max, min,
+    with_epilogue,
     placeholder, prod, reduce_axis, sum,
 )
 from .tensor import tag_scope
@@ -61,6 +62,7 @@ def min_value(dtype: str) -> _tx.PrimExpr:
 
 __all__ = [
     "AxisVar", "ComputeOp", "LoopNest", "loop_nest", "PlaceholderOp", "Reduce", "Tensor", "compute",
+    "with_epilogue",
     "create_prim_func",
     "placeholder", "reduce_axis", "sum", "max", "min", "prod", "var", "size_var", "const", "exp",
     "log", "sqrt", "tanh", "sigmoid", "erf", "rsqrt", "abs", "floor", "ceil", "round",

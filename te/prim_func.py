@@ -76,7 +76,8 @@ def _topo(outputs: list[Tensor]) -> list[Tensor]:
             return
         seen.add(id(t))
         if isinstance(t.op, ComputeOp):
-            for u in _inputs(t.op.body):
+            epilogue = t.op.epilogue[1] if t.op.epilogue is not None else None
+            for u in _inputs(t.op.body) + (_inputs(epilogue) if epilogue is not None else []):
                 visit(u)
         order.append(t)
 
@@ -146,8 +147,15 @@ def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]
         f = split[base]
         return tx.const(f if part == "i" else ext.value // f, "int64")  # type: ignore
 
-    def realize(block: Block, block_axes: list[AxisVar], names: list[str]) -> Stmt:
-        lv = {name: tx.Var(name.replace(".", "_"), "int64") for name in names}
+    lv = {name: tx.Var(name.replace(".", "_"), "int64") for name in nest.order}
+
+    def loops(names: list[str], stmt: Stmt, lv: dict[str, tx.Var] = lv) -> Stmt:
+        for name in reversed(names):
+            kind = ForKind(kinds.get(name, "serial"))
+            stmt = For(lv[name], tx.const(0, "int64"), extent(name), kind, stmt)
+        return stmt
+
+    def realize(block: Block, block_axes: list[AxisVar], lv: dict[str, tx.Var] = lv) -> Stmt:
         values = []
         for a in block_axes:
             if a.name in split:
@@ -156,29 +164,51 @@ def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]
                 v = lv[a.name]
             m = a.dom.min  # type: ignore[union-attr]
             values.append(v if _is_zero(m) else v + m)
-        stmt: Stmt = BlockRealize(tuple(values), TRUE, block)
-        for name in reversed(names):
-            kind = ForKind(kinds.get(name, "serial"))
-            stmt = For(lv[name], tx.const(0, "int64"), extent(name), kind, stmt)
-        return stmt
+        return BlockRealize(tuple(values), TRUE, block)
 
     reduce_names = {a.name for a in (red.axis if red is not None else ())}
     order = list(nest.order)
     first_red = next((k for k, n in enumerate(order) if n.partition(".")[0] in reduce_names),
                      len(order))
     decompose = any(n.partition(".")[0] not in reduce_names for n in order[first_red:])
-    update = realize(_block(t, op, red, axes, with_init=not decompose), axes, order)
+    update = realize(_block(t, op, red, axes, with_init=not decompose), axes)
     if not decompose:
-        return update
+        return loops(order, update)
     assert red is not None
+    # TVM's decompose_reduction at the first reduce loop: the init runs inside the spatial
+    # loops around it, just before the reduction of the same tile (which stays in cache, or
+    # in registers), not as a separate pass over the whole output first
     spatial = list(op.axis)
     ivars = [tx.Var(f"v_{a.name}", "int64") for a in spatial]
     init_block = Block(f"{op.name}_init", tuple(
         IterVar(v, Range(a.dom.min, a.dom.extent), IterType.SPATIAL)  # type: ignore
         for v, a in zip(ivars, spatial)),
         BufferStore(t.buffer, _init_value(t, red), tuple(ivars)))
-    init_order = [n for n in order if n.partition(".")[0] not in reduce_names]
-    return seq([realize(init_block, spatial, init_order), update])
+    inner = order[first_red:]
+    init_loops = [n for n in inner if n.partition(".")[0] not in reduce_names]
+    # the init's own loop variables (`i_init`, as TVM names them): a var is bound once
+    init_lv = {**lv, **{n: tx.Var(f"{n.replace('.', '_')}_init", "int64") for n in init_loops}}
+    stmts = [loops(init_loops, realize(init_block, spatial, init_lv), init_lv),
+             loops(inner, update)]
+    if op.epilogue is not None:  # after the tile's reduction, over the same tile
+        epi_lv = {**lv, **{n: tx.Var(f"{n.replace('.', '_')}_epi", "int64")
+                           for n in init_loops}}
+        stmts.append(loops(init_loops, realize(_epilogue_block(t, op, ivars, spatial),
+                                               spatial, epi_lv), epi_lv))
+    return loops(order[:first_red], seq(stmts))
+
+
+def _epilogue_block(t: Tensor, op: ComputeOp, ivars: list[tx.Var], spatial: list[AxisVar]
+                    ) -> Block:
+    assert op.epilogue is not None
+    acc, expr = op.epilogue
+    evars = [tx.Var(v.name.replace("v_", "e_", 1), "int64") for v in ivars]
+    vmap: dict[tx.Var, tx.PrimExpr] = {acc: tx.BufferLoad(t.buffer, tuple(evars))}
+    vmap.update({a: v for a, v in zip(op.axis, evars)})
+    return Block(f"{op.name}_epilogue", tuple(
+        IterVar(v, Range(a.dom.min, a.dom.extent), IterType.SPATIAL)  # type: ignore
+        for v, a in zip(evars, spatial)),
+        BufferStore(t.buffer, _Rename(vmap).visit(expr), tuple(evars)))
 
 
 def _is_zero(e: tx.PrimExpr) -> bool:

@@ -56,6 +56,9 @@ class ComputeOp:
     tag: str = ""
     attrs: dict[str, Any] = field(default_factory=dict)
     nest: LoopNest | None = None  # tvmlite: the loop order create_prim_func emits
+    # tvmlite: (acc, expr): each element becomes `expr` (over `acc`, its reduced value, and
+    # the axes) once its reduction is done, inside the loop nest (see with_epilogue)
+    epilogue: tuple[tx.Var, tx.PrimExpr] | None = None
 
     @property
     def reduce_axis(self) -> tuple[AxisVar, ...]:
@@ -71,8 +74,10 @@ class LoopNest:
     outer/inner parts of an axis split by `split[name]` (an inner extent dividing the axis'
     constant extent). `kinds`: loop name -> ForKind ("unroll", "vectorized"). When a spatial
     loop runs inside a reduce loop, the reduction is decomposed as TVM's decompose_reduction
-    does: a `<name>_init` block over the spatial axes first, then the update block without
-    `T.init()`. Each output element still accumulates in the order of the reduce loops."""
+    does at the first reduce loop: inside the spatial loops around it, a `<name>_init` block
+    over the remaining spatial loops (their variables suffixed `_init`), then the update
+    block without `T.init()`. Each output element still accumulates in the order of the
+    reduce loops."""
 
     order: tuple[str, ...]
     split: tuple[tuple[str, int], ...] = ()
@@ -101,6 +106,29 @@ def loop_nest(t: Tensor, order: Any, split: dict[str, int] | None = None,
         raise ValueError(f"loop_nest: order {list(order)} must name each of {want} once")
     op.nest = LoopNest(tuple(order), tuple(split.items()), tuple((kinds or {}).items()))
     return t
+
+
+def with_epilogue(t: Tensor, fn: Callable[..., tx.PrimExpr]) -> bool:
+    """tvmlite: makes each element of the reduction `t` `fn(value, *axes)` once its reduction
+    is done, in the same loop nest: a bias or activation applied while the tile is in cache
+    (or registers), not in a pass of its own. Only for a loop nest whose reduction is
+    decomposed (a spatial loop inside a reduce loop); returns False, setting nothing,
+    otherwise."""
+    op = t.op
+    if not (isinstance(op, ComputeOp) and isinstance(op.body, Reduce) and op.nest is not None
+            and decomposes(op.nest, op.body)):
+        return False
+    acc = tx.Var("acc", t.dtype)
+    op.epilogue = (acc, fn(acc, *op.axis))
+    return True
+
+
+def decomposes(nest: LoopNest, red: Reduce) -> bool:
+    """Whether a spatial loop of `nest` runs inside one of the reduction's loops."""
+    reduce_names = {a.name for a in red.axis}
+    parts = [name.partition(".")[0] in reduce_names for name in nest.order]
+    first = parts.index(True) if True in parts else len(parts)
+    return not all(parts[first:])
 
 
 @dataclass(eq=False)

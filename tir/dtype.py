@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 _BITS = {"bool": 1, "handle": 64}
@@ -40,6 +42,43 @@ def check_dtype(dtype: str) -> str:
     if dtype not in _SUPPORTED:
         raise ValueError(f"unknown dtype {dtype!r}; expected one of {', '.join(_SUPPORTED)}")
     return dtype
+
+
+# Every dtype TVM 0.27 names (scalars and "x<lanes>" vectors): what a TVMScript program may
+# write, whether or not the CPU backend can compute in it.
+_TVM_DTYPE = re.compile(
+    r"(?P<elem>bool|handle|void|bfloat16|u?int\d*|float(16|32|64)?"
+    r"|float8_e(3m4|4m3|4m3b11fnuz|4m3fn|4m3fnuz|5m2|5m2fnuz|8m0fnu)|float6_e(2m3fn|3m2fn)"
+    r"|float4_e2m1fn)(x(?P<lanes>\d+|vscalex\d+))?")
+
+
+def is_known(dtype: str) -> bool:
+    """Is `dtype` a data type TVM knows ("float32", "int8x4", "float8_e4m3fn", "handle")?"""
+    return isinstance(dtype, str) and _TVM_DTYPE.fullmatch(dtype) is not None
+
+
+def check_known(dtype: str) -> str:
+    """`dtype` itself, or a ValueError that names it and suggests the closest known one."""
+    if is_known(dtype):
+        return dtype
+    import difflib
+
+    close = difflib.get_close_matches(dtype, _SUPPORTED, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"unknown dtype {dtype!r}{hint}")
+
+
+def lanes(dtype: str) -> int:
+    """The vector width of `dtype` ("float32x4" -> 4; scalars -> 1)."""
+    m = _TVM_DTYPE.fullmatch(dtype)
+    n = m.group("lanes") if m else None
+    return int(n) if n and n.isdigit() else 1
+
+
+def element(dtype: str) -> str:
+    """The scalar dtype of a vector dtype ("float32x4" -> "float32")."""
+    m = _TVM_DTYPE.fullmatch(dtype)
+    return m.group("elem") if m else dtype
 
 
 def promote(a: str, b: str) -> str:

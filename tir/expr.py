@@ -83,6 +83,41 @@ class PrimExpr:
     def __ge__(self, other: Any) -> PrimExpr:
         return binop(BinaryOp.GE, self, other)
 
+    def __lshift__(self, other: Any) -> PrimExpr:
+        return bitop("shift_left", self, other)
+
+    def __rlshift__(self, other: Any) -> PrimExpr:
+        return bitop("shift_left", other, self)
+
+    def __rshift__(self, other: Any) -> PrimExpr:
+        return bitop("shift_right", self, other)
+
+    def __rrshift__(self, other: Any) -> PrimExpr:
+        return bitop("shift_right", other, self)
+
+    def __and__(self, other: Any) -> PrimExpr:
+        return bitop("bitwise_and", self, other)
+
+    def __rand__(self, other: Any) -> PrimExpr:
+        return bitop("bitwise_and", other, self)
+
+    def __or__(self, other: Any) -> PrimExpr:
+        return bitop("bitwise_or", self, other)
+
+    def __ror__(self, other: Any) -> PrimExpr:
+        return bitop("bitwise_or", other, self)
+
+    def __xor__(self, other: Any) -> PrimExpr:
+        return bitop("bitwise_xor", self, other)
+
+    def __rxor__(self, other: Any) -> PrimExpr:
+        return bitop("bitwise_xor", other, self)
+
+    def __invert__(self) -> PrimExpr:
+        if self.dtype == "bool":
+            return Not(self)
+        return Call(self.dtype, "tir.bitwise_not", (self,))
+
     def astype(self, dtype: str) -> PrimExpr:
         return Cast(dtype, self)
 
@@ -164,6 +199,26 @@ class Var(PrimExpr):
 
     def __repr__(self) -> str:
         return f"Var({self.name}: {self.dtype})"
+
+    @property
+    def ty(self) -> VarType:
+        """TVM's type of the variable (`T.handle("float32").ty`, a pointer, is a handle)."""
+        return VarType(self.dtype)
+
+
+@dataclass(frozen=True, slots=True)
+class VarType:
+    """The type of a TIR variable, as `var.ty` gives it; equal to its dtype string too."""
+
+    dtype: str
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return self.dtype == other
+        return isinstance(other, VarType) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,3 +364,33 @@ def eq(a: Any, b: Any) -> PrimExpr:
 
 def ne(a: Any, b: Any) -> PrimExpr:
     return binop(BinaryOp.NE, a, b)
+
+
+_LOGICAL = {"bitwise_and": BinaryOp.AND, "bitwise_or": BinaryOp.OR}
+
+
+def bitop(name: str, a: Any, b: Any) -> PrimExpr:
+    """`a << b`, `a & b`, ...: TVM's `tir.shift_left`, `tir.bitwise_and`, ... calls on integers;
+    `&` and `|` of two booleans are the logical operators."""
+    a, b = _as_operands(a, b)
+    if a.dtype == "bool" and name in _LOGICAL:
+        return BinOp(_LOGICAL[name], a, b)
+    if is_float(a.dtype):
+        raise TypeError(f"{name} needs integer operands, got {a.dtype}")
+    return Call(a.dtype, "tir." + name, (a, b))
+
+
+def all(*conds: Any, span: Span | None = None) -> PrimExpr:  # noqa: A001 (TVM's name)
+    """`tir.all(a, b, ...)`: the conditions joined by `and` (True for none)."""
+    out: PrimExpr | None = None
+    for c in conds:
+        out = const(c) if out is None else BinOp(BinaryOp.AND, out, const(c))
+    return out if out is not None else IntImm("bool", 1)
+
+
+def any(*conds: Any, span: Span | None = None) -> PrimExpr:  # noqa: A001 (TVM's name)
+    """`tir.any(a, b, ...)`: the conditions joined by `or` (False for none)."""
+    out: PrimExpr | None = None
+    for c in conds:
+        out = const(c) if out is None else BinOp(BinaryOp.OR, out, const(c))
+    return out if out is not None else IntImm("bool", 0)

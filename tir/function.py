@@ -37,6 +37,10 @@ class PrimFunc:
         return None
 
     @property
+    def __name__(self) -> str:  # noqa: PLW3201 (a decorated function's name, as TVM keeps it)
+        return str(dict(self.attrs).get("global_symbol", "main"))
+
+    @property
     def attr_dict(self) -> dict[str, Any]:
         return dict(self.attrs)
 
@@ -49,7 +53,9 @@ class PrimFunc:
     def with_body(self, body: Stmt) -> PrimFunc:
         return replace(self, body=body)
 
-    def script(self) -> str:
+    def script(self, **options: Any) -> str:
+        """The function as TVMScript; TVM's printer options (`show_meta`, `verbose_expr`,
+        ...) are accepted and change nothing here."""
         from ..script.printer import print_prim_func  # the printer lives above tir
 
         return print_prim_func(self)

@@ -40,7 +40,8 @@ _NP_MATH = {
     "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh, "atan": np.arctan, "asin": np.arcsin,
     "acos": np.arccos, "pow": np.power, "copysign": np.copysign, "atan2": np.arctan2,
     "fmod": np.fmod, "hypot": np.hypot, "log1p": np.log1p, "expm1": np.expm1,
-    "abs": np.abs, "isnan": np.isnan,
+    "abs": np.abs, "isnan": np.isnan, "acosh": np.arccosh, "asinh": np.arcsinh,
+    "atanh": np.arctanh, "nextafter": np.nextafter, "fma": lambda a, b, c: a * b + c,
 }
 
 
@@ -103,23 +104,41 @@ class Interpreter:
 
     def exec_BufferStore(self, s: BufferStore) -> None:
         value = _value(s.buffer.dtype, self.eval(s.value))
-        self.mem[self._key(s.buffer)][self._offset(s.buffer, s.indices)] = value
+        offset = self._offset(s.buffer, s.indices)  # first: it maps a matched buffer's memory
+        self.mem[self._key(s.buffer)][offset] = value
 
     def exec_For(self, s: For) -> None:
         lo, n = int(self.eval(s.min)), int(self.eval(s.extent))
         for i in range(lo, lo + n):
             self.env[s.loop_var] = _value(s.loop_var.dtype, i)
-            self.exec(s.body)
+            try:
+                self.exec(s.body)
+            except _Continue:
+                continue
+            except _Break:
+                break
 
     def exec_While(self, s: While) -> None:
         while self.eval(s.condition):
-            self.exec(s.body)
+            try:
+                self.exec(s.body)
+            except _Continue:
+                continue
+            except _Break:
+                break
+
 
     def exec_IfThenElse(self, s: IfThenElse) -> None:
         if self.eval(s.condition):
             self.exec(s.then_case)
         elif s.else_case is not None:
             self.exec(s.else_case)
+
+    def exec_AttrStmt(self, s: Any) -> None:
+        if s.attr_key == "thread_extent":
+            raise NotImplementedError("T.launch_thread launches GPU threads; the interpreter "
+                                      "runs CPU programs only")
+        self.exec(s.body)
 
     def exec_LetStmt(self, s: LetStmt) -> None:
         self.env[s.var] = _value(s.var.dtype, self.eval(s.value))
@@ -232,7 +251,8 @@ class Interpreter:
         return self.eval(e.body)
 
     def eval_BufferLoad(self, e: BufferLoad) -> Any:
-        v = self.mem[self._key(e.buffer)][self._offset(e.buffer, e.indices)]
+        offset = self._offset(e.buffer, e.indices)  # first: it maps a matched buffer's memory
+        v = self.mem[self._key(e.buffer)][offset]
         return _value(e.buffer.dtype, v)
 
     def eval_Cast(self, e: Cast) -> Any:
@@ -266,6 +286,10 @@ class Interpreter:
             return self.eval(e.args[1]) if self.eval(e.args[0]) else self.eval(e.args[2])
         if op == "likely":
             return self.eval(e.args[0])
+        if op == "assume":  # a hint to the compiler: nothing to compute
+            return True
+        if op in ("break_loop", "continue_loop"):
+            raise _Break if op == "break_loop" else _Continue
         args = [self.eval(a) for a in e.args]
         if op == "sigmoid":
             return _value(e.dtype, 1 / (1 + np.exp(-args[0])))
@@ -275,7 +299,37 @@ class Interpreter:
             return _value(e.dtype, math.erf(float(args[0])))
         if op in _NP_MATH:
             return _value(e.dtype, _NP_MATH[op](*args))
+        if op in _INT_INTRIN:
+            return _value(e.dtype, _INT_INTRIN[op](e.args[0].dtype, *[int(a) for a in args]))
+        if op == "ldexp":
+            return _value(e.dtype, np.ldexp(args[0], int(args[1])))
+        if op == "reinterpret":
+            src = dt.to_numpy(e.args[0].dtype)
+            return _value(e.dtype, np.array(args[0], src).view(dt.to_numpy(e.dtype)).item())
         raise NotImplementedError(f"the interpreter has no intrinsic {e.op!r}")
+
+
+class _Break(Exception):
+    """`break` on its way to the loop it leaves."""
+
+
+class _Continue(Exception):
+    """`continue` on its way to the loop it resumes."""
+
+
+def _unsigned(dtype: str, v: int) -> int:
+    return v & ((1 << dt.bits(dtype)) - 1)
+
+
+# Integer intrinsics on Python ints (the caller wraps the result to the call's dtype).
+_INT_INTRIN = {
+    "bitwise_and": lambda t, a, b: a & b, "bitwise_or": lambda t, a, b: a | b,
+    "bitwise_xor": lambda t, a, b: a ^ b, "bitwise_not": lambda t, a: ~a,
+    "shift_left": lambda t, a, b: a << b,
+    "shift_right": lambda t, a, b: (a if not dt.is_uint(t) else _unsigned(t, a)) >> b,
+    "popcount": lambda t, a: bin(_unsigned(t, a)).count("1"),
+    "clz": lambda t, a: dt.bits(t) - _unsigned(t, a).bit_length(),
+}
 
 
 def _trunc_div(a: int, b: int) -> int:

@@ -34,54 +34,87 @@ def _compared_fields(cls: type) -> tuple[str, ...]:
 
 
 class _Fingerprint:
+    """Tokens of a canonical walk; hashed once at the end (per-token hashing and the generic
+    type tests cost most of a warm build's key time)."""
+
     def __init__(self) -> None:
-        self.digest = hashlib.sha256()
+        self.tokens: list[str] = []
         self.numbers: dict[int, int] = {}
         self.keep: list[Any] = []  # NOTE: keeps numbered objects alive, so ids stay unique
 
-    def put(self, token: str) -> None:
-        self.digest.update(token.encode())
-        self.digest.update(b"\x00")
-
     def visit(self, x: Any) -> None:
-        if x is None or isinstance(x, (bool, int, float, str)):
-            return self.put(f"{type(x).__name__}:{x!r}")
-        if isinstance(x, enum.Enum):
-            return self.put(f"{type(x).__name__}.{x.name}")
-        if isinstance(x, (tuple, list)):
-            self.put(f"[{len(x)}")
-            for v in x:
-                self.visit(v)
-            return None
-        if isinstance(x, dict):
-            return self._visit_map(x)
-        if isinstance(x, (np.ndarray, np.generic)):
-            arr = np.asarray(x)
-            data = hashlib.sha256(arr.tobytes()).hexdigest()
-            return self.put(f"nd:{arr.dtype}{arr.shape}:{data}")
-        if dataclasses.is_dataclass(x):
-            return self._visit_node(x)
-        if hasattr(x, "numpy"):  # an NDArray constant
-            return self.visit(x.numpy())
-        raise NotFingerprintable(f"no stable text for a {type(x).__name__} value")
+        cls = type(x)
+        handler = _HANDLERS.get(cls)
+        if handler is None:
+            handler = _HANDLERS[cls] = _handler_for(cls)
+        handler(self, x)
 
-    def _visit_node(self, x: Any) -> None:
-        if isinstance(x, _IDENTITY):
-            number = self.numbers.get(id(x))
-            if number is not None:
-                return self.put(f"#{number}")
-            self.numbers[id(x)] = len(self.numbers)
-            self.keep.append(x)
-        self.put(type(x).__name__)
+    def scalar(self, x: Any) -> None:
+        self.tokens.append(f"{type(x).__name__}:{x!r}")
+
+    def enum_value(self, x: enum.Enum) -> None:
+        self.tokens.append(f"{type(x).__name__}.{x.name}")
+
+    def sequence(self, x: Any) -> None:
+        self.tokens.append(f"[{len(x)}")
+        for v in x:
+            self.visit(v)
+
+    def array(self, x: Any) -> None:
+        arr = np.asarray(x)
+        data = hashlib.sha256(arr.tobytes()).hexdigest()
+        self.tokens.append(f"nd:{arr.dtype}{arr.shape}:{data}")
+
+    def node(self, x: Any) -> None:
+        self.tokens.append(type(x).__name__)
         for name in _compared_fields(type(x)):
             self.visit(getattr(x, name))
-        return None
 
-    def _visit_map(self, m: dict) -> None:
-        self.put(f"{{{len(m)}")
+    def identity_node(self, x: Any) -> None:
+        number = self.numbers.get(id(x))
+        if number is not None:
+            self.tokens.append(f"#{number}")
+            return
+        self.numbers[id(x)] = len(self.numbers)
+        self.keep.append(x)
+        self.node(x)
+
+    def mapping(self, m: dict) -> None:
+        self.tokens.append(f"{{{len(m)}")
         for key in sorted(m, key=repr):
-            self.put(repr(key))
+            self.tokens.append(repr(key))
             self.visit(m[key])
+
+    def ndarray_constant(self, x: Any) -> None:
+        self.visit(x.numpy())
+
+    def hexdigest(self) -> str:
+        return hashlib.sha256("\x00".join(self.tokens).encode()).hexdigest()
+
+
+def _handler_for(cls: type) -> Any:
+    """How a value of class `cls` is walked (decided once per class)."""
+    if cls is type(None) or issubclass(cls, (bool, int, float, str)):
+        return _Fingerprint.scalar
+    if issubclass(cls, enum.Enum):
+        return _Fingerprint.enum_value
+    if issubclass(cls, (tuple, list)):
+        return _Fingerprint.sequence
+    if issubclass(cls, dict):
+        return _Fingerprint.mapping
+    if issubclass(cls, (np.ndarray, np.generic)):
+        return _Fingerprint.array
+    if dataclasses.is_dataclass(cls):
+        return _Fingerprint.identity_node if issubclass(cls, _IDENTITY) else _Fingerprint.node
+    if hasattr(cls, "numpy"):  # an NDArray constant
+        return _Fingerprint.ndarray_constant
+
+    def refuse(fp: _Fingerprint, x: Any) -> None:
+        raise NotFingerprintable(f"no stable text for a {cls.__name__} value")
+    return refuse
+
+
+_HANDLERS: dict[type, Any] = {}
 
 
 def fingerprint(*parts: Any) -> str:
@@ -90,7 +123,7 @@ def fingerprint(*parts: Any) -> str:
     fp = _Fingerprint()
     for part in parts:
         fp.visit(part)
-    return fp.digest.hexdigest()
+    return fp.hexdigest()
 
 
 @functools.cache

@@ -66,6 +66,16 @@ class ForKind(enum.Enum):
     UNROLLED = "unroll"
     THREAD_BINDING = "thread_binding"
 
+    def __eq__(self, other: object) -> bool:  # NOTE: TVM code compares kinds with TVM's ints
+        if isinstance(other, int) and not isinstance(other, bool):
+            return _FOR_KIND_CODES[self.value] == other
+        return self is other
+
+    __hash__ = enum.Enum.__hash__
+
+
+_FOR_KIND_CODES = {"serial": 0, "parallel": 1, "vectorized": 2, "unroll": 3, "thread_binding": 4}
+
 
 @dataclass(frozen=True, slots=True)
 class For(Stmt):
@@ -78,11 +88,28 @@ class For(Stmt):
     annotations: tuple[tuple[str, Any], ...] = ()
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def thread_binding(self) -> IterVar | None:
+        """TVM's view of a thread-bound loop: the thread's IterVar (None for other loops)."""
+        if self.kind is not ForKind.THREAD_BINDING:
+            return None
+        return IterVar(self.loop_var, Range(self.min, self.extent), IterType.THREAD,
+                       self.thread_tag or "")
+
 
 @dataclass(frozen=True, slots=True)
 class SeqStmt(Stmt):
     seq: tuple[Stmt, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __getitem__(self, i: int) -> Stmt:  # TVM users write func.body[0]
+        return self.seq[i]
+
+    def __len__(self) -> int:
+        return len(self.seq)
+
+    def __bool__(self) -> bool:  # NOTE: a statement is always "something", even when empty
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +169,18 @@ class DeclBuffer(Stmt):
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
+@dataclass(frozen=True, slots=True)
+class AttrStmt(Stmt):
+    """`with T.attr(node, key, value):` a hint about `node` over `body`; with key
+    "thread_extent" and an IterVar node, a GPU thread launch (`T.launch_thread`)."""
+
+    node: Any  # IterVar, Var, Buffer, StringImm or IntImm
+    attr_key: str
+    value: PrimExpr
+    body: Stmt
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
 # ---------------------------------------------------------------------------------------------
 # Blocks
 
@@ -161,13 +200,15 @@ class IterType(enum.Enum):
     SPATIAL = "S"
     REDUCE = "R"
     OPAQUE = "O"
+    THREAD = "T"  # a GPU thread index (`T.env_thread`, `T.launch_thread`)
 
 
 @dataclass(frozen=True, slots=True)
 class IterVar:
     var: Var
-    dom: Range
+    dom: Range | None
     iter_type: IterType
+    thread_tag: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +236,11 @@ class Block(Stmt):
     annotations: tuple[tuple[str, Any], ...] = ()
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def name_hint(self) -> str:
+        """TVM's name of the block's name (`sch.get(block_rv).name_hint`)."""
+        return self.name
+
 
 @dataclass(frozen=True, slots=True)
 class BlockRealize(Stmt):
@@ -204,6 +250,25 @@ class BlockRealize(Stmt):
     predicate: PrimExpr
     block: Block
     span: Span | None = field(default=None, compare=False, repr=False)
+
+
+SBlock, SBlockRealize = Block, BlockRealize  # TVM 0.27's names
+
+
+def loop_jump(word: str, span: Span | None = None) -> Evaluate:
+    """`break` / `continue` as TVM 0.27 writes them: `T.evaluate(T.break_loop())`."""
+    from .expr import Call
+
+    return Evaluate(Call("void", f"tir.{word}_loop", ()), span)
+
+
+def jump_of(s: Any) -> str | None:
+    """"break" / "continue" when `s` is that statement (see loop_jump), else None."""
+    if type(s) is Evaluate:
+        v = s.value
+        if getattr(v, "op", None) in ("tir.break_loop", "tir.continue_loop") and not v.args:
+            return v.op[4:-5]
+    return None
 
 
 def seq(stmts: list[Stmt]) -> Stmt:

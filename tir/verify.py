@@ -123,6 +123,15 @@ class _Verifier:
         self.expr(s.value)
         self._scoped(s.body, [s.var])
 
+    def _AttrStmt(self, s: ts.AttrStmt) -> None:
+        self.expr(s.value)
+        if isinstance(s.node, ts.IterVar):  # a thread launch binds its thread index
+            self._scoped(s.body, [s.node.var])
+        else:
+            if isinstance(s.node, tx.PrimExpr):
+                self.expr(s.node)
+            self.stmt(s.body)
+
     def _DeclBuffer(self, s: ts.DeclBuffer) -> None:
         self._scoped(s.body, bufs=[s.buffer])
 

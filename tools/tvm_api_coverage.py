@@ -39,6 +39,21 @@ NOT_APPLICABLE = [
     (r"(?i)grad|gradient|training", "training-only"),
     (r"(?i)ffi|_object|Object$|ObjectRef|register_object|register_func_attr|FFI",
      "TVM's C++ object system"),
+    (r"^ObjectConvertible$", "TVM's C++ object system"),
+    (r"^(load_static_library|system_lib)$",
+     "native libraries linked into TVM's C++ runtime (tvmlite loads its own exports)"),
+    (r"^(GenericConst|OpaqueExpr|OpaqueType|TensorLoad|TensorRegion)$",
+     "TVM 0.27's internal unified-IR nodes, not a user-facing API"),
+    (r"^(VMShapeLower|VMBuiltinLower|LowerAllocTensor|LowerRuntimeBuiltin|AllocateWorkspace)$",
+     "a step of TVM's C++ VM lowering; relax.build lowers to tvmlite's VM in one step "
+     "(transforms/lower_to_vm.py)"),
+    (r"^(RewriteCUDAGraph)$", "CUDA graph capture in TVM's C++ runtime"),
+    (r"^(SplitCallTIRByPattern)$", "CUTLASS kernel splitting (no CUTLASS backend)"),
+    (r"^(RealizeVDevice|UpdateVDevice|SpecializePrimFuncBasedOnCallSite)$",
+     "virtual-device planning for heterogeneous execution (texture memory scopes); tvmlite "
+     "runs a module on one device"),
+    (r"^(SplitLayoutRewritePreproc|AttachAttrLayoutFreeBuffers)$",
+     "MetaSchedule's layout-rewrite postprocessing, which tvmlite's tuner does not do"),
 ]
 
 
@@ -47,6 +62,20 @@ NOT_APPLICABLE_NAMESPACES = {
     "tvm.relax.op.ccl": "multi-GPU (disco, collective communication)",
     "tvm.relax.op.distributed": "multi-GPU (sharded tensors across devices)",
     "tvm.relax.op.grad": "training-only (gradient operators)",
+}
+
+
+# Names that cannot apply within one namespace only (full names), with the reason.
+NOT_APPLICABLE_IN = {
+    "tvm.script.tirx": [
+        (r"ComposeLayout|ExecScope|Iter|Layout|TileLayout|ScopeIdDef|wg_reg_tile|hint|filter"
+         r"|selector|device_entry|scope_id|(cta|cluster|lane|warp|warpgroup|thread)_id\w*",
+         "TVM's Hopper/Blackwell tile language (execution scopes, tile layouts, sketches)"),
+        (r"SMEMPool|TMEMPool|smem|tmem|TensorMap|tensormap_\w+|alloc_cast_frag"
+         r"|alloc_tcgen05_ldst_frag|cooperative_tensor_\w+",
+         "Hopper/Blackwell GPU memory (TMEM, TMA tensor maps, tcgen05, cooperative tensors)"),
+        (r"call_kernel", "GPU kernels written in CUDA/Triton source, called from TIR"),
+    ],
 }
 
 
@@ -80,7 +109,10 @@ def lite_target(path: str, attr: str | None) -> object | None:
     return getattr(module, attr, None) if attr else module
 
 
-def reason_not_applicable(name: str) -> str | None:
+def reason_not_applicable(name: str, path: str = "") -> str | None:
+    for pattern, reason in NOT_APPLICABLE_IN.get(path, []):
+        if re.fullmatch(pattern, name):
+            return reason
     for pattern, reason in NOT_APPLICABLE:
         if re.search(pattern, name):
             return reason
@@ -97,7 +129,7 @@ def table_rows() -> list[tuple[str, list[tuple[str, str]]]]:
             if ours is not None and hasattr(ours, name):
                 entries.append((name, "implemented"))
             else:
-                why = NOT_APPLICABLE_NAMESPACES.get(path) or reason_not_applicable(name)
+                why = NOT_APPLICABLE_NAMESPACES.get(path) or reason_not_applicable(name, path)
                 entries.append((name, f"not applicable: {why}" if why else "missing"))
         rows.append((f"{path}.{attr}" if attr else path, entries))
     return rows

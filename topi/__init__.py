@@ -49,5 +49,13 @@ from .api_ext import (  # noqa: E402,F401,A004
 )
 from .transform_more import (  # noqa: E402,F401
     ceil_log2, const_vector, make_idx, matrix_set_diag, searchsorted, sequence_mask,
-    slice_scatter, sliding_window, strided_set, tensordot, unravel_index, within_index,
+    sliding_window, strided_set, tensordot, unravel_index, within_index,
 )
+from .scatter_index import index_tensor, slice_scatter  # noqa: E402,F401
+from .api_ext import index_put  # noqa: E402,F401
+from .bitwise import (  # noqa: E402
+    bitwise_and, bitwise_not, bitwise_or, bitwise_xor, left_shift, right_shift,
+)
+
+__all__ += ["bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "left_shift",
+            "right_shift"]

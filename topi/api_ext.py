@@ -9,7 +9,7 @@ from typing import Any
 from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
-from . import creation, indexing, linalg_stats, losses
+from . import creation, indexing, linalg_stats, losses, scatter_index
 from .math_ext import mod  # noqa: F401 (re-exported)
 from .transform import _call, _prod, _reduce, argmax, cast, reshape, strided_slice, transpose, unary
 
@@ -212,6 +212,11 @@ def topk(data: te.Tensor, k: int = 1, axis: int = -1, ret_type: str = "both",
     values = indexing.sort_by_rank(data, axis, not is_ascend, k)
     idx = indexing.sort_by_rank(data, axis, not is_ascend, k, want="indices", dtype=dtype)
     return {"both": [values, idx], "values": values, "indices": idx}[ret_type]
+
+
+def index_put(data: te.Tensor, indices: Any, values: te.Tensor, accumulate: bool = False
+              ) -> te.Tensor:
+    return scatter_index.index_put(data, list(indices), values, accumulate)
 
 
 def einsum(subscripts: str, *operand: te.Tensor) -> te.Tensor:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
 from . import transform as T
+from .conv2d_flat import conv2d_nchw_flat
+from .epilogue import apply_epilogue
 from .conv2d_schedule import column_reader, conv2d_nchw_nest
+from .matmul_schedule import matmul_nest
 
 B = tx.BinaryOp
 
@@ -85,6 +89,11 @@ def matmul(a: te.Tensor, b: te.Tensor, transpose_a: bool = False, transpose_b: b
     if b_vec or transpose_b:  # B is read along k: the dot product is the inner loop
         k = te.reduce_axis(ka, "k")
         return te.compute(shape, lambda *idx: te.sum(product(idx, k), axis=k), name="T_matmul")
+    if not a_vec:  # the register-blocked rule when the shapes are static
+        k = te.reduce_axis(ka, "k")
+        out = te.compute(shape, lambda *idx: te.sum(product(idx, k), axis=k), name="T_matmul")
+        if matmul_nest(out):
+            return out
     if not (isinstance(kext, tx.IntImm) and kext.value % _RF == 0 and kext.value >= 16 * _RF):
         k = te.reduce_axis(ka, "k")
         out = te.compute(shape, lambda *idx: te.sum(product(idx, k), axis=k), name="T_matmul")
@@ -245,11 +254,17 @@ def pad(x: te.Tensor, before: Any, after: Any, value: float = 0.0, name: str = "
 
 
 def conv2d_nchw(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, dilation: Any,
-                groups: int = 1, out_dtype: str | None = None) -> te.Tensor:
+                groups: int = 1, out_dtype: str | None = None,
+                epilogue: Callable[..., tx.PrimExpr] | None = None) -> te.Tensor:
+    """`epilogue(v, b, f, y, x)` (tvmlite, see topi/epilogue.py) finishes each output."""
     dt = out_dtype or data.dtype
     n, c, h, w = data.shape
     o, ci, kh, kw = weight.shape
     p = tuple(padding) if len(padding) == 4 else tuple(padding) * 2
+    flat = conv2d_nchw_flat(data, weight, (int(strides[0]), int(strides[1])),
+                            tuple(int(v) for v in p), dilation, groups, dt, epilogue)
+    if flat is not None:  # narrow maps: vectors along the flattened image
+        return flat
     x = pad(data, (0, 0, p[0], p[1]), (0, 0, p[2], p[3]))
     span_h = dilation[0] * (int(simplify(kh).value) - 1) + 1
     span_w = dilation[1] * (int(simplify(kw).value) - 1) + 1
@@ -266,7 +281,7 @@ def conv2d_nchw(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, 
     read, contiguous = column_reader(x, int(strides[1]), depthwise)
     out = te.compute((n, o, oh, ow), body, name="conv2d_nchw")
     conv2d_nchw_nest(out, contiguous, depthwise)
-    return out
+    return out if epilogue is None else apply_epilogue(out, epilogue)
 
 
 def pool2d(data: te.Tensor, kind: str, pool_size: Any, strides: Any, padding: Any,

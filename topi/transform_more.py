@@ -158,24 +158,6 @@ def _clamp(i: tx.PrimExpr, n: tx.PrimExpr) -> tx.PrimExpr:
     return tx.binop(B.MIN, i, _i64(n) - 1)
 
 
-def slice_scatter(input_tensor: te.Tensor, src: te.Tensor, start: Any, end: Any, step: Any,
-                  axis: int) -> te.Tensor:
-    """`input_tensor` with start:end:step along `axis` replaced by `src`."""
-    axis %= input_tensor.ndim
-    begin = [0] * input_tensor.ndim
-    stop = [int(d) for d in get_const_tuple(input_tensor.shape)]
-    strides = [1] * input_tensor.ndim
-    begin[axis] = int(_const(start))
-    stop[axis] = stop[axis] if end is None else min(int(_const(end)), stop[axis])
-    strides[axis] = int(_const(step))
-    return strided_set(input_tensor, src, begin, stop, strides)
-
-
-def _const(v: Any) -> Any:
-    v = simplify(v) if isinstance(v, tx.PrimExpr) else v
-    return v.value if isinstance(v, tx.IntImm) else v
-
-
 def within_index(b: Any, e: Any, s: Any, i: Any) -> tx.PrimExpr:
     """Whether index i is one of b, b+s, ... before e (s may be negative)."""
     b, e, s, i = (_i64(x) for x in (b, e, s, i))

@@ -93,6 +93,15 @@ class BlockBuilder:
         args = tuple(leaf(a) for a in e.args)
         return e if all(x is y for x, y in zip(args, e.args)) else replace(e, args=args)
 
+    def normalize(self, expr: Any) -> rx.Expr:
+        """`expr` with its struct info inferred (TVM's `bb.normalize`; operator calls here are
+        born with theirs, so this infers only what a hand-made Call lacks)."""
+        from ..ir.op import with_inferred_struct_info
+
+        if isinstance(expr, rx.Call) and expr.struct_info is None and isinstance(expr.op, rx.Op):
+            return with_inferred_struct_info(expr)
+        return expr
+
     def emit(self, expr: Any, name_hint: str | None = None) -> rx.Var:
         """Bind `expr` to a new variable (a dataflow var inside `bb.dataflow()`)."""
         e = self._flatten_args(as_expr(expr))

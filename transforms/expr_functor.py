@@ -119,7 +119,7 @@ def function_pass(pass_func: Any = None, opt_level: int = 0, name: str | None = 
                     new = fn(f, out, ctx)
                     out = out.with_function(gv, new)
             return out
-        return Pass(run, pname, opt_level)
+        return FunctionPass(run, pname, opt_level)
 
     def wrap(target: Any) -> Any:
         if isinstance(target, type):
@@ -134,3 +134,72 @@ def function_pass(pass_func: Any = None, opt_level: int = 0, name: str | None = 
 
 
 __all__ = ["PyExprMutator", "PyExprVisitor", "mutator", "visitor", "function_pass", "replace"]
+
+
+class FunctionPass(Pass):
+    """A pass applied to each relax function of a module (what `function_pass` makes)."""
+
+
+class DataflowBlockPass(Pass):
+    """A pass applied to each dataflow block of each relax function (`dataflowblock_pass`)."""
+
+
+def dataflowblock_pass(pass_func: Any = None, opt_level: int = 0, name: str | None = None,
+                       required: Any = (), traceable: bool = False) -> Any:
+    """`@relax.transform.dataflowblock_pass(opt_level=0)` on `f(block, mod, ctx)` or on a
+    class with `transform_dataflowblock(self, block, mod, ctx)`: applied to every dataflow
+    block of every graph function."""
+
+    def make(fn: Any, pname: str) -> Pass:
+        def run(mod: IRModule, ctx: PassContext) -> IRModule:
+            def blocks(gv: Any, f: Any) -> Any:
+                if not isinstance(f, rx.Function):
+                    return f
+                new = tuple(fn(b, mod, ctx) if isinstance(b, rx.DataflowBlock) else b
+                            for b in f.body.blocks)
+                return replace(f, body=replace(f.body, blocks=new))
+            return mod.map_functions(blocks)
+        return DataflowBlockPass(run, pname, opt_level)
+
+    def wrap(target: Any) -> Any:
+        if isinstance(target, type):
+            @functools.wraps(target, updated=())
+            def build(*args: Any, **kwargs: Any) -> Pass:
+                inst = target(*args, **kwargs)
+                return make(inst.transform_dataflowblock, name or target.__name__)
+            return build
+        return make(target, name or target.__name__)
+
+    return wrap if pass_func is None else wrap(pass_func)
+
+
+__all__ += ["DataflowBlockPass", "FunctionPass", "dataflowblock_pass"]
+
+
+_FUNCTOR_METHODS = {
+    rx.Constant: "visit_constant_", rx.Tuple: "visit_tuple_", rx.DataflowVar: "visit_dataflow_var_",
+    rx.Var: "visit_var_", rx.ShapeExpr: "visit_shape_expr_", rx.ExternFunc: "visit_extern_func_",
+    rx.GlobalVarRef: "visit_global_var_", rx.Function: "visit_function_", rx.Call: "visit_call_",
+    rx.SeqExpr: "visit_seq_expr_", rx.If: "visit_if_", rx.Op: "visit_op_",
+    rx.TupleGetItem: "visit_tuple_getitem_", rx.PrimValue: "visit_prim_value_",
+    rx.StringImm: "visit_string_imm_",
+}
+
+
+class ExprFunctor:
+    """TVM's abstract visitor over relax expressions: `visit_expr(e)` calls the
+    `visit_<kind>_` method for `e`'s class, which a subclass defines (unlike PyExprVisitor, no
+    method has a default: an expression kind the subclass did not expect is an error)."""
+
+    def visit_expr(self, expr: rx.Expr) -> Any:
+        name = _FUNCTOR_METHODS.get(type(expr))
+        if name is None:
+            raise TypeError(f"ExprFunctor: {type(expr).__name__} is not a relax expression")
+        method = getattr(self, name, None)
+        if method is None:
+            raise NotImplementedError(f"{type(self).__name__} does not define {name}, needed "
+                                      f"for a {type(expr).__name__}")
+        return method(expr)
+
+
+__all__ += ["ExprFunctor"]

@@ -280,8 +280,8 @@ def FuseTIR() -> Pass:  # noqa: N802
             elif isinstance(f, PrimFunc):
                 funcs[gv] = f
         out = IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
-        from .simple_passes import DeadCodeElimination
-        return DeadCodeElimination()(out)
+        from .simple_passes import eliminate_dead_code
+        return eliminate_dead_code(out, keep_public_prim_funcs=False)
     return Pass(run, "FuseTIR")
 
 

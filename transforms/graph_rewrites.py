@@ -129,7 +129,18 @@ class _CSE(BlockRewriter):
             self.mapping.pop(var, None)
         self.exported, self.local = {}, []
 
+    def branch(self, seq: rx.SeqExpr) -> rx.SeqExpr:
+        """An If branch, seeing the values bound before the If (not those of the other
+        branch)."""
+        sub = _CSE(self.call_only)
+        sub.seen, sub.mapping = dict(self.seen), dict(self.mapping)
+        return sub.run(rx.Function((), seq)).body
+
     def rewrite(self, b: Any) -> Any:
+        if isinstance(b, rx.VarBinding) and isinstance(b.value, rx.If):
+            v = b.value
+            return replace(v, true_branch=self.branch(v.true_branch),
+                           false_branch=self.branch(v.false_branch))
         if isinstance(b, rx.MatchCast):
             key: Any = ("match_cast", expr_key(b.value), repr(b.struct_info))
         elif isinstance(b, rx.VarBinding) and _eliminable(b.value, self.call_only):

@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.expr import (
-    Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, If, MatchCast,
+    Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, If, MatchCast, Op,
     PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var, VarBinding,
 )
 from ..ir.module import IRModule
-from ..ir.op import CALL_DPS_PACKED, CALL_PURE_PACKED, CALL_TIR
+from ..ir.op import CALL_DPS_PACKED, CALL_PURE_PACKED, CALL_TIR, CALL_TIR_INPLACE, op_attr
 from ..ir.struct_info import ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
 from ..tir import expr as tir
 from ..tir.function import PrimFunc, free_vars, shape_vars
@@ -26,6 +26,7 @@ from ..vm import bytecode as bc
 from ..vm.bytecode import Arg
 from ..vm.kernel_signature import shape_text
 from .exec_builder import ExecBuilder
+from .lower_builtin_ops import lower_builtin_op
 from .lower_shapes import _dim_text, lower_if
 
 
@@ -179,6 +180,8 @@ class FunctionLowering:
     def lower_call(self, call: Call, what: str) -> Arg:
         if call.op == CALL_TIR:
             return self.lower_call_tir(call, what)
+        if call.op == CALL_TIR_INPLACE:
+            return self.lower_call_tir(call, what, tuple(call.attr("inplace_indices")))
         if call.op == CALL_DPS_PACKED:
             extern = call.args[0]
             assert isinstance(extern, ExternFunc)
@@ -198,24 +201,34 @@ class FunctionLowering:
             self.emit(callee, [self.value_of(a) for a in call.args], dst=r, kind="vm")
             return bc.reg(r)
         name = getattr(call.op, "name", type(call.op).__name__)
+        builtin = op_attr(name, "vm_builtin") if isinstance(call.op, Op) else None
+        if builtin is not None:  # ops the VM runs as one builtin call (ir/ops/runtime_ops.py)
+            return lower_builtin_op(self, call, builtin)
         raise LoweringError(f"{self.name}: operator {name} must be legalized before the VM "
                             "can run it (apply relax.transform.LegalizeOps)")
 
-    def lower_call_tir(self, call: Call, what: str) -> Arg:
+    def lower_call_tir(self, call: Call, what: str, inplace: tuple[int, ...] | None = None
+                       ) -> Arg:
         callee = call.args[0]
         assert isinstance(callee, GlobalVarRef)
         kname = callee.gvar.name_hint
         sig = self.b.kernel_signature(kname)
         inputs = list(_tuple_fields(call.args[1]))
         out_sinfos = _flatten_outputs(call.sinfo_args[0])
-        outs = self.alloc_outputs(call.sinfo_args[0], what)
+        in_args = [self.value_of(a) for a in inputs]
+        if inplace is None:
+            outs = fresh = self.alloc_outputs(call.sinfo_args[0], what)
+            fresh_sinfos = out_sinfos
+        else:  # call_tir_inplace: output i is argument inplace[i] (-1: allocated)
+            outs, fresh, fresh_sinfos = self.inplace_outputs(kname, inputs, in_args,
+                                                             out_sinfos, inplace, what)
         buffers = [p for p in sig.params if p.kind == "buffer"]
-        if len(buffers) != len(inputs) + len(outs):
+        if len(buffers) != len(inputs) + len(fresh):
             raise LoweringError(
-                f"{self.name}: call_tir({kname}) passes {len(inputs)} inputs and {len(outs)} "
+                f"{self.name}: call_tir({kname}) passes {len(inputs)} inputs and {len(fresh)} "
                 f"outputs, but {kname} takes {len(buffers)} buffers")
-        sinfos = [a.struct_info for a in inputs] + out_sinfos
-        args = [self.value_of(a) for a in inputs] + outs
+        sinfos = [a.struct_info for a in inputs] + fresh_sinfos
+        args = in_args + fresh
         bound: dict[str, Arg] = {}
         for param, sinfo, arg in zip(buffers, sinfos, args):
             self.match_buffer(kname, param, sinfo, arg, bound)
@@ -318,6 +331,27 @@ class FunctionLowering:
             self.emit("vm.builtin.alloc_tensor", [self.b.const(s.dtype), *dims], dst=r)
             outs.append(bc.reg(r))
         return outs
+
+    def inplace_outputs(self, kname: str, inputs: list[Expr], in_args: list[Arg],
+                        out_sinfos: list[TensorStructInfo], inplace: tuple[int, ...], what: str
+                        ) -> tuple[list[Arg], list[Arg], list[TensorStructInfo]]:
+        """The outputs of call_tir_inplace: the chosen arguments' registers and fresh tensors
+        for the -1 entries (the kernel takes only those after its inputs)."""
+        outs: list[Arg] = []
+        fresh: list[Arg] = []
+        fresh_sinfos = []
+        for i, s in zip(inplace, out_sinfos):
+            if i >= 0:
+                if in_args[i].kind != bc.ArgKind.REGISTER:
+                    raise LoweringError(f"{self.name}: call_tir_inplace({kname}) would write "
+                                        f"into argument {i}, a constant")
+                outs.append(in_args[i])
+                continue
+            (arg,) = self.alloc_outputs(s, what)
+            outs.append(arg)
+            fresh.append(arg)
+            fresh_sinfos.append(s)
+        return outs, fresh, fresh_sinfos
 
     def pack_outputs(self, outs: list[Arg]) -> Arg:
         if len(outs) == 1:

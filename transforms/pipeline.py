@@ -1,24 +1,36 @@
 """Named pipelines: `relax.get_pipeline("zero")` (legalize + fusion, TVM's zero pipeline) and
 the build's default (legalize only, no fusion: what `tvm.compile` does for CPU in TVM).
-Both first fold `matmul(x, permute_dims(w))` into one dense kernel (FuseTransposeMatmul), so a
-linear layer does not copy its transposed weight on every call."""
+Both first fold an inference batch_norm with constant operands into the conv2d before it
+(FoldConstantBatchnorm) and `matmul(x, permute_dims(w))` into one kernel (FuseTransposeMatmul),
+so a linear layer does not copy its transposed weight on every call. The build's default
+also makes reshapes views of their input (ReshapeAsView) and runs a conv2d's bias,
+activation and residual add in the conv's own loop nest (FuseConvEpilogue) and other
+elementwise chains as one loop (FuseElementwise); the zero pipeline leaves these to its
+general fusion."""
 
 from __future__ import annotations
 
+from .fold_constant_bn import FoldConstantBatchnorm
 from .fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
+from .fuse_conv_epilogue import FuseConvEpilogue
+from .fuse_elementwise import FuseElementwise
 from .fuse_transpose_matmul import FuseTransposeMatmul
 from .legalize import LegalizeOps
 from .pass_infra import Pass, Sequential
+from .reshape_view import ReshapeAsView
 from .simple_passes import DeadCodeElimination, FoldConstant
 
 
 def zero_pipeline() -> Pass:
-    return Sequential([FuseTransposeMatmul(), LegalizeOps(), AnnotateTIROpPattern(),
+    return Sequential([FoldConstantBatchnorm(), FuseTransposeMatmul(), LegalizeOps(),
+                       AnnotateTIROpPattern(),
                        FoldConstant(), FuseOps(), FuseTIR(), DeadCodeElimination()], name="zero")
 
 
 def default_build_pipeline() -> Pass:
-    return Sequential([FuseTransposeMatmul(), LegalizeOps()], name="default_build")
+    return Sequential([FoldConstantBatchnorm(), FuseConvEpilogue(), FuseTransposeMatmul(),
+                       FuseElementwise(), ReshapeAsView(), LegalizeOps()],
+                      name="default_build")
 
 
 PIPELINES = {"zero": zero_pipeline, "default": default_build_pipeline,

@@ -1,5 +1,5 @@
 """Small graph passes: DeadCodeElimination, CanonicalizeBindings, ToNonDataflow, Normalize,
-LambdaLift, FoldConstant, and the passes our VM lowering makes (nearly) no-ops:
+LambdaLift, and the passes our VM lowering makes (nearly) no-ops:
 CallTIRRewrite, StaticPlanBlockMemory, KillAfterLastUse (memory is planned by the VM; see
 vm/static_plan.py).
 """
@@ -10,10 +10,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..ir import expr as rx
-from ..ir import struct_info as si
-from ..ir.functor import ExprMutator, ExprVisitor, substitute_vars, var_use_counts
+from ..ir.analysis import _nodes
+from ..ir.functor import ExprVisitor, substitute_vars, var_use_counts
 from ..ir.module import GlobalVar, IRModule
-from ..ir.op import CALL_DPS_PACKED, CALL_TIR, with_inferred_struct_info
+from ..ir.type_analysis import definable_tir_vars_in_type
+from ..ir.usage_analysis import _impure
 from .pass_infra import Pass, PassContext
 
 
@@ -27,23 +28,32 @@ def _uses(node: Any) -> set[rx.Var]:
     return set(var_use_counts(node))
 
 
-def _is_pure(value: rx.Expr) -> bool:
-    if not isinstance(value, rx.Call):
+def _is_pure(value: rx.Expr, in_dataflow: bool = False) -> bool:
+    """Whether dropping an unused binding of `value` loses no effect (dataflow blocks hold
+    pure values only; elsewhere R.call_packed and calls of impure functions have effects)."""
+    return in_dataflow or not any(isinstance(n, rx.Call) and _impure(n, None)
+                                  for n in _nodes(value) if not isinstance(n, rx.Function))
+
+
+def _needed(b: Any, used: set[rx.Var], in_dataflow: bool) -> bool:
+    if b.var in used or not _is_pure(b.value, in_dataflow):
         return True
-    # NOTE: R.call_packed / call_dps_packed may have effects; everything else is pure
-    return not isinstance(value.op, rx.ExternFunc) and value.op != CALL_DPS_PACKED
+    # NOTE: a match_cast that defines symbolic dims is where later shapes learn them
+    return isinstance(b, rx.MatchCast) and bool(definable_tir_vars_in_type(b.struct_info))
 
 
-def remove_unused(func: rx.Function) -> rx.Function:
-    """Drop bindings (in any block) whose var is never used and whose value is pure."""
-    seq = func.body
+def remove_unused(func: Any) -> Any:
+    """Drop bindings (in any block) whose var is never used and whose value is pure, then
+    blocks left empty; takes a Function or a SeqExpr (TVM's `remove_all_unused`)."""
+    seq = func.body if isinstance(func, rx.Function) else func
     while True:
         used = _uses(seq)
         blocks = tuple(replace(b, bindings=tuple(
-            x for x in b.bindings if x.var in used or not _is_pure(x.value)))
+            x for x in b.bindings if _needed(x, used, isinstance(b, rx.DataflowBlock))))
             for b in seq.blocks)
         if all(len(a.bindings) == len(b.bindings) for a, b in zip(blocks, seq.blocks)):
-            return replace(func, body=seq)
+            seq = replace(seq, blocks=tuple(b for b in blocks if b.bindings))
+            return replace(func, body=seq) if isinstance(func, rx.Function) else seq
         seq = replace(seq, blocks=blocks)
 
 
@@ -67,41 +77,32 @@ def _reachable(mod: IRModule, entries: list[str]) -> set[str]:
     return names
 
 
+def eliminate_dead_code(mod: IRModule, entries: list[str] | None = None,
+                        keep_public_prim_funcs: bool = True) -> IRModule:
+    """`mod` without unused pure bindings and without the functions that no entry reaches.
+    Entries are `entries` and every function with a `global_symbol` (TVM keeps what other
+    modules may link to); `keep_public_prim_funcs=False` lets kernels go that only relax
+    functions used to call (what FuseTIR wants after fusing them away)."""
+    mod = mod.map_functions(lambda gv, f: remove_unused(f) if isinstance(f, rx.Function)
+                            else f)
+    public = [gv.name_hint for gv, f in mod.items() if "global_symbol" in getattr(
+        f, "attr_dict", {}) and (keep_public_prim_funcs or isinstance(f, rx.Function))]
+    keep = _reachable(mod, list(entries or []) + public)
+    return IRModule({gv: f for gv, f in mod.items() if gv.name_hint in keep},
+                    dict(mod.attrs), dict(mod.global_infos))
+
+
 def DeadCodeElimination(entry_functions: list[str] | None = None) -> Pass:  # noqa: N802
-    """Removes unused pure bindings, then functions no entry function reaches."""
-    def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        mod = mod.map_functions(lambda gv, f: remove_unused(f) if isinstance(f, rx.Function)
-                                else f)
-        entries = entry_functions or [gv.name_hint for gv, f in mod.items()
-                                      if isinstance(f, rx.Function) and
-                                      not f.attr_dict.get("Primitive")]
-        keep = _reachable(mod, entries)
-        return IRModule({gv: f for gv, f in mod.items() if gv.name_hint in keep},
-                        dict(mod.attrs), dict(mod.global_infos))
-    return Pass(run, "DeadCodeElimination")
-
-
-def canonicalize(func: rx.Function) -> rx.Function:
-    """`y = x` bindings vanish: later uses of y read x (output vars keep their binding when x
-    is a dataflow var, since x is invisible outside the block)."""
-    mapping: dict[rx.Var, rx.Expr] = {}
-    blocks = []
-    for blk in func.body.blocks:
-        kept = []
-        for b in blk.bindings:
-            value = substitute_vars(b.value, mapping) if mapping else b.value
-            trivial = isinstance(b, rx.VarBinding) and isinstance(value, rx.Var) and (
-                isinstance(b.var, rx.DataflowVar) or not isinstance(value, rx.DataflowVar))
-            if trivial:
-                mapping[b.var] = value
-            else:
-                kept.append(replace(b, value=value))
-        blocks.append(replace(blk, bindings=tuple(kept)))
-    body = substitute_vars(func.body.body, mapping) if mapping else func.body.body
-    return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
+    """Removes unused pure bindings, then the functions that neither an entry function nor a
+    public function (one with a `global_symbol`) reaches."""
+    return Pass(lambda mod, ctx: eliminate_dead_code(mod, entry_functions),
+                "DeadCodeElimination")
 
 
 def CanonicalizeBindings() -> Pass:  # noqa: N802
+    """Drop bindings that only rename a value (transforms/canonicalize.py)."""
+    from .canonicalize import canonicalize
+
     return _function_pass("CanonicalizeBindings", canonicalize)
 
 
@@ -146,34 +147,10 @@ def KillAfterLastUse() -> Pass:  # noqa: N802
     return _function_pass("KillAfterLastUse", lambda f: f.with_attr("relax.kill_dead", True))
 
 
-class _Renormalize(ExprMutator):
-    def visit_Call(self, call: rx.Call) -> rx.Expr:
-        call = self.generic_visit(call)
-        if isinstance(call.op, rx.Op) and call.struct_info is None:
-            return with_inferred_struct_info(call)
-        return call
-
-
-def normalize(func: rx.Function) -> rx.Function:
-    """Fill in missing struct info of operator calls and of the vars bound to them."""
-    func = _Renormalize().visit(func)
-    mapping: dict[rx.Var, rx.Expr] = {}
-    blocks = []
-    for blk in func.body.blocks:
-        out = []
-        for b in blk.bindings:
-            value = substitute_vars(b.value, mapping) if mapping else b.value
-            var = b.var
-            if var.struct_info is None and value.struct_info is not None:
-                var = type(var)(var.name_hint, value.struct_info, var.span)
-                mapping[b.var] = var
-            out.append(replace(b, var=var, value=value))
-        blocks.append(replace(blk, bindings=tuple(out)))
-    body = substitute_vars(func.body.body, mapping) if mapping else func.body.body
-    return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
-
-
 def Normalize() -> Pass:  # noqa: N802
+    """A-normal form, as the parser builds it (transforms/normalize.py)."""
+    from .normalize import normalize
+
     return _function_pass("Normalize", normalize)
 
 
@@ -216,42 +193,4 @@ def _bound(func: rx.Function) -> set[rx.Var]:
     return {b.var for blk in func.body.blocks for b in blk.bindings}
 
 
-def FoldConstant() -> Pass:  # noqa: N802
-    """Evaluates `call_tir` whose inputs are all constants (compiling that prim_func once) and
-    binds the result as a Constant; then drops prim_funcs nothing calls any more."""
-    def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        folder = _Folder(mod)
-        out = mod.map_functions(lambda gv, f: folder.visit(f) if isinstance(f, rx.Function)
-                                else f)
-        if not folder.folded:
-            return out
-        calls = _reachable(out, [gv.name_hint for gv, f in out.items()
-                                 if isinstance(f, rx.Function)])
-        return IRModule({gv: f for gv, f in out.items() if gv.name_hint in calls},
-                        dict(out.attrs), dict(out.global_infos))
-    return Pass(run, "FoldConstant")
-
-
-class _Folder(ExprMutator):
-    def __init__(self, mod: IRModule) -> None:
-        self.mod, self.folded = mod, 0
-
-    def visit_Call(self, call: rx.Call) -> rx.Expr:
-        if call.op != CALL_TIR or len(call.args) != 2 or not isinstance(call.args[1], rx.Tuple):
-            return call
-        inputs = call.args[1].fields
-        out = call.sinfo_args[0]
-        if not all(isinstance(a, rx.Constant) for a in inputs) or \
-                not isinstance(out, si.TensorStructInfo) or out.static_shape is None:
-            return call
-        import numpy as np
-
-        from ..vm.ndarray import array
-        from .build import build_kernels
-
-        name = call.args[0].gvar.name_hint  # type: ignore[attr-defined]
-        kernels = build_kernels(self.mod[name])
-        result = array(np.empty(out.static_shape, out.dtype))
-        kernels(*[a.data for a in inputs], result)
-        self.folded += 1
-        return rx.Constant(result, out)
+from .fold_constant import FoldConstant  # noqa: E402,F401 (its old home; pipeline.py imports it)

@@ -14,7 +14,7 @@ from .device import Device
 from .errors import (
     ArgumentDtypeError, ArgumentRankError, ArgumentShapeError, ArgumentTypeError,
 )
-from .ndarray import NDArray, as_ndarray, data_ptr
+from .ndarray import NDArray, as_ndarray, data_ptr, empty_array
 
 Builtin = Callable[..., Any]
 
@@ -87,7 +87,7 @@ def alloc_on(device: Device) -> Builtin:
         dt = dtypes.get(dtype)
         if dt is None:
             dt = dtypes[dtype] = (np.dtype(dtype), np.dtype(dtype).name)
-        arr = np.empty(shape, dt[0])
+        arr = empty_array(shape, dt[0])
         return NDArray._wrap(arr, (shape, dt[1], dev), data_ptr(arr))
 
     return alloc_tensor
@@ -138,6 +138,15 @@ def eval_shape(program: str, *args: int) -> int:
     return compile_shape_program(program)(*args)
 
 
+def reshape(t: Any, shape: Any) -> NDArray:
+    """`vm.builtin.reshape`: `t`'s elements under another shape, sharing its memory (as in
+    TVM; safe because kernels never write their inputs)."""
+    x = _tensor(t, "reshape")
+    dims = tuple(int(d) for d in shape)
+    arr = x._arr.reshape(dims)  # NOTE: a view: the array is C-contiguous
+    return NDArray._wrap(arr, (dims, x._sig[1], x._sig[2]), x._ptr)
+
+
 def copy(value: Any) -> Any:
     """`vm.builtin.copy`: moves a value between registers (the result of an if/else)."""
     return value
@@ -167,9 +176,32 @@ def null_value(*_: Any) -> None:
     return None
 
 
+def shape_of(t: Any) -> tuple[int, ...]:
+    """`vm.builtin.shape_of`: a tensor's shape as a shape value (`R.shape_of`)."""
+    return tuple(int(d) for d in _tensor(t, "R.shape_of input").shape)
+
+
+def shape_to_tensor(shape: Any) -> NDArray:
+    """`vm.builtin.shape_to_tensor`: a shape value as a 1-d int64 tensor."""
+    return as_ndarray(np.array([int(d) for d in shape], dtype="int64"))
+
+
+def tensor_to_shape(t: Any) -> tuple[int, ...]:
+    """`vm.builtin.tensor_to_shape`: a 1-d integer tensor as a shape value."""
+    data = _tensor(t, "R.tensor_to_shape input").numpy()
+    if data.ndim != 1 or data.dtype.kind not in "iu":
+        raise ArgumentRankError(f"R.tensor_to_shape: expected a 1-d integer tensor, got shape "
+                                f"{data.shape} {data.dtype}")
+    return tuple(int(d) for d in data)
+
+
 _PURE: dict[str, Builtin] = {
+    "vm.builtin.shape_of": shape_of,
+    "vm.builtin.shape_to_tensor": shape_to_tensor,
+    "vm.builtin.tensor_to_shape": tensor_to_shape,
     "vm.builtin.eval_shape": eval_shape,
     "vm.builtin.copy": copy,
+    "vm.builtin.reshape": reshape,
     "vm.builtin.read_if_cond": read_if_cond,
     "vm.builtin.check_shape_value": check_shape_value,
     "vm.builtin.null_value": null_value,

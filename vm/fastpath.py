@@ -25,7 +25,9 @@ import numpy as np
 from .device import Device
 from .executable import Executable, VMFunction
 from .kernel_signature import KernelSignature
-from .ndarray import DATA_OFFSET, NDArray, data_ptr, intern_sig
+from .ndarray import (
+    ALIGN_FROM_BYTES, DATA_OFFSET, NDArray, aligned_empty, data_ptr, empty_array, intern_sig,
+)
 from .static_plan import ARENA_ALIGN, Buffer, StaticPlan, Sym, analyze
 
 _LL_SCALAR = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "i8",
@@ -61,6 +63,8 @@ def _operand(b: Any, ll_type: str, arena: int | None, out_regs: list[str]) -> st
         return f"i64 %s{b.slot}"
     if not isinstance(b, Buffer):
         return _scalar(ll_type, b)
+    if b.base is not None:  # a reshaped view: its base's memory
+        b = b.base
     if b.kind == "arena" and arena is None:  # the arena is the host's last parameter
         return f"ptr %a{b.index}"
     if b.kind == "arena" and arena < 0:  # symbolic plan: the token's pointer, computed natively
@@ -231,8 +235,10 @@ def _run_guarded(host: Any, contended: Any, *args: Any) -> Any:
 def _single_output_caller(sigs: list[Any], out: Buffer, host: Any, device: Device,
                           slow: Callable[[tuple[Any, ...]], Any]) -> Callable[..., Any]:
     """The common case, kept lean: every line here is on the per-call path."""
-    n, empty, new = len(sigs), np.empty, object.__new__
+    n, new = len(sigs), object.__new__
     oshape, odtype = out.shape, np.dtype(out.dtype)
+    # NOTE: decided once here: the size check would cost every call ~0.1 us
+    empty = np.empty if out.nbytes < ALIGN_FROM_BYTES else aligned_empty
     osig = intern_sig((oshape, out.dtype, device))
     if n == 1:
         s0 = intern_sig(sigs[0])
@@ -280,7 +286,7 @@ def _general_caller(plan: StaticPlan, sigs: list[Any], host: Any, device: Device
         if len(args) != n or not all(type(a) is NDArray and a._sig == s
                                      for a, s in zip(args, sigs)):
             return slow(args)
-        arrs = [np.empty(shape, dt) for shape, dt, _ in outs]
+        arrs = [empty_array(shape, dt) for shape, dt, _ in outs]
         ptrs = [data_ptr(o) for o in arrs]
         host_args = (*[a._ptr for a in args], *(arrs if by_output else ptrs))
         if contended is None:
@@ -463,7 +469,7 @@ def compile_symbolic(ex: Executable, plan: StaticPlan, device: Device,
 
 def _symbolic_caller(plan: StaticPlan, binder: _SymbolicBinder, device: Device,
                      slow: Callable[[tuple[Any, ...]], Any]) -> Callable[..., Any]:
-    n, empty, new = len(plan.params), np.empty, object.__new__
+    n, empty, new = len(plan.params), empty_array, object.__new__
     sigs = [intern_sig((b.shape, b.dtype, device)) if _is_static(b.shape) else None
             for b in plan.params]
     sym, cache = binder.sym, {}

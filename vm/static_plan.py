@@ -47,10 +47,11 @@ Dim = int | Sym
 class Buffer:
     shape: tuple[Dim, ...]
     dtype: str
-    kind: str  # "param" | "out" | "arena" | "const"
+    kind: str  # "param" | "out" | "arena" | "const" | "view"
     index: int = 0  # param index, output index, arena offset, or constant data address
     first: int = 0  # instruction that defines it / last that uses it (arena planning)
     last: int = 0
+    base: Buffer | None = None  # a view's (vm.builtin.reshape) buffer, whose memory it is
 
     @property
     def nbytes(self) -> int:
@@ -165,7 +166,14 @@ def _builtin(ex: Executable, name: str, ins: Call, state: State, pc: int) -> Non
         allocs.append(new)
         regs[ins.dst] = new
     elif name == "make_tuple" and ins.dst is not None:
-        regs[ins.dst] = tuple(_reg(regs, a, pc, info) for a in args)
+        regs[ins.dst] = tuple(_reg(regs, a, pc, info) if a.kind == ArgKind.REGISTER
+                              else _dim(ex, a, regs) for a in args)
+    elif name == "reshape" and ins.dst is not None:
+        # a view: no step; its uses keep its base's memory alive (see _reg)
+        base, dims = _reg(regs, args[0], pc, info), _reg(regs, args[1], pc, info)
+        if not isinstance(base, Buffer) or not isinstance(dims, tuple):
+            raise NotStatic("reshape of an unknown value")
+        regs[ins.dst] = Buffer(tuple(dims), base.dtype, "view", base=base.base or base)
     elif name == "tuple_getitem" and ins.dst is not None:
         # a multi-output kernel's tuple (batch_norm's): the member is the same Buffer, so
         # its later uses extend its own live range
@@ -183,9 +191,10 @@ def _reg(regs: dict[int, Any], a: Arg, pc: int, info: list[dict[str, Any]]) -> A
         raise NotStatic(f"argument {a} is not a known value")
     v = regs[a.value]
     if isinstance(v, Buffer):
-        v.last = pc
-        if v.kind == "param":
-            _complete(v, info[v.index])
+        for b in (v, v.base) if v.base is not None else (v,):
+            b.last = pc
+            if b.kind == "param":
+                _complete(b, info[b.index])
     return v
 
 
@@ -258,6 +267,7 @@ def _finish(params: list[Buffer], info: list[dict[str, Any]], regs: dict[int, An
     value = regs.get(ret)
     if value is None:
         raise NotStatic("returns an unknown register")
+    value = _returned_views(value)
     outputs: list[Buffer] = []
     for b in value if isinstance(value, tuple) else (value,):
         if not isinstance(b, Buffer):
@@ -272,6 +282,22 @@ def _finish(params: list[Buffer], info: list[dict[str, Any]], regs: dict[int, An
     else:
         plan.arena_bytes = _plan_arena(arena)
     return plan
+
+
+def _returned_views(value: Any) -> Any:
+    """The returned value with each returned view replaced by its base, reshaped: the kernel
+    that fills the base then writes the output the caller gets. A view of a parameter or
+    constant, or of a buffer returned twice, is left to the reference path."""
+    members = value if isinstance(value, tuple) else (value,)
+    bases = [b.base if isinstance(b, Buffer) and b.base is not None else b for b in members]
+    out = []
+    for b, base in zip(members, bases):
+        if isinstance(b, Buffer) and b.base is not None:
+            if base.kind != "arena" or sum(x is base for x in bases) > 1:
+                raise NotStatic("returns a view it cannot own")
+            base.shape, b = b.shape, base
+        out.append(b)
+    return tuple(out) if isinstance(value, tuple) else out[0]
 
 
 def _plan_tokens(bufs: list[Buffer]) -> list[tuple[int, tuple[Dim, ...]]]:

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import bounds_runtime, debug_builtins, interpreter  # noqa: F401 (registers relax.run.*)
+from . import set_builtins  # noqa: F401 (registers relax.run.nonzero, unique, ...)
 from .closures import compile_closures
 from .device import Device, cpu, intern
 from .executable import Executable, VMFunction
@@ -60,6 +61,7 @@ class VirtualMachine:
         self._callables: dict[str, Callable[..., Any]] = {}
         self._build_lock = threading.RLock()  # NOTE: reentrant: building may look up callees
         self._table = interpreter.resolve_func_table(ex, self.device, self._late_vm_call)
+        self._plain_table, self._plain_mode = self._table, self.mode
         self._inputs: dict[str, tuple[Any, ...]] = {}
         self._outputs: dict[str, Any] = {}
 
@@ -123,6 +125,21 @@ class VirtualMachine:
             return tuple(NDArray(a, dev) if isinstance(a, np.ndarray) else a for a in args)
 
         return prepare
+
+    def set_instrument(self, instrument: Callable[..., Any] | None) -> None:
+        """Call `instrument(func, name, before_run, ret_value, *args)` around every call the
+        VM's functions make (vm/instrument.py); functions then run on the interpreter, whose
+        calls all go through the function table. None removes the instrument."""
+        from .instrument import instrumented_table
+
+        with self._build_lock:
+            if instrument is None:
+                self._table, self.mode = self._plain_table, self._plain_mode
+            else:
+                names = [e.name for e in self.executable.func_table]
+                self._table = instrumented_table(self._plain_table, names, instrument)
+                self.mode = "interpreter"
+            self._callables.clear()
 
     @property
     def module(self) -> "VirtualMachine":

@@ -107,6 +107,8 @@ def _clamp(node: Any, imp: Any) -> Any:
     x, lo, hi = (list(args) + [None, None])[:3]
     if node.target.__name__.startswith("hardtanh"):
         lo, hi = (-1.0 if lo is None else lo), (1.0 if hi is None else hi)
+    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo <= hi:
+        return make("clip", x, lo, hi)  # as TVM: one kernel (ReLU6), not two
     if lo is not None:
         x = imp.emit(make("maximum", x, lo))
     return make("minimum", x, hi) if hi is not None else x

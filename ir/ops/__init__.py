@@ -4,8 +4,8 @@ Importing this package registers them; `relax.op` exposes the makers as function
 """
 
 from . import (  # noqa: F401 (registers the operators)
-    creation, elementwise, indexing, linalg_stats, losses, manipulate, math_ext, nn_ext,
-    reduce_nn,
+    bitwise, creation, elementwise, indexing, linalg_stats, losses, manipulate, math_ext, nn_ext,
+    qdq_search, reduce_nn, runtime_ops, scatter_set,
 )
 from .base import OpError
 from .elementwise import astype, where

@@ -47,6 +47,18 @@ class Wrap:
     fn: Callable[[list[Any]], Any]
 
 
+@dataclass(frozen=True)
+class MetaValue:
+    """`T.meta_var(x)`: a Python value bound to names as is (never as an IR binding); passed
+    to a call, it is the value itself."""
+
+    value: Any
+
+
+def _plain(x: Any) -> Any:
+    return x.value if isinstance(x, MetaValue) else x
+
+
 Handler = Callable[["Parser", Any], Any]
 
 
@@ -62,6 +74,10 @@ class Dialect:
             self.handlers[node_type] = fn
             return fn
         return deco
+
+    def empty_body(self) -> list[Any]:
+        """What a let-style statement scopes over when nothing follows it."""
+        return []
 
     def fallback_name(self, p: Parser, name: str) -> Any:
         return _MISSING
@@ -102,6 +118,9 @@ _CMPOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
     ast.Eq: lambda a, b: _cmp_eq(tx.BinaryOp.EQ, a, b, operator.eq),
     ast.NotEq: lambda a, b: _cmp_eq(tx.BinaryOp.NE, a, b, operator.ne),
+    # Python-level questions (`x is not None`, `k in names`), answered while parsing
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
 
 
@@ -229,7 +248,8 @@ class Parser:
         for i, stmt in enumerate(stmts):
             result = self.visit_stmt(stmt)
             if isinstance(result, Wrap):
-                out.append(result.fn(self.visit_body(stmts[i + 1:])))
+                rest = self.visit_body(stmts[i + 1:])
+                out.append(result.fn(rest or self.dialect.empty_body()))
                 return out
             if result is not None:
                 out.append(result)
@@ -328,16 +348,18 @@ class Parser:
         return slice(*parts)
 
     def _eval_Subscript(self, node: ast.Subscript) -> Any:
-        return self.dialect.getitem(self, self.eval(node.value), self.eval(node.slice))
+        return self.dialect.getitem(self, _plain(self.eval(node.value)),
+                                    _plain(self.eval(node.slice)))
 
     def _eval_BinOp(self, node: ast.BinOp) -> Any:
         op = _BINOPS.get(type(node.op))
         if op is None:
             self.error(node, f"operator {type(node.op).__name__} is not supported")
-        return self.dialect.binop(self, op, self.eval(node.left), self.eval(node.right))
+        return self.dialect.binop(self, op, _plain(self.eval(node.left)),
+                                  _plain(self.eval(node.right)))
 
     def _eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
-        value = self.eval(node.operand)
+        value = _plain(self.eval(node.operand))
         if isinstance(node.op, ast.Not):
             return tx.Not(value) if isinstance(value, tx.PrimExpr) else not value
         ops = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
@@ -351,12 +373,12 @@ class Parser:
         return result
 
     def _eval_Compare(self, node: ast.Compare) -> Any:
-        left, result = self.eval(node.left), None
+        left, result = _plain(self.eval(node.left)), None
         for op, comp in zip(node.ops, node.comparators):
             fn = _CMPOPS.get(type(op))
             if fn is None:
                 self.error(node, f"comparison {type(op).__name__} is not supported")
-            right = self.eval(comp)
+            right = _plain(self.eval(comp))
             part = fn(left, right)
             result = part if result is None else _logical(tx.BinaryOp.AND, result, part)
             left = right
@@ -369,15 +391,32 @@ class Parser:
             return tx.Call(t.dtype, "tir.if_then_else", (cond, t, f))
         return self.eval(node.body) if cond else self.eval(node.orelse)
 
+    def _eval_Lambda(self, node: ast.Lambda) -> Callable[..., Any]:
+        """`lambda x, y: x + y` (as `T.comm_reducer` takes it): a Python function whose body
+        is evaluated here, with its parameters bound in a scope of their own."""
+        a = node.args
+        if a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg or a.defaults:
+            self.error(node, "a TVMScript lambda takes plain positional parameters")
+        names = [arg.arg for arg in a.args]
+
+        def fn(*values: Any) -> Any:
+            if len(values) != len(names):
+                raise TypeError(f"the lambda takes {len(names)} arguments, got {len(values)}")
+            with self.scope():
+                for name, value in zip(names, values):
+                    self.bind(name, value)
+                return self.eval(node.body)
+        return fn
+
     def _eval_Call(self, node: ast.Call) -> Any:
-        func = self.eval(node.func)
-        args = self._eval_elts(node.args)
+        func = _plain(self.eval(node.func))
+        args = [_plain(a) for a in self._eval_elts(node.args)]
         kwargs: dict[str, Any] = {}
         for kw in node.keywords:
             if kw.arg is None:
                 kwargs.update(self.eval(kw.value))
             else:
-                kwargs[kw.arg] = self.eval(kw.value)
+                kwargs[kw.arg] = _plain(self.eval(kw.value))
         if isinstance(func, GlobalVar):
             return self.dialect.call_global(self, func, args, kwargs)
         saved, self.node = self.node, node
@@ -407,7 +446,7 @@ def _arg_node(call: ast.AST, where: tuple[Any, ...]) -> ast.AST:
 
 
 def _describe(node: ast.AST) -> str:
-    names = {"While": "a `while` loop", "Lambda": "a lambda", "ListComp": "a list comprehension",
+    names = {"While": "a `while` loop", "ListComp": "a list comprehension",
              "Try": "a `try` statement", "Import": "an import", "ImportFrom": "an import",
              "FunctionDef": "a nested function", "ClassDef": "a nested class",
              "Global": "a `global` statement", "Delete": "a `del` statement",

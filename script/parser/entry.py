@@ -62,12 +62,30 @@ def decorate(kind: str, func: Any, opts: dict[str, Any], depth: int) -> Any:
     if not isinstance(func, types.FunctionType):
         raise TypeError(f"@{'T.prim_func' if kind == 'tir' else 'R.function'} decorates a "
                         f"function, not {type(func).__name__}")
-    env = {**frame.f_globals, **frame.f_locals}
+    env = frame_names(frame)
     try:
         node, src = function_node(func)
         return parse_function(kind, node, src, env, None, opts)
     except TVMScriptError as err:
         raise err.with_traceback(None) from None
+
+
+def frame_names(frame: Any) -> dict[str, Any]:
+    """The names a decorated function sees: the decorating frame's locals, then its globals,
+    then (as a fallback) the locals of the frames that called it. NOTE: with PEP 563 a closure
+    variable used only in annotations is not in the function's closure; the enclosing
+    function's frame, still on the stack, has it."""
+    outer: dict[str, Any] = {}
+    f = frame.f_back
+    for _ in range(_OUTER_FRAMES):
+        if f is None:
+            break
+        outer = {**f.f_locals, **outer}  # nearer frames win
+        f = f.f_back
+    return {**outer, **frame.f_globals, **frame.f_locals}
+
+
+_OUTER_FRAMES = 8  # enough for closures nested a few functions deep
 
 
 def ir_module(cls: type | None = None, *, check_well_formed: bool = True,
@@ -88,7 +106,7 @@ def _parse_class(cls: type, frame: Any) -> IRModule:
     __tracebackhide__ = True  # noqa: F841
     if not isinstance(cls, type):
         raise TypeError("@ir_module decorates a class")
-    env = {**frame.f_globals, **frame.f_locals}
+    env = frame_names(frame)
     codes = [v.func.__code__ for v in vars(cls).values() if isinstance(v, DeferredFunction)]
     try:
         node, src = class_node(cls, codes, frame.f_code.co_filename, frame.f_lineno)
@@ -144,6 +162,9 @@ def parse_function(kind: str, node: ast.FunctionDef, src: SourceText, env: dict[
         from .relax_parser import RELAX, parse_relax_function
 
         func = parse_relax_function(Parser(src, env, RELAX, module), node, opts)
+    if opts.get("private") and "global_symbol" in func.attr_dict:
+        raise DiagnosticError("a private function has no global symbol: drop private=True or "
+                              "the \"global_symbol\" attribute", src.span(node), src)
     if not opts.get("private") and "global_symbol" not in func.attr_dict:
         func = func.with_attr("global_symbol", node.name)
     return func
@@ -198,10 +219,13 @@ def _decorator_kind(p: Parser, node: ast.FunctionDef) -> tuple[str, dict[str, An
     return found[0]
 
 
-def from_source(text: str, name: str = "<tvmscript>", env: dict[str, Any] | None = None) -> Any:
+def from_source(text: str, name: str = "<tvmscript>", env: dict[str, Any] | None = None,
+                check_well_formed: bool = True, extra_vars: dict[str, Any] | None = None) -> Any:
     """Parse TVMScript text: a module class gives an IRModule, one function a function.
 
-    Import lines are skipped; `T`, `R`, `I` and `tvm` are predefined (plus `env`).
+    Import lines are skipped; `T`, `R`, `I` and `tvm` are predefined (plus `env` and TVM's
+    `extra_vars`). `check_well_formed` is TVM's option; the checks here follow
+    `ir.well_formed` whatever it says.
     """
     __tracebackhide__ = True  # noqa: F841
     from ... import script as script_pkg
@@ -212,6 +236,7 @@ def from_source(text: str, name: str = "<tvmscript>", env: dict[str, Any] | None
     names: dict[str, Any] = {"T": script_pkg.tir, "R": script_pkg.relax, "I": script_pkg.ir,
                              "tvm": sys.modules[__package__.split(".")[0]]}
     names.update(env or {})
+    names.update(extra_vars or {})
     try:
         return _parse_text(text, src, names)
     except TVMScriptError as err:
@@ -235,3 +260,22 @@ def _parse_text(text: str, src: SourceText, env: dict[str, Any]) -> Any:
     with p.active():
         kind, opts = _decorator_kind(p, node)
     return parse_function(kind, node, src, env, None, opts)
+
+
+# TVM's relax type-proxy class names (`tvm.script.parser.relax.entry.TensorProxy`): here the
+# struct-info constructors of the R namespace that play their part.
+_PROXIES = {"AnyProxy": "Object", "ObjectProxy": "Object", "TensorProxy": "Tensor",
+            "CallableProxy": "Callable", "TupleProxy": "Tuple", "ShapeProxy": "Shape",
+            "PrimProxy": "Prim"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROXIES:
+        import copy
+
+        from .. import relax as R  # NOTE: script.relax imports this module
+
+        proxy = copy.copy(getattr(R, _PROXIES[name]))
+        proxy.__name__ = name  # TVM's class name, which TVM's tests name their cases by
+        return proxy
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,16 +22,34 @@ from typing import Any
 
 from ...tir import expr as tx
 from ...tir import stmt as ts
-from ...tir.dtype import promote
+from ...tir.dtype import element, lanes, promote
+from ...tir.attrs import Attrs
 from ...tir.function import PrimFunc
-from .core import _BINOPS, Dialect, Parser, Wrap
+from .core import _BINOPS, ArgError, Dialect, MetaValue, Parser, Wrap, _arg_node
+from .tir_checks import (
+    allocated_here, bind_loop_targets, bind_meta, block_name, check_no_opaque_access,
+    check_not_loop_var, loop_names,
+)
+from .tir_frames import STMT_FRAMES, AttrFrame, LaunchFrame
 
 
 class _TIRDialect(Dialect):
+    def empty_body(self) -> list[Any]:
+        return [ts.Evaluate(tx.IntImm("int32", 0))]  # as TVM makes an empty body
+
     def getitem(self, p: Parser, value: Any, index: Any) -> Any:
         if isinstance(value, ts.Buffer):
             return access(value, index)
         return value[index]
+
+    def call_global(self, p: Parser, gv: Any, args: list[Any], kwargs: dict) -> Any:
+        """`Module.helper(A.data, n)`: a call of another prim_func of the module (op
+        `@helper`), with the callee's result dtype."""
+        if kwargs:
+            raise ValueError(f"calls to module function {gv.name_hint!r} take no keywords")
+        callee = p.module.function(gv.name_hint) if p.module is not None else None
+        dtype = callee.ret_dtype if isinstance(callee, PrimFunc) else "void"
+        return tx.Call(dtype, "@" + gv.name_hint, tuple(tx.const(a) for a in args))
 
 
 TIR = _TIRDialect("tir")
@@ -48,17 +66,36 @@ class DType:
 
     dtype: str
 
-    def __call__(self, value: Any = None, *, is_size_var: bool = False) -> tx.PrimExpr:
+    def __getitem__(self, shape: Any) -> LocalVectorAnnotation:
+        return LocalVectorAnnotation(self.dtype, shape if isinstance(shape, tuple) else (shape,))
+
+    def __call__(self, value: Any = None, storage_scope: str = "global", *,
+                 is_size_var: bool = False) -> tx.PrimExpr:
         from .core import current
 
+        if self.dtype == "handle" and isinstance(value, (str, DType)):
+            value = None  # T.handle("float32", "global"): a pointer (no pointee type kept)
         if value is None:
             p = current()
             return tx.Var((p.pending_name if p else None) or "v", self.dtype)
+        n = lanes(self.dtype)
+        if n > 1 and (not isinstance(value, tx.PrimExpr) or lanes(value.dtype) == 1):
+            from ...tir.expr_nodes import Broadcast
+
+            return Broadcast(DType(element(self.dtype))(value), n)  # T.int8x4(0)
         if isinstance(value, tx.PrimExpr):
             return value if value.dtype == self.dtype else tx.Cast(self.dtype, value)
         if isinstance(value, str):
             value = float(value)
         return tx.const(value, self.dtype)
+
+
+@dataclass(frozen=True)
+class LocalVectorAnnotation:
+    """`T.float32[4]` / `T.float32[M, N]` in an annotation: a local buffer of that shape."""
+
+    dtype: str
+    shape: tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -68,8 +105,13 @@ class BufferSpec:
     shape: tuple[Any, ...]
     dtype: str = "float32"
     kwargs: tuple[tuple[str, Any], ...] = ()
+    # A mistake found while Python itself evaluated the annotation (before the parser ran),
+    # kept to be reported, located, when the parser reads the annotation.
+    error: ArgError | None = None
 
     def make(self, name: str) -> ts.Buffer:
+        if self.error is not None:
+            raise self.error
         return make_buffer(name, self.shape, self.dtype, **dict(self.kwargs))
 
 
@@ -121,6 +163,8 @@ class PrimFuncFrame:
     attrs: dict[str, Any] = field(default_factory=dict)
     root_allocs: list[ts.Buffer] = field(default_factory=list)
     loop_dom: dict[tx.Var, ts.Range] = field(default_factory=dict)
+    ret_dtype: str = "void"
+    block_names: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -139,11 +183,19 @@ class BlockFrame:
 
     def finish(self, p: Parser, body: list[ts.Stmt], node: ast.With) -> ts.Stmt:
         span = p.source.span(node)
-        block = ts.Block(self.name, tuple(self.iter_vars), ts.seq(body), tuple(self.reads or ()),
-                         tuple(self.writes or ()), self.init, tuple(self.allocs),
-                         tuple(self.match_buffers), tuple(self.annotations.items()), span)
+        if self.reads is None or self.writes is None:
+            check_no_opaque_access(p, self, body, node)
+        block = ts.Block(block_name(p, self.name), tuple(self.iter_vars), _non_empty(body),
+                         tuple(self.reads or ()), tuple(self.writes or ()), self.init,
+                         tuple(self.allocs), tuple(self.match_buffers),
+                         Attrs(self.annotations.items()), span)
         pred = self.predicate if self.predicate is not None else TRUE
         return ts.BlockRealize(tuple(self.iter_values), pred, block, span)
+
+
+def _non_empty(body: list[ts.Stmt]) -> ts.Stmt:
+    """A body; an empty one is `T.evaluate(0)`, as TVM makes it."""
+    return ts.seq(body) if body else ts.Evaluate(tx.IntImm("int32", 0))
 
 
 @dataclass
@@ -187,7 +239,8 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
         for arg in node.args.args:
             _declare_param(p, frame, arg)
         ret = p.eval_annotation(node.returns) if node.returns is not None else None
-        body = ts.seq(p.visit_body(node.body))
+        frame.ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
+        body = _non_empty(p.visit_body(node.body))
     if frame.root_allocs:
         root = ts.Block("root", (), body, alloc_buffers=tuple(frame.root_allocs))
         body = ts.BlockRealize((), TRUE, root)
@@ -213,17 +266,24 @@ def _declare_param(p: Parser, frame: PrimFuncFrame, arg: ast.arg) -> None:
     if arg.annotation is None:
         p.error(arg, f"parameter {arg.arg!r} needs a type annotation such as "
                      "T.Buffer((128,), \"float32\") or T.handle")
-    ann = p.eval_annotation(arg.annotation)
+    from ..tir_jit import unwrap_optional
+
+    ann = unwrap_optional(p.eval_annotation(arg.annotation))  # T.Optional(...) of @T.jit
+    if isinstance(ann, ts.Buffer):  # `A: T.buffer(shape, dtype)`, the lower-case spelling
+        ann = BufferSpec(ann.shape, ann.dtype, (("scope", ann.scope),))
     if isinstance(ann, BufferSpec):
         try:
             buf = ann.make(arg.arg)
+        except ArgError as exc:
+            p.error(_arg_node(arg.annotation, exc.where), str(exc))
         except ValueError as exc:
             p.error(arg.annotation, str(exc))
         handle = tx.Var(arg.arg, "handle", p.source.span(arg))
         frame.params.append(handle)
         frame.buffer_map.append((handle, buf))
         p.bind(arg.arg, buf)
-    elif isinstance(ann, DType):
+    elif isinstance(ann, DType) or (isinstance(ann, tx.Var) and ann.dtype == "handle"):
+        # NOTE: T.handle("int32") is a typed pointer in TVM; tvmlite keeps it a handle
         var = tx.Var(arg.arg, ann.dtype, p.source.span(arg))
         frame.params.append(var)
         p.bind(arg.arg, var)
@@ -237,7 +297,7 @@ def _declare_param(p: Parser, frame: PrimFuncFrame, arg: ast.arg) -> None:
 
 
 def access(buf: ts.Buffer, index: Any) -> tx.PrimExpr | ts.BufferRegion:
-    idx = index if isinstance(index, tuple) else (index,)
+    idx = tuple(index) if isinstance(index, (tuple, list)) else (index,)
     if len(idx) != len(buf.shape):
         raise ValueError(f"buffer {buf.name!r} has {len(buf.shape)} dimensions but is indexed "
                          f"with {len(idx)}")
@@ -304,20 +364,16 @@ def visit_for(p: Parser, node: ast.For) -> ts.Stmt:
         p.error(node.iter, "a TIR loop iterates over range(...), T.grid(...), T.serial(...), "
                            "T.parallel(...), T.vectorized(...), T.unroll(...) or "
                            "T.thread_binding(...)")
-    targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
-    if not all(isinstance(t, ast.Name) for t in targets):
-        p.error(node.target, "loop variables must be plain names")
-    if len(targets) != len(spec.ranges):
-        p.error(node.target, f"{len(targets)} loop variables for {len(spec.ranges)} loops")
+    names = loop_names(p, node.target, len(spec.ranges))
     frame = func_frame(p)
     loop_vars: list[tx.Var] = []
     with p.scope():
-        for t, (lo, extent) in zip(targets, spec.ranges):
-            var = tx.Var(t.id, promote(lo.dtype, extent.dtype), p.source.span(t))  # type: ignore
+        for (name, t), (lo, extent) in zip(names, spec.ranges):
+            var = tx.Var(name, promote(lo.dtype, extent.dtype), p.source.span(t))
             frame.loop_dom[var] = ts.Range(lo, extent)
             loop_vars.append(var)
-            p.bind(t.id, var)  # type: ignore[attr-defined]
-        body = ts.seq(p.visit_body(node.body))
+        bind_loop_targets(p, node.target, loop_vars)
+        body = ts.seq(_loop_body(p, node.body))
     span = p.source.span(node)
     for var, (lo, extent) in reversed(list(zip(loop_vars, spec.ranges))):
         body = ts.For(var, lo, extent, spec.kind, body, spec.thread, spec.annotations, span)
@@ -326,13 +382,21 @@ def visit_for(p: Parser, node: ast.For) -> ts.Stmt:
 
 @TIR.register("With")
 def visit_with(p: Parser, node: ast.With) -> ts.Stmt | None:
-    if len(node.items) != 1 or node.items[0].optional_vars is not None:
-        p.error(node, "a TIR `with` takes exactly one frame (T.block, T.sblock or T.init) "
-                      "and no `as`")
+    if len(node.items) != 1:
+        p.error(node, "a TIR `with` takes exactly one frame (T.block, T.sblock or T.init)")
+    target = node.items[0].optional_vars
     frame = p.eval(node.items[0].context_expr)
-    if not isinstance(frame, FRAMES):
-        p.error(node.items[0].context_expr, "expected T.block(...), T.sblock(...) or T.init()")
+    if not isinstance(frame, FRAMES + STMT_FRAMES):
+        p.error(node.items[0].context_expr, "expected T.block(...), T.sblock(...), T.init(), "
+                                            "T.attr(...), T.launch_thread(...) or T.If(...)")
+    if target is not None and not (isinstance(frame, LaunchFrame)
+                                   and isinstance(target, ast.Name)):
+        p.error(target, "only `with T.launch_thread(...) as name:` takes an `as` name")
     with p.frame(frame), p.scope():
+        if target is not None:
+            frame = frame.named(target.id)  # type: ignore[union-attr]
+            p.frames[-1] = frame
+            p.bind(target.id, frame.node.var)  # type: ignore[union-attr]
         body = p.visit_body(node.body)
     return frame.finish(p, body, node)
 
@@ -354,7 +418,18 @@ def visit_while(p: Parser, node: ast.While) -> ts.Stmt:
     cond = p.eval(node.test)
     if not isinstance(cond, tx.PrimExpr):
         p.error(node.test, "a TIR `while` needs a condition on TIR values (e.g. i[0] < n)")
-    return ts.While(cond, _block_of(p, node.body) or ts.SeqStmt(()), p.source.span(node))
+    with p.scope():
+        body = _loop_body(p, node.body)
+    return ts.While(cond, ts.seq(body) if body else ts.SeqStmt(()), p.source.span(node))
+
+
+def _loop_body(p: Parser, stmts: list[ast.stmt]) -> list[ts.Stmt]:
+    """A loop's body, where `break` and `continue` may appear."""
+    p.loop_depth = getattr(p, "loop_depth", 0) + 1  # type: ignore[attr-defined]
+    try:
+        return p.visit_body(stmts)
+    finally:
+        p.loop_depth -= 1  # type: ignore[attr-defined]
 
 
 def _block_of(p: Parser, stmts: list[ast.stmt]) -> ts.Stmt | None:
@@ -386,7 +461,11 @@ def _is_parallel_unpack(target: ast.expr, value: ast.expr) -> bool:
 
 @TIR.register("AnnAssign")
 def visit_ann_assign(p: Parser, node: ast.AnnAssign) -> Any:
+    from .tir_stmts import local_vector
+
     ann = p.eval_annotation(node.annotation)
+    if isinstance(ann, LocalVectorAnnotation) and isinstance(node.target, ast.Name):
+        return local_vector(p, node.target.id, ann, node)
     if node.value is None or not isinstance(node.target, ast.Name) or not isinstance(ann, DType):
         p.error(node, "an annotated TIR assignment looks like `x: T.int32 = value`")
     value = ann(p.eval(node.value))
@@ -403,6 +482,8 @@ def visit_aug_assign(p: Parser, node: ast.AugAssign) -> Any:
 
 
 def assign(p: Parser, target: ast.expr, value: Any, node: ast.AST) -> Any:
+    if isinstance(value, MetaValue):
+        return bind_meta(p, target, value.value, node)
     if isinstance(target, ast.Subscript):
         return _store(p, target, value)
     if isinstance(target, ast.Name):
@@ -443,8 +524,13 @@ def _store(p: Parser, target: ast.Subscript, value: Any) -> ts.Stmt:
 def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], AxisSpec):
         value = value[0]  # vi = T.axis.remap("S", [i])
-    if isinstance(value, AxisSpec):
+    if isinstance(value, AxisSpec):  # a block iterator may take its loop's name (`i = ...`)
         return _bind_axis(p, name, value, node)
+    check_not_loop_var(p, name, node)
+    if isinstance(value, LaunchFrame):  # bx = T.launch_thread("blockIdx.x", 64)
+        value = value.named(name)
+        p.bind(name, value.node.var)
+        return value.wrap(p, node)
     if isinstance(value, BufferSpec):
         buf = value.make(name)
         p.bind(name, buf)
@@ -458,6 +544,10 @@ def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
         return None
     if isinstance(value, tx.PrimExpr):
         return _let(p, name, value, node)
+    if isinstance(value, ts.Buffer) and allocated_here(p, value):
+        old = p.scopes[-1].get(name)
+        if isinstance(old, ts.Buffer) and old is not value:
+            p.error(node, f"buffer {name!r} is defined twice; give the second one another name")
     p.bind(name, value)  # a Python value: buffers, ints, meta-programming helpers
     return None
 
@@ -471,6 +561,8 @@ def _let(p: Parser, name: str, value: tx.PrimExpr, node: ast.AST) -> Wrap:
 
 def _bind_axis(p: Parser, name: str, axis: AxisSpec, node: ast.AST) -> None:
     frame = block_frame(p, "T.axis")
+    if any(iv.var.name == name for iv in frame.iter_vars):
+        p.error(node, f"block iterator {name!r} is defined twice in this block")
     var = tx.Var(name, axis.value.dtype, p.source.span(node))
     frame.iter_vars.append(ts.IterVar(var, axis.dom, axis.kind))
     frame.iter_values.append(axis.value)
@@ -486,6 +578,8 @@ def visit_expr(p: Parser, node: ast.Expr) -> ts.Stmt | None:
         return None
     if isinstance(value, (ts.Stmt, Wrap)):
         return value
+    if isinstance(value, AttrFrame):  # T.attr(...) as a statement: over the rest of the body
+        return value.wrap(p, node)
     if isinstance(value, tx.PrimExpr):
         return ts.Evaluate(value, p.source.span(node))
     p.error(node, "this expression statement has no effect in TIR")
@@ -493,7 +587,7 @@ def visit_expr(p: Parser, node: ast.Expr) -> ts.Stmt | None:
 
 @TIR.register("Assert")
 def visit_assert(p: Parser, node: ast.Assert) -> Wrap:
-    cond = p.eval(node.test)
+    cond = tx.const(p.eval(node.test))  # `assert 0 == 1` folds to a Python bool
     msg = p.eval(node.msg) if node.msg is not None else "assertion failed"
     span = p.source.span(node)
     return Wrap(lambda body: ts.AssertStmt(cond, str(msg), ts.seq(body), span))
@@ -504,8 +598,4 @@ def visit_pass(p: Parser, node: ast.Pass) -> None:
     return None
 
 
-@TIR.register("Return")
-def visit_return(p: Parser, node: ast.Return) -> ts.Stmt | None:
-    if node.value is None:
-        return None
-    p.error(node, "a prim_func returns nothing; write results into an output buffer")
+from . import tir_stmts as _more  # noqa: E402,F401 (registers its statement handlers)

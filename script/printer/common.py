@@ -92,6 +92,7 @@ _INFIX = {
 }
 _CALLS = {tx.BinaryOp.MIN: "T.min", tx.BinaryOp.MAX: "T.max", tx.BinaryOp.MOD: "T.truncmod"}
 _ATOM = 10
+SUBROUTINE_PREFIX = "Module"  # NOTE: the class name printer/__init__.py gives a module
 
 
 def literal(value: Any, dtype: str, bare_int: str = "int32") -> str:
@@ -116,7 +117,12 @@ class ExprPrinter:
     def __call__(self, e: Any, bare_int: str = "int32") -> str:
         return self.prec(e, bare_int)[0]
 
-    def prec(self, e: Any, bare_int: str = "int32") -> tuple[str, int]:
+    def prec(self, e: Any, bare_int: str = "int32") -> tuple[str, float]:
+        if isinstance(e, tx.Call) and e.op in _BIT_INFIX and len(e.args) == 2:
+            return self._bit_infix(e)
+        if isinstance(e, tx.Call) and e.op == "tir.bitwise_not" and len(e.args) == 1:
+            inner, p = self.prec(e.args[0])
+            return f"~{inner if p >= 8 else f'({inner})'}", 8
         if isinstance(e, tx.IntImm):
             text = literal(e.value, e.dtype, bare_int)
             return text, 8 if text.startswith("-") else _ATOM
@@ -144,6 +150,28 @@ class ExprPrinter:
             right = f"({right})"
         return f"{left} {sym} {right}", p
 
+    def _bit_infix(self, e: tx.Call) -> tuple[str, float]:
+        """`a << b`, `a & b`, ...: the calls TVM prints as Python's bit operators."""
+        sym, p = _BIT_INFIX[e.op]
+        left, lp = self.prec(e.args[0])
+        right, rp = self.prec(e.args[1])
+        left = left if lp >= p else f"({left})"
+        right = right if rp > p else f"({right})"
+        return f"{left} {sym} {right}", p
+
+    def _Ramp(self, e: Any) -> str:
+        return f"T.Ramp({self(e.base)}, {self(e.stride)}, {e.lanes})"
+
+    def _Broadcast(self, e: Any) -> str:
+        return f"T.Broadcast({self(e.value)}, {e.lanes})"
+
+    def _Shuffle(self, e: Any) -> str:
+        vectors = ", ".join(self(v) for v in e.vectors)
+        return f"T.Shuffle([{vectors}], [{', '.join(self(i) for i in e.indices)}])"
+
+    def _Buffer(self, e: Any) -> str:  # a buffer inside an attribute value
+        return self.name_of(e)
+
     def _Var(self, e: tx.Var) -> str:
         return self.name_of(e)
 
@@ -170,6 +198,11 @@ class ExprPrinter:
         from .. import tir as T
 
         args = ", ".join(self(a) for a in e.args)
+        if e.op.startswith("@"):  # another function of the module
+            return f"{SUBROUTINE_PREFIX}.{e.op[1:]}({args})"
+        intrinsic = _intrinsic_text(e, args)
+        if intrinsic is not None:
+            return intrinsic
         name = e.op[4:] if e.op.startswith("tir.") else ""
         if name and callable(getattr(T, name, None)) and _call_dtype_ok(e, name):
             return f"T.{name}({args})"
@@ -181,10 +214,35 @@ class ExprPrinter:
         return ", ".join(self(i) for i in idx)
 
 
+# Calls printed as Python's bit operators, with Python's precedence (between `+` and `==`).
+_BIT_INFIX = {"tir.shift_left": ("<<", 5.0), "tir.shift_right": (">>", 5.0),
+              "tir.bitwise_and": ("&", 4.75), "tir.bitwise_xor": ("^", 4.5),
+              "tir.bitwise_or": ("|", 4.25)}
+
+
+def _intrinsic_text(e: tx.Call, args: str) -> str | None:
+    """`T.<name>(...)` for a call of a `T` intrinsic (script/tir_intrin.py) that rebuilds it."""
+    from ..tir_intrin import INTRINSICS, PRINT_NAME, result_dtype
+
+    name = PRINT_NAME.get(e.op)
+    if name is None:
+        return None
+    spec = INTRINSICS[name]
+    if spec.result == "first":
+        return f'T.{name}("{e.dtype}"{", " + args if args else ""})'
+    if spec.result == "last":
+        return f'T.{name}({args + ", " if args else ""}"{e.dtype}")'
+    if result_dtype(spec, e.args) == e.dtype:
+        return f"T.{name}({args})"
+    return None
+
+
 def _call_dtype_ok(e: tx.Call, name: str) -> bool:
     """Would `T.<name>(args)` rebuild this call with the same dtype?"""
     if name in ("likely", "isnan"):
         return e.dtype == "bool"
+    if name == "tvm_storage_sync":
+        return e.dtype == "int32" and len(e.args) == 1
     if name == "if_then_else":
         return len(e.args) == 3 and e.dtype == e.args[1].dtype
     return bool(e.args) and e.dtype == e.args[0].dtype
@@ -209,7 +267,7 @@ def q(s: str) -> str:
 
 def value_text(v: Any, expr: Callable[[Any], str]) -> str:
     """A Python-level value (attribute, annotation) as source text."""
-    if isinstance(v, tx.PrimExpr):
+    if isinstance(v, tx.PrimExpr) or type(v).__name__ == "Buffer":
         return expr(v)
     if isinstance(v, str):
         return q(v)
@@ -225,6 +283,9 @@ def value_text(v: Any, expr: Callable[[Any], str]) -> str:
     if isinstance(v, dict):
         items = ", ".join(f"{value_text(k, expr)}: {value_text(x, expr)}" for k, x in v.items())
         return "{" + items + "}"
+    if type(v).__name__ == "Target":  # tvm.target.Target, as `T.target(...)` reads it back
+        host = getattr(v, "host", None)
+        return f"T.target({q(str(v))}{f', host={q(str(host))}' if host is not None else ''})"
     return repr(v)
 
 

@@ -163,6 +163,9 @@ class RelaxPrinter:
     def _StringImm(self, e: rx.StringImm) -> str:
         return f"R.str({q(e.value)})"
 
+    def _DataTypeImm(self, e: rx.DataTypeImm) -> str:
+        return f"R.dtype({q(e.value)})"
+
     def _Constant(self, e: rx.Constant) -> str:
         arr = to_numpy(e.data)
         shape = getattr(e.struct_info, "static_shape", None)
@@ -175,20 +178,32 @@ class RelaxPrinter:
 
     def _Call(self, e: rx.Call) -> str:
         if isinstance(e.op, rx.Op):
-            if e.op.name in (ops.CALL_TIR.name, ops.CALL_DPS_PACKED.name):
+            if e.op.name in (ops.CALL_TIR.name, ops.CALL_DPS_PACKED.name,
+                             ops.CALL_TIR_INPLACE.name):
                 return self._call_dps(e)
             if e.op.name == ops.CALL_PURE_PACKED.name:
                 return self._call_packed("R.call_pure_packed", e.args[0], e.args[1:], e)
-            args = [self.value(a) for a in e.args]
+            if e.op.name == "relax.hint_on_device":
+                return self._hint_on_device(e)
+            args = [q(a.global_symbol) if isinstance(a, rx.ExternFunc) and i == 0 and
+                    e.op.name in _NAMED_CALLEE else self.value(a) for i, a in enumerate(e.args)]
             args += [f"{k}={self.value_attr(v)}" for k, v in e.attrs]
+            if e.sinfo_args:  # TVM 0.27 prints them as ty_args, always as a tuple
+                args.append(f"ty_args=({''.join(self.sinfo(x) + ', ' for x in e.sinfo_args)})"
+                            .replace(", )", ",)"))
             return f"R.{e.op.name.removeprefix('relax.')}({', '.join(args)})"
         if isinstance(e.op, rx.ExternFunc):
             return self._call_packed("R.call_packed", e.op, e.args, e)
         args = ", ".join(self.value(a) for a in e.args)
         return f"{self.value(e.op)}({args})"
 
+    def _hint_on_device(self, e: rx.Call) -> str:
+        dev = f"R.device(device_type={e.attr('device_type')}, index={e.attr('index')})"
+        return f"R.hint_on_device({self.value(e.args[0])}, {dev}, {q(e.attr('memory_scope'))})"
+
     def _call_dps(self, e: rx.Call) -> str:
-        fn = "R.call_tir" if e.op.name == ops.CALL_TIR.name else "R.call_dps_packed"
+        fn = {ops.CALL_TIR.name: "R.call_tir", ops.CALL_TIR_INPLACE.name: "R.call_tir_inplace"
+              }.get(e.op.name, "R.call_dps_packed")
         callee = e.args[0]
         target = q(callee.global_symbol) if isinstance(callee, rx.ExternFunc) else \
             self.value(callee)
@@ -197,6 +212,8 @@ class RelaxPrinter:
             all(isinstance(x, si.TensorStructInfo) for x in out.fields) else None
         out_text = f"[{', '.join(self.sinfo(o) for o in outs)}]" if outs else self.sinfo(out)
         text = f"{fn}({target}, {self.value(e.args[1])}, out_ty={out_text}"
+        if e.op.name == ops.CALL_TIR_INPLACE.name:
+            text += f", inplace_indices=[{', '.join(str(i) for i in e.attr('inplace_indices'))}]"
         if len(e.args) > 2:
             text += f", tir_vars={self.value(e.args[2])}"
         return text + ")"
@@ -240,10 +257,10 @@ class RelaxPrinter:
             parts = []
             if s.shape is not None:
                 parts.append(self.dims(s.shape))
-            elif s.ndim >= 0:
-                parts.append(f"ndim={s.ndim}")
             if s.dtype:
                 parts.append(f'dtype="{s.dtype}"')
+            if s.shape is None and s.ndim >= 0:  # TVM 0.27: R.Tensor(dtype="f32", ndim=2)
+                parts.append(f"ndim={s.ndim}")
             if s.vdevice:
                 parts.append(f'vdevice="{s.vdevice}"')
             return f"R.Tensor({', '.join(parts)})" if parts else "R.Tensor"
@@ -260,15 +277,19 @@ class RelaxPrinter:
                     return f"R.Prim(value={self.dim(s.value)})"
             return f'R.Prim("{s.dtype}")'
         if isinstance(s, si.FuncStructInfo):
+            items = [self.sinfo(x) for x in s.params or ()]
             ps = "None" if s.params is None else \
-                "(" + "".join(self.sinfo(x) + ", " for x in s.params).rstrip(" ") + ")"
-            pure = "" if s.purity else ", purity=False"
-            return f"R.Callable({ps}, {self.sinfo(s.ret)}{pure})"
-        return "R.Object"
+                f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+            return f"R.Callable({ps}, {self.sinfo(s.ret)}, {bool(s.purity)})"
+        return "R.Any"  # TVM 0.27's name for R.Object
 
 
 _DIM_SYMBOLS = {tx.BinaryOp.ADD: "+", tx.BinaryOp.SUB: "-", tx.BinaryOp.MUL: "*",
                 tx.BinaryOp.FLOORDIV: "//", tx.BinaryOp.FLOORMOD: "%"}
+
+
+# operators whose first argument names a registered function, printed as a string
+_NAMED_CALLEE = ("relax.call_inplace_packed", "relax.call_builtin_with_ctx")
 
 
 def _has_var(d: tx.PrimExpr) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...tir import expr as tx
 from ...tir import stmt as ts
+from ...tir.expr_nodes import CommReducer
 from ...tir.function import PrimFunc
 from .common import ExprPrinter, Namer, decorator_options, q, value_text
 
@@ -72,6 +73,9 @@ class TIRPrinter:
             for v in _free_vars(f):
                 if not self.namer.has(v):
                     self.emit(f"{self.namer.define(v, v.name)} = T.{v.dtype}()")
+            self.env_threads = _shared_thread_vars(f.body)
+            for v, tag in self.env_threads.items():
+                self.emit(f"{self.namer.define(v, v.name)} = T.env_thread({q(tag)})")
             for h in handles:
                 buf = f.buffer_of(h)
                 bname = self.define_buffer(buf)
@@ -140,7 +144,16 @@ class TIRPrinter:
         self.emit(f"{lhs} = {self.expr(s.value, s.buffer.dtype)}")
 
     def _Evaluate(self, s: ts.Evaluate) -> None:
-        self.emit(f"T.evaluate({self.expr(s.value)})")
+        jump = ts.jump_of(s)
+        if jump is not None:
+            self.emit(jump)
+            return
+        v = s.value
+        if isinstance(v, tx.Call) and v.op == "tir.ret" and len(v.args) == 1 \
+                and v.dtype == v.args[0].dtype:
+            self.emit(f"return {self.expr(v.args[0])}")
+            return
+        self.emit(f"T.evaluate({self.expr(v)})")
 
     def _LetStmt(self, s: ts.LetStmt) -> None:
         value = self.expr(s.value)
@@ -164,6 +177,35 @@ class TIRPrinter:
         name = self.define_buffer(s.buffer)
         self.emit(f"{name} = T.allocate({self._buffer_args(s.buffer, True)})")
         self.stmt(s.body)
+
+    def _AttrStmt(self, s: ts.AttrStmt) -> None:
+        node = s.node
+        if isinstance(node, ts.IterVar) and s.attr_key == "thread_extent":
+            if node.var in getattr(self, "env_threads", {}):  # launched more than once
+                self.emit(f"with T.launch_thread({self.name_of(node.var)}, "
+                          f"{self.expr(s.value)}):")
+                self.body(s.body)
+                return
+            with self.namer.scope():
+                name = self.namer.define(node.var, node.var.name)
+                self.emit(f"with T.launch_thread({q(node.thread_tag)}, {self.expr(s.value)}) "
+                          f"as {name}:")
+                self.body(s.body)
+            return
+        what = self._comm_reducer(node) if isinstance(node, CommReducer) else \
+            self.name_of(node) if isinstance(node, (tx.Var, ts.Buffer)) else \
+            self.expr(node) if isinstance(node, tx.PrimExpr) else value_text(node, self.expr)
+        self.emit(f"with T.attr({what}, {q(s.attr_key)}, {self.expr(s.value)}):")
+        self.body(s.body)
+
+    def _comm_reducer(self, r: CommReducer) -> str:
+        """`T.comm_reducer(lambda x, y: x + y, [T.float32(0.0)])`."""
+        with self.namer.scope():
+            params = ", ".join(self.namer.define(v, v.name) for v in r.lhs + r.rhs)
+            result = [self.expr(e) for e in r.result]
+        body = result[0] if len(result) == 1 else f"({', '.join(result)})"
+        ident = ", ".join(self.expr(e) for e in r.identity_element)
+        return f"T.comm_reducer(lambda {params}: {body}, [{ident}])"
 
     def _IfThenElse(self, s: ts.IfThenElse) -> None:
         self.emit(f"if {self.expr(s.condition)}:")
@@ -283,7 +325,8 @@ def _grid_next(f: ts.For) -> ts.For | None:
         return None
     plain = all(x.kind is ts.ForKind.SERIAL and not x.annotations and isinstance(x.min, tx.IntImm)
                 and x.min.value == 0 and x.min.dtype == x.extent.dtype for x in (f, inner))
-    return inner if plain else None
+    # NOTE: `for j in range(i)` inside `for i` cannot join it in one T.grid
+    return inner if plain and f.loop_var not in _vars_of(inner.extent) else None
 
 
 def _has_blocks(s: Any) -> bool:
@@ -296,6 +339,22 @@ def _has_blocks(s: Any) -> bool:
         if child is not None and _has_blocks(child):
             return True
     return False
+
+
+def _shared_thread_vars(body: ts.Stmt) -> dict[tx.Var, str]:
+    """Thread variables launched more than once (printed as one `T.env_thread`)."""
+    from ...tir.functor import Visitor
+
+    counts: dict[tx.Var, list[Any]] = {}
+
+    class _Launches(Visitor):
+        def visit_AttrStmt(self, s: ts.AttrStmt) -> None:
+            if isinstance(s.node, ts.IterVar) and s.attr_key == "thread_extent":
+                counts.setdefault(s.node.var, [0, s.node.thread_tag])[0] += 1
+            self.visit(s.body)
+
+    _Launches().visit(body)
+    return {v: tag for v, (n, tag) in counts.items() if n > 1}
 
 
 def _needs_handle(buf: ts.Buffer) -> bool:

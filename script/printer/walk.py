@@ -7,6 +7,7 @@ from typing import Any
 
 from ...tir import expr as tx
 from ...tir import stmt as ts
+from ...tir.expr_nodes import CommReducer
 
 
 def children(node: Any) -> list[Any]:
@@ -48,6 +49,12 @@ def tir_defs_and_uses(node: Any) -> tuple[set[tx.Var], list[tx.Var]]:
             defs.add(x.var)
         elif isinstance(x, ts.IterVar):
             defs.add(x.var)
+        elif isinstance(x, CommReducer):  # the lambda's parameters
+            defs.update(x.lhs + x.rhs)
+        elif isinstance(x, ts.Block):  # an allocation defines its data pointer
+            defs.update(b.data for b in x.alloc_buffers if b.data is not None)
+        elif isinstance(x, ts.Allocate) and x.buffer.data is not None:
+            defs.add(x.buffer.data)
         elif hasattr(x, "params") and hasattr(x, "buffer_map"):
             defs.update(x.params)
             for _, buf in x.buffer_map:

@@ -71,3 +71,18 @@ def test_avg_pool_ceil_mode(kernel, stride, padding, include_pad):
     model = CeilAvgPool(kernel, stride, padding, include_pad)
     mod = from_exported_program(export_model(model, (x,)))
     assert_close(run_relax(mod, x), run_torch(model, x))
+
+
+class Clamps(torch.nn.Module):
+    def forward(self, x):
+        return (F.relu6(x), F.hardtanh(x), torch.clamp(x, min=-0.25),
+                torch.clamp(x, -1.5, 2.5))
+
+
+def test_clamps_with_two_bounds_are_one_clip():
+    x = torch.linspace(-8, 8, 97).reshape(1, 97)
+    mod = from_exported_program(export_model(Clamps(), (x,)))
+    text = mod.script()
+    # relu6, hardtanh and the two-sided clamp: R.clip (one kernel); the one-sided: maximum
+    assert text.count("R.clip(") == 3 and text.count("R.maximum(") == 1, text
+    assert_close(run_relax(mod, x), run_torch(Clamps(), x))

@@ -77,3 +77,43 @@ def test_a_transpose_used_elsewhere_stays() -> None:
 def test_batched_matmul_is_left_to_legalization() -> None:
     mod = relax.transform.FuseTransposeMatmul()(Batched)
     assert ops_of(mod) == ops_of(Batched)
+
+
+def bound_linear(rows: int):
+    """A linear layer whose weight is a constant (torch/ONNX imports bind the weights)."""
+    w = RNG.random((8, 16), "float32")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((rows, 16), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            wt = bb.emit(relax.op.permute_dims(relax.const(w)))
+            y = bb.emit_output(relax.op.matmul(x, wt))
+        bb.emit_func_output(y)
+    return bb.get(), w
+
+
+def test_a_constant_weight_is_transposed_once_at_build_time() -> None:
+    mod, w = bound_linear(rows=4)
+    text = ops_of(relax.transform.FuseTransposeMatmul()(mod))
+    # the plain matmul of the transposed constant: no transpose, no dense kernel
+    assert "R.permute_dims" not in text and "cls.dense" not in text and "R.matmul" in text
+    folded = relax.transform.FuseTransposeMatmul()(mod)["main"]
+    consts = _constants(folded)
+    assert len(consts) == 1 and consts[0].data.numpy().flags.c_contiguous
+    np.testing.assert_array_equal(consts[0].data.numpy(), w.T)
+    x = RNG.random((4, 16), "float32")
+    y = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())["main"](x)
+    np.testing.assert_allclose(y.numpy(), x @ w.T, rtol=1e-5)
+
+
+def test_a_single_row_keeps_the_weight_as_it_lies() -> None:
+    mod, _ = bound_linear(rows=1)
+    assert "cls.dense" in ops_of(relax.transform.FuseTransposeMatmul()(mod))
+
+
+def _constants(func):
+    from tvmlite.ir import expr as rx
+
+    return [b.value.args[1] for blk in func.body.blocks for b in blk.bindings
+            if isinstance(b.value, rx.Call) and len(b.value.args) > 1
+            and isinstance(b.value.args[1], rx.Constant)]

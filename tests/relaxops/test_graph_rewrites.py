@@ -194,3 +194,35 @@ def test_decompose_for_training_layer_norm_and_batch_norm():
                                rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(new_var, (0.9 * v + 0.1 * batch_var).numpy(), rtol=1e-4,
                                atol=1e-5)
+
+
+def test_cse_reaches_into_if_branches():
+    @I.ir_module
+    class Before:
+        @R.function
+        def foo(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32"),
+                c: R.Tensor((), "bool")):
+            a = R.add(x, y)
+            if c:
+                b = R.add(x, y)
+                d = R.multiply(a, b)
+            else:
+                b = R.add(x, y)
+                d = R.subtract(a, b)
+            return d
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def foo(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32"),
+                c: R.Tensor((), "bool")):
+            a = R.add(x, y)
+            if c:
+                b = a  # noqa: F841 - TVM keeps the repeat as a renaming binding
+                d = R.multiply(a, a)
+            else:
+                b = a  # noqa: F841
+                d = R.subtract(a, a)
+            return d
+
+    assert_structural_equal(EliminateCommonSubexpr()(Before), Expected)

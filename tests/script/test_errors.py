@@ -41,7 +41,7 @@ def test_axis_remap_count():
             vi, vj = T.axis.remap("SS", [i])
             B[vi] = A[vi]
 '''
-    check(src, "T.axis.remap got 2 iterator kinds 'SS' but 1 loop variables", 5, 41, "^^^")
+    check(src, "T.axis.remap got 2 iterator kinds 'SS' but 1 loop variables", 5, 22, "^" * 23)
 
 
 def test_store_dtype_mismatch():

@@ -16,14 +16,15 @@ from typing import Any
 
 from ..expr import IntImm
 from ..stmt import ForKind
-from . import cache, compute, loops, sampling
+from . import blockize, cache, compute, loops, sampling
+from .extra import ExtraPrimitives
 from .state import ScheduleBase, ScheduleError
 from .trace import BlockRV, ExprRV, Instruction, LoopRV, Trace
 
 __all__ = ["BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule", "ScheduleError", "Trace"]
 
 
-class Schedule(ScheduleBase):
+class Schedule(ExtraPrimitives, ScheduleBase):
     """A schedule over an IRModule (or one PrimFunc, which becomes `main`)."""
 
     def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16,
@@ -40,6 +41,26 @@ class Schedule(ScheduleBase):
         self.trace.append("sample_perfect_tile", {
             "loop": loop, "n": n, "max_innermost_factor": max_innermost_factor,
             "decision": factors}, out)
+        return out
+
+    def sample_partitioned_tile(self, loop: LoopRV, n: int, partition_pos: int = 0,
+                                innermost_part_factor: int = 1,
+                                decision: list[int] | None = None) -> list[ExprRV]:
+        """`n` factors of the loop's extent whose product from `partition_pos` on is a
+        multiple of `innermost_part_factor`, drawn at random unless `decision` gives them."""
+        extent = self._ctx().loop(loop).extent
+        if not isinstance(extent, IntImm):
+            raise ScheduleError(f"sample_partitioned_tile: loop {loop.var.name!r} has no "
+                                f"constant extent to tile")
+        if decision:
+            factors = sampling.check_tile_decision(decision, extent.value, n)
+        else:
+            factors = sampling.partitioned_tile(self.rng, extent.value, n, partition_pos,
+                                                innermost_part_factor)
+        out = [ExprRV(f) for f in factors]
+        self.trace.append("sample_partitioned_tile", {
+            "loop": loop, "n": n, "partition_pos": partition_pos,
+            "innermost_part_factor": innermost_part_factor, "decision": factors}, out)
         return out
 
     def sample_categorical(self, candidates: list[int], probs: list[float],
@@ -122,5 +143,9 @@ class Schedule(ScheduleBase):
         return self._apply("decompose_reduction", {"block": block, "loop": loop},
                            cache.decompose_reduction, block, loop)
 
-    def blockize(self, target: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
-        return self._apply("blockize", {"target": target}, cache.blockize, target)
+    def blockize(self, target: LoopRV | list[BlockRV], preserve_unit_iters: bool = True
+                 ) -> BlockRV:
+        """The nest under loop `target` becomes one outer block, iter vars inferred."""
+        return self._apply("blockize", {"target": target,
+                                        "preserve_unit_iters": preserve_unit_iters},
+                           blockize.blockize, target, preserve_unit_iters)

@@ -50,16 +50,23 @@ def read_buffers(block: Block) -> list[Buffer]:
     if block.reads:
         return _unique([r.buffer for r in block.reads])
     reads, writes = accesses(block)
-    found = _unique([b for b, _ in reads])
+    found = _unique(_sources(block, [b for b, _ in reads]))
     if block.init is not None:
-        found = [b for b in found if not any(b is w for w, _ in writes)]
+        written = _sources(block, [w for w, _ in writes])
+        found = [b for b in found if not any(b is w for w in written)]
     return found
 
 
 def written_buffers(block: Block) -> list[Buffer]:
     if block.writes:
         return _unique([r.buffer for r in block.writes])
-    return _unique([b for b, _ in accesses(block)[1]])
+    return _unique(_sources(block, [b for b, _ in accesses(block)[1]]))
+
+
+def _sources(block: Block, bufs: list[Buffer]) -> list[Buffer]:
+    """A buffer matched to a region of another (`T.match_buffer(B[vi, vj])`) stands for it."""
+    matched = {id(m.buffer): m.source.buffer for m in block.match_buffers}
+    return [matched.get(id(b), b) for b in bufs]
 
 
 def _unique(bufs: list[Buffer]) -> list[Buffer]:

@@ -166,17 +166,3 @@ def decompose_reduction(ctx: Ctx, rv: BlockRV, loop_rv: LoopRV) -> tuple[Any, Bl
     body = tree.replace(lpath, seq([init, lpath[-1]]))
     rv.name = update.name  # NOTE: the handle follows the update block, as in TVM
     return ctx.func.with_body(body), BlockRV(init_block.name, ctx.func_name)
-
-
-def blockize(ctx: Ctx, loop_rv: LoopRV) -> tuple[Any, BlockRV]:
-    """Wraps the subtree of `loop` in an opaque outer block (no iter vars): enough for
-    later scheduling of what is outside it; TVM's iter-var inference is not done."""
-    path = ctx.loop_path(loop_rv)
-    loop: For = path[-1]  # type: ignore[assignment]
-    inner = tree.blocks_under(loop)
-    if not inner:
-        raise ScheduleError(f"blockize: loop {loop.loop_var.name!r} holds no block")
-    name = inner[0].block.name + "_o"
-    block = Block(name, (), loop)
-    return (ctx.func.with_body(tree.replace(path, BlockRealize((), IntImm("bool", 1), block))),
-            BlockRV(name, ctx.func_name))

@@ -116,10 +116,11 @@ def _check_placement(ctx: Ctx, bpath: tree.Path, lpath: tree.Path, what: str) ->
     if any(s is loop for s in bpath):
         raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is already an ancestor of "
                             f"block {block.block.name!r}")
-    outer_block = [s for s in bpath[:-1] if isinstance(s, BlockRealize)]
-    if outer_block and not any(s is outer_block[-1] for s in lpath):
-        raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is not in the scope of block "
-                            f"{block.block.name!r}")
+    block_scope = next((s for s in reversed(bpath[:-1]) if isinstance(s, BlockRealize)), None)
+    loop_scope = next((s for s in reversed(lpath) if isinstance(s, BlockRealize)), None)
+    if block_scope is not loop_scope:
+        raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is not in the same block "
+                            f"scope as block {block.block.name!r}")
 
 
 def compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV, preserve_unit_loops: bool = False,
@@ -130,6 +131,13 @@ def compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV, preserve_unit_loops
     producer: BlockRealize = bpath[-1]  # type: ignore[assignment]
     loop: For = lpath[-1]  # type: ignore[assignment]
     buf, idx = written_buffer(producer, what)
+    if any(b is buf for _, b in ctx.func.buffer_map):
+        raise ScheduleError(f"{what}: block {producer.block.name!r} is an output block (it "
+                            f"writes {buf.name!r}, a parameter); it cannot move under a loop")
+    others = [p[-1].block.name for p in writers(ctx.func.body, buf) if p[-1] is not producer]
+    if others:
+        raise ScheduleError(f"{what}: block {producer.block.name!r} is not a complete block: "
+                            f"block {others[0]!r} also writes {buf.name!r}")
     dims = _store_dims(producer, idx, what)
     users = [p for p in readers(ctx.func.body, buf) if p[-1] is not producer]
     inside = [p for p in users if any(s is loop for s in p)]
@@ -138,9 +146,9 @@ def compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV, preserve_unit_loops
                             f"{buf.name!r}, the buffer block {producer.block.name!r} writes")
     outside = [p[-1].block.name for p in users if not any(s is loop for s in p)]
     if outside:
-        raise ScheduleError(f"{what}: block {outside[0]!r} outside loop "
-                            f"{loop.loop_var.name!r} also reads {buf.name!r}; moving block "
-                            f"{producer.block.name!r} under the loop would not cover it")
+        raise ScheduleError(f"{what} requires all the consumers of block "
+                            f"{producer.block.name!r} to be under loop {loop.loop_var.name!r}; "
+                            f"block {outside[0]!r} outside it also reads {buf.name!r}")
     if _position(ctx.func.body, producer) > _position(ctx.func.body, inside[0][-1]):
         raise ScheduleError(f"{what}: block {producer.block.name!r} runs after its consumer "
                             f"{inside[0][-1].block.name!r}")
@@ -176,11 +184,12 @@ def reverse_compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV,
         raise ScheduleError(f"{what}: no block under loop {loop.loop_var.name!r} writes a "
                             f"buffer that block {consumer.block.name!r} reads")
     buf, idx = produced[0]
-    outside = [p[-1].block.name for p in writers(ctx.func.body, buf)
-               if not any(s is loop for s in p)]
+    outside = [p[-1].block.name for b, _ in reads for p in writers(ctx.func.body, b)
+               if not any(s is loop for s in p) and p[-1] is not consumer]
     if outside:
-        raise ScheduleError(f"{what}: block {outside[0]!r} outside loop {loop.loop_var.name!r} "
-                            f"also writes {buf.name!r}")
+        raise ScheduleError(f"{what} requires all the producers of block "
+                            f"{consumer.block.name!r} to be under loop {loop.loop_var.name!r}; "
+                            f"block {outside[0]!r} outside it writes what it reads")
     dims = {}
     own = {iv.var for iv in consumer.block.iter_vars}
     for d, i in enumerate(idx):

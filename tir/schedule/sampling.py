@@ -51,3 +51,31 @@ def categorical(rng: random.Random, probs: list[float]) -> int:
         raise ScheduleError(f"sample_categorical: probabilities {probs} must be non-negative "
                             f"and not all zero")
     return rng.choices(range(len(probs)), weights=probs)[0]
+
+
+def partitioned_tile(rng: random.Random, extent: int, n: int, partition_pos: int,
+                     innermost_part_factor: int) -> list[int]:
+    """`n` factors of `extent` whose product from `partition_pos` on is a multiple of
+    `innermost_part_factor` (TVM's sample_partitioned_tile): drawn among all such choices."""
+    if not 0 <= partition_pos < n or innermost_part_factor < 1:
+        raise ScheduleError(f"sample_partitioned_tile: partition_pos {partition_pos} must be "
+                            f"in [0, {n}) and innermost_part_factor positive")
+    choices = [f for f in _all_tiles(extent, n) if _inner_ok(f, partition_pos,
+                                                              innermost_part_factor)]
+    if not choices:
+        raise ScheduleError(f"sample_partitioned_tile: no {n} factors of {extent} have an "
+                            f"inner part divisible by {innermost_part_factor}")
+    return list(rng.choice(choices))
+
+
+def _inner_ok(factors: tuple[int, ...], pos: int, multiple: int) -> bool:
+    product = 1
+    for f in factors[pos:]:
+        product *= f
+    return product % multiple == 0
+
+
+def _all_tiles(extent: int, n: int) -> list[tuple[int, ...]]:
+    if n == 1:
+        return [(extent,)]
+    return [(d, *rest) for d in divisors(extent) for rest in _all_tiles(extent // d, n - 1)]

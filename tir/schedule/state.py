@@ -11,7 +11,7 @@ a loop handle goes stale when its loop is split or fused away, as in TVM.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from typing import Any, Callable, Union
 
 from ...ir.module import IRModule
 from ..function import PrimFunc
@@ -62,6 +62,11 @@ class Ctx:
         return BlockRV(br.block.name, self.func_name)
 
 
+# the parameters of primitives that name a block (and so may be given a block's name)
+_BLOCK_KEYS = frozenset(["block", "block_or_loop", "scope_block", "target", "consumer_block",
+                         "reduction_block", "epilogue_block"])
+
+
 def _as_module(mod: Any) -> IRModule:
     if isinstance(mod, IRModule):
         return mod
@@ -78,13 +83,26 @@ class ScheduleBase:
         self._mod = _as_module(mod)
         prims = [gv.name_hint for gv, f in self._mod.items() if isinstance(f, PrimFunc)]
         self._func_name = "main" if "main" in prims else (prims[0] if len(prims) == 1 else None)
-        self.trace = Trace()
+        self._trace = Trace()
         # NOTE: TVM's seed -1 (or none) means "seed from the system"
         self.rng = random.Random(None if seed in (None, -1) else seed)
+
+    # TVM's type aliases of annotation values, reachable from the class as in TVM
+    PrimAnnotationValueT = Union[str, int, float, ExprRV]
+    AnnotationValueT = Union[PrimAnnotationValueT, list, dict]
 
     @property
     def mod(self) -> IRModule:
         return self._mod
+
+    @property
+    def trace(self) -> Trace:
+        """Every primitive applied so far, printable as Python and replayable."""
+        return self._trace
+
+    @trace.setter
+    def trace(self, value: Trace) -> None:
+        self._trace = value
 
     @property
     def func_working_on(self) -> str | None:
@@ -104,12 +122,23 @@ class ScheduleBase:
 
     def _apply(self, name: str, kwargs: dict[str, Any],
                fn: Callable[..., tuple[PrimFunc, Any]], *args: Any) -> Any:
-        """Runs a primitive; on success swaps in its function and records it in the trace."""
+        """Runs a primitive; on success swaps in its function and records it in the trace.
+        A block given by name (TVM accepts `"C"` for a BlockRV) is looked up first."""
+        named = {v for k, v in kwargs.items() if k in _BLOCK_KEYS and isinstance(v, str)}
+        if named:
+            rvs = {v: self.get_block(v) for v in named}
+            kwargs = {k: rvs[v] if k in _BLOCK_KEYS and isinstance(v, str) else v
+                      for k, v in kwargs.items()}
+            args = tuple(rvs.get(a, a) if isinstance(a, str) else a for a in args)
         ctx = self._ctx()
         new_func, outputs = fn(ctx, *args)
         self._mod = self._mod.with_function(ctx.func_name, new_func)
         self.trace.append(name, kwargs, outputs)
         return outputs
+
+    def _block_rv(self, block: Any) -> Any:
+        """A block handle for a block given by handle or by name."""
+        return self.get_block(block) if isinstance(block, str) else block
 
     def copy(self) -> Any:
         other = type(self).__new__(type(self))
@@ -147,13 +176,15 @@ class ScheduleBase:
 
     get_sblock = get_block
 
-    def get_loops(self, block: BlockRV) -> list[LoopRV]:
+    def get_loops(self, block: BlockRV | str) -> list[LoopRV]:
+        block = self._block_rv(block)
         ctx = self._ctx()
         rvs = [ctx.loop_rv(lp) for lp in tree.loops_above(ctx.block_path(block))]
         self.trace.append("get_loops", {"block": block}, rvs)
         return rvs
 
-    def get_child_blocks(self, block_or_loop: BlockRV | LoopRV) -> list[BlockRV]:
+    def get_child_blocks(self, block_or_loop: BlockRV | LoopRV | str) -> list[BlockRV]:
+        block_or_loop = self._block_rv(block_or_loop)
         ctx = self._ctx()
         if isinstance(block_or_loop, BlockRV):
             node: Any = ctx.block(block_or_loop).block.body

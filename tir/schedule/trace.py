@@ -51,6 +51,27 @@ class ExprRV:
 
     __index__ = __int__
 
+    # a sample is a known integer here: arithmetic on it (`t0 * t1` in an index map) is too
+    def __add__(self, other: Any) -> int:
+        return self.value + int(other)
+
+    def __mul__(self, other: Any) -> int:
+        return self.value * int(other)
+
+    def __sub__(self, other: Any) -> int:
+        return self.value - int(other)
+
+    def __rsub__(self, other: Any) -> int:
+        return int(other) - self.value
+
+    def __floordiv__(self, other: Any) -> int:
+        return self.value // int(other)
+
+    def __mod__(self, other: Any) -> int:
+        return self.value % int(other)
+
+    __radd__, __rmul__ = __add__, __mul__
+
     def __repr__(self) -> str:
         return f"ExprRV({self.value})"
 
@@ -92,7 +113,12 @@ class Trace:
             return names.get(id(value), repr(value))
         if isinstance(value, str):
             return json.dumps(value)  # TVM prints double quotes
-        if isinstance(value, (list, tuple)):
+        if hasattr(value, "trace_text"):  # an IndexMap prints as the lambda it is
+            return value.trace_text()
+        if isinstance(value, tuple):
+            inner = ", ".join(self._arg(v, names) for v in value)
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+        if isinstance(value, list):
             inner = ", ".join(self._arg(v, names) for v in value)
             return f"[{inner}]"
         return repr(value)
@@ -108,7 +134,10 @@ class Trace:
             call = f"sch.{inst.name}({args})"
             outs = _flat(inst.outputs)
             if outs:
-                call = ", ".join(names[id(o)] for o in outs) + " = " + call
+                lhs = ", ".join(names[id(o)] for o in outs)
+                if isinstance(inst.outputs, (list, tuple)) and len(outs) == 1:
+                    lhs += ","  # one element of a list: unpack it, as TVM prints it
+                call = lhs + " = " + call
             lines.append(call)
         return lines
 

@@ -1,0 +1,4 @@
+"""`tvm.relax.analysis.analysis` (TVM's file of that name): the same names as the package."""
+
+from . import *  # noqa: F401,F403
+from . import __all__  # noqa: F401

@@ -1,0 +1,7 @@
+"""`tvm.script.ir_builder`: build relax functions with Python `with` frames instead of parsing
+(`with IRBuilder() as ib: with R.function(): ...; ib.get()`)."""
+
+from . import base, relax  # noqa: F401
+from .base import IRBuilder, IRBuilderFrame
+
+__all__ = ["IRBuilder", "IRBuilderFrame", "base", "relax"]

@@ -1,0 +1,85 @@
+"""`node.script()` for a relax node on its own (a struct info, an expression, a binding), as
+TVM 0.27 prints one: the free symbolic dims and relax variables it uses are declared first
+(`x = T.int64()`, `a: R.Tensor((1, x, 3), dtype="float32")`), then the node itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...ir import expr as rx
+from ...ir import struct_info as si
+from ...tir import expr as tx
+from .relax_printer import RelaxPrinter
+
+
+class _NodePrinter(RelaxPrinter):
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.declared: set[int] = set()
+
+    def declare_dims(self, s: Any) -> None:
+        """`x = T.int64()` for each symbolic dim of struct info `s` not declared yet."""
+        for v in _tir_vars(s):
+            if id(v) not in self.declared:
+                self.declared.add(id(v))
+                self.emit(f"{self.namer.define(v, v.name)} = T.{v.dtype}()")
+
+    def declare_vars(self, node: Any) -> None:
+        for v in _relax_vars(node):
+            if id(v) not in self.declared:
+                self.declared.add(id(v))
+                self.declare_dims(v.struct_info)
+                name = self.namer.define(v, v.name_hint)
+                self.emit(f"{name}: {self.sinfo(v.struct_info)}")
+
+
+def _walk(node: Any, seen: set[int]) -> Any:
+    """Every IR object reachable from `node` (dataclass fields, tuples), each once, in order."""
+    if id(node) in seen or isinstance(node, (str, int, float, bool, type(None))):
+        return
+    seen.add(id(node))
+    yield node
+    if isinstance(node, (tuple, list)):
+        for item in node:
+            yield from _walk(item, seen)
+        return
+    for name in getattr(node, "__dataclass_fields__", ()):
+        if name != "span":
+            yield from _walk(getattr(node, name, None), seen)
+
+
+def _tir_vars(s: Any) -> list[tx.Var]:
+    return [n for n in _walk(s, set()) if isinstance(n, tx.Var)]
+
+
+def _relax_vars(node: Any) -> list[rx.Var]:
+    found = [n for n in _walk(node, set()) if isinstance(n, rx.Var)]
+    bound = {id(b.var) for b in _walk(node, set()) if isinstance(b, (rx.VarBinding,
+                                                                      rx.MatchCast))}
+    return [v for v in found if id(v) not in bound]
+
+
+def print_node(node: Any) -> str:
+    """The TVMScript of one relax struct info, expression or binding."""
+    p = _NodePrinter()
+    if isinstance(node, si.StructInfo):
+        p.declare_dims(node)
+        p.emit(p.sinfo(node))
+        return "\n".join(p.lines)
+    p.declare_vars(node)
+    if isinstance(node, (rx.VarBinding, rx.MatchCast)):
+        p.binding(node)
+    elif isinstance(node, rx.SeqExpr):
+        p.emit(p.seq(node, ret=False))
+    elif isinstance(node, rx.If):
+        p.declare_dims(node.struct_info)
+        p.binding(rx.VarBinding(rx.Var("v", node.struct_info), node))
+    else:
+        p.emit(p.value(node))
+    return "\n".join(p.lines)
+
+
+def sinfo_text(s: si.StructInfo) -> str:
+    """Struct info alone, no declarations (TVM's `_relax_script()`)."""
+    return _NodePrinter().sinfo(s)

@@ -1,0 +1,68 @@
+"""The default matmul schedule rule (topi/matmul_schedule.py): compiled kernels against numpy
+over tile-shaped and awkward shapes, batch broadcasting, transposed operands and dtypes, and
+the loop nest it picks."""
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import te, topi
+from tvmlite.topi.conv2d_schedule import host_vector_bits
+from tvmlite.topi.matmul_schedule import pick_k_block, pick_lanes
+
+RNG = np.random.default_rng(11)
+
+CASES = [  # a shape, b shape, transpose_a, dtype
+    ((16, 600), (600, 64), False, "float32"),  # 2 row tiles of 8, k blocks of 200, 2 vectors
+    ((1, 40), (40, 48), False, "float32"),  # a matrix-vector product
+    ((7, 13), (13, 5), False, "float32"),  # odd rows: tiles of one row; 5 lanes
+    ((3, 1, 6, 20), (4, 20, 9), False, "float32"),  # broadcast batch dims
+    ((12, 32, 16), (12, 16, 24), False, "float32"),  # batched, parallel over the batch
+    ((20, 6), (20, 33), True, "float32"),  # transpose_a; 33 columns: no vector
+    ((16, 64), (64, 48), False, "int32"),
+    ((8, 300), (300, 32), False, "float64"),
+]
+
+
+def build_matmul(ashape, bshape, transpose_a, dtype):
+    A = te.placeholder(ashape, dtype, name="A")
+    B = te.placeholder(bshape, dtype, name="B")
+    out = topi.nn.matmul(A, B, transpose_a=transpose_a)
+    return out, tvm.build(te.create_prim_func([A, B, out]), target="llvm")
+
+
+@pytest.mark.parametrize("ashape,bshape,transpose_a,dtype", CASES)
+def test_matmul_matches_numpy(ashape, bshape, transpose_a, dtype) -> None:
+    out, lib = build_matmul(ashape, bshape, transpose_a, dtype)
+    if dtype.startswith("int"):
+        a, b = RNG.integers(-9, 9, ashape).astype(dtype), RNG.integers(-9, 9, bshape).astype(dtype)
+    else:
+        a, b = RNG.standard_normal(ashape).astype(dtype), RNG.standard_normal(bshape).astype(dtype)
+    ref = np.matmul(np.swapaxes(a, -1, -2) if transpose_a else a, b)
+    c = tvm.nd.array(np.zeros(ref.shape, dtype))
+    lib["main"](tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), ref, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.skipif(host_vector_bits() != 512, reason="tiles for AVX-512")
+def test_nest_is_register_blocked_and_k_blocked() -> None:
+    A = te.placeholder((16, 600), "float32", name="A")
+    B = te.placeholder((600, 64), "float32", name="B")
+    text = te.create_prim_func([A, B, topi.nn.matmul(A, B)]).script()
+    loops = [line.strip() for line in text.splitlines() if line.strip().startswith("for ")]
+    # rows of 8-row tiles in parallel; in each, the tile's init, then k in blocks of 200
+    # around the 2 column tiles; the 8 x 32 register tile (two zmm per row) unrolled and
+    # vectorized innermost
+    assert loops == ["for i0_o in T.parallel(T.int64(2)):",
+                     "for i1_o_init in range(T.int64(2)):",
+                     "for i0_i_init in T.unroll(T.int64(8)):",
+                     "for i1_i_init in T.vectorized(T.int64(32)):",
+                     "for k_o, i1_o, k_i in T.grid(T.int64(3), T.int64(2), T.int64(200)):",
+                     "for i0_i in T.unroll(T.int64(8)):",
+                     "for i1_i in T.vectorized(T.int64(32)):"], text
+
+
+def test_tile_choices() -> None:
+    assert pick_k_block(3072) == 256 and pick_k_block(768) == 256 and pick_k_block(600) == 200
+    assert pick_k_block(128) == 128 and pick_k_block(1009) == 1009  # a prime: one block
+    assert pick_lanes(3072, 16) == 32 and pick_lanes(48, 16) == 16 and pick_lanes(20, 16) == 10

@@ -1,0 +1,127 @@
+"""`tir.IndexMap`: a function from N indices to M indices, as `transform_layout` takes it.
+
+    m = IndexMap.from_func(lambda i, j: [j // 4, i, j % 4])
+    m.map_indices([vi, vj])        # [vj // 4, vi, vj % 4]
+    m.map_shape([8, 12])           # [3, 8, 4]
+
+A Python function (lambda) is accepted wherever an IndexMap is, as in TVM.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Sequence
+
+from .arith import bound
+from .expr import IntImm, PrimExpr, Var, const
+from .functor import simplify, substitute
+
+
+class IndexMap:
+    """`final_indices` as expressions of the `initial_indices` variables."""
+
+    AXIS_SEPARATOR = "axis_separator"  # TVM's marker in a mapping's result; dropped here
+
+    def __init__(self, initial_indices: Sequence[Var], final_indices: Sequence[Any],
+                 inverse_index_map: Any = None) -> None:
+        self.initial_indices = list(initial_indices)
+        self.final_indices = [e if isinstance(e, PrimExpr) else const(e, "int32")
+                              for e in final_indices]
+        self.inverse_index_map = inverse_index_map
+
+    @staticmethod
+    def from_func(mapping_function: Callable[..., Any], ndim: int | None = None,
+                  inverse_index_map: Any = None, *, index_dtype: str = "int64") -> IndexMap:
+        """The map a Python function computes (one parameter per input index, or `*args`
+        with `ndim` given); separators in its result are dropped."""
+        return IndexMap.from_func_with_separators(mapping_function, ndim, inverse_index_map,
+                                                  index_dtype=index_dtype)[0]
+
+    @staticmethod
+    def from_func_with_separators(mapping_function: Callable[..., Any], ndim: int | None = None,
+                                  inverse_index_map: Any = None, *,
+                                  index_dtype: str = "int64") -> tuple[IndexMap, list[int]]:
+        names = _param_names(mapping_function, ndim)
+        params = [Var(n, index_dtype) for n in names]
+        result = mapping_function(*params)
+        if isinstance(result, PrimExpr) or not isinstance(result, (list, tuple)):
+            result = [result]
+        finals: list[Any] = []
+        separators: list[int] = []
+        for item in result:
+            if isinstance(item, str) and item == IndexMap.AXIS_SEPARATOR:
+                separators.append(len(finals))
+            else:
+                finals.append(item)
+        return IndexMap(params, finals, inverse_index_map), separators
+
+    @property
+    def ndim(self) -> int:
+        return len(self.initial_indices)
+
+    def map_indices(self, indices: Sequence[Any]) -> list[PrimExpr]:
+        if len(indices) != self.ndim:
+            raise ValueError(f"the index map takes {self.ndim} indices, got {len(indices)}")
+        vmap = {v: (i if isinstance(i, PrimExpr) else const(i, v.dtype))
+                for v, i in zip(self.initial_indices, indices)}
+        return [simplify(substitute(e, vmap)) for e in self.final_indices]
+
+    def map_shape(self, shape: Sequence[Any]) -> list[PrimExpr]:
+        """The extent of each output index when input index d ranges over [0, shape[d])."""
+        if len(shape) != self.ndim:
+            raise ValueError(f"the index map takes {self.ndim} indices, got a shape of "
+                             f"{len(shape)} dims")
+        ranges = {}
+        for v, dim in zip(self.initial_indices, shape):
+            dim = simplify(dim if isinstance(dim, PrimExpr) else const(dim, "int64"))
+            if not isinstance(dim, IntImm):
+                raise ValueError(f"map_shape needs constant dims; {v.name} has {dim}")
+            ranges[v] = (IntImm(v.dtype, 0), dim.value)
+        out = []
+        for e in self.final_indices:
+            window = bound(simplify(e), ranges)
+            if window is None:
+                raise ValueError(f"cannot bound the output index {e} of the index map")
+            lo, ext = window
+            lo = simplify(lo)
+            if not isinstance(lo, IntImm) or lo.value != 0:
+                raise ValueError(f"output index {e} of the index map does not start at 0")
+            out.append(IntImm("int64", ext))
+        return out
+
+    def trace_text(self) -> str:
+        """The map as the Python lambda a printed trace holds (TVM prints the same form)."""
+        from ..script.printer.common import ExprPrinter  # the printer sits above tir
+
+        expr = ExprPrinter(lambda v: v.name)
+        args = ", ".join(v.name for v in self.initial_indices)
+        outs = "".join(f"{expr(e)}, " for e in self.final_indices).rstrip(" ")
+        return f"lambda {args}: ({outs})"
+
+    def __repr__(self) -> str:
+        return f"IndexMap({self.initial_indices} -> {self.final_indices})"
+
+
+def _param_names(fn: Callable[..., Any], ndim: int | None) -> list[str]:
+    sig = inspect.signature(fn)
+    names: list[str] = []
+    for p in sig.parameters.values():
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            if ndim is None:
+                raise ValueError("an index map written with *args needs ndim=")
+            names += [f"i{k}" for k in range(ndim - len(names))]
+        elif p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                        inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+    return names
+
+
+def as_index_map(value: Any, ndim: int | None = None, index_dtype: str = "int32") -> IndexMap:
+    """An IndexMap from an IndexMap or a Python function (whose index variables get
+    `index_dtype`, the dtype of the block iter vars it will be applied to)."""
+    if isinstance(value, IndexMap):
+        return value
+    if callable(value):
+        return IndexMap.from_func(value, ndim, index_dtype=index_dtype)
+    raise TypeError(f"expected an IndexMap or a function of the indices, got "
+                    f"{type(value).__name__}")

@@ -1,0 +1,135 @@
+"""Layout primitives: transform_layout (a buffer's indices through an IndexMap) and
+transform_block_layout (a block's iteration space through one).
+
+    transform_layout("B", ("write", 0), lambda i, j: [j // 4, i, j % 4])
+        B (8, 12) becomes B (3, 8, 4); every B[vi, vj] becomes B[vj // 4, vi, vj % 4]
+    transform_block_layout("B", lambda i, j: [j, i])
+        block B iterates (ax0, ax1) over (12, 8), its body reading v1, v0 where vi, vj were
+
+A parameter buffer changes in the function's signature, as in TVM.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from math import prod
+from typing import Any
+
+from ..expr import BufferLoad, IntImm, PrimExpr, Var
+from ..functor import Mutator, simplify, substitute
+from ..index_map import IndexMap
+from ..stmt import Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterVar, Range, Stmt
+from . import tree
+from .analysis import read_buffers, written_buffers
+from .state import Ctx, ScheduleError
+from .trace import BlockRV
+
+
+class _Remap(Mutator):
+    """Accesses of `old` become accesses of `new` at the mapped indices."""
+
+    def __init__(self, old: Buffer, new: Buffer, index_map: IndexMap) -> None:
+        self.old, self.new, self.map = old, new, index_map
+
+    def visit_buffer(self, buf: Buffer) -> Buffer:  # type: ignore[override]
+        return self.new if buf is self.old else buf
+
+    def visit_BufferLoad(self, e: BufferLoad) -> PrimExpr:
+        idx = self.visit(e.indices)
+        if e.buffer is self.old:
+            return BufferLoad(self.new, tuple(self.map.map_indices(idx)), e.span)
+        return e if idx is e.indices else BufferLoad(e.buffer, idx, e.span)
+
+    def visit_BufferStore(self, s: BufferStore) -> Stmt:
+        new = self.generic_visit(s)
+        if s.buffer is self.old:
+            return dataclasses.replace(new, indices=tuple(self.map.map_indices(new.indices)))
+        return new
+
+    def visit_Block(self, b: Block) -> Stmt:
+        new = self.generic_visit(b)
+        if any(r.buffer is self.old for r in b.reads + b.writes):
+            new = dataclasses.replace(new, reads=(), writes=())  # regions are re-derived
+        return new
+
+
+def buffer_of(ctx: Ctx, rv: BlockRV, kind: str, index: int, what: str) -> Buffer:
+    br = ctx.block(rv)
+    found = read_buffers(br.block) if kind == "read" else written_buffers(br.block)
+    if not 0 <= index < len(found):
+        raise ScheduleError(f"{what}: block {br.block.name!r} has {len(found)} {kind} "
+                            f"buffers; index {index} is out of range")
+    return found[index]
+
+
+def transform_layout(ctx: Ctx, rv: BlockRV, kind: str, index: int, index_map: IndexMap,
+                     pad_value: Any) -> tuple[Any, None]:
+    what = "transform_layout"
+    buf = buffer_of(ctx, rv, kind, index, what)
+    if index_map.ndim != len(buf.shape):
+        raise ScheduleError(f"{what}: the index map takes {index_map.ndim} indices but "
+                            f"buffer {buf.name!r} has {len(buf.shape)} dims")
+    try:
+        shape = index_map.map_shape(buf.shape)
+    except ValueError as err:
+        raise ScheduleError(f"{what}: buffer {buf.name!r}: {err}") from None
+    old_size = prod(int(simplify(d).value) for d in buf.shape)
+    if prod(int(d.value) for d in shape) != old_size:
+        dims = [int(simplify(d).value) for d in buf.shape]
+        raise ScheduleError(f"{what}: mapping buffer {buf.name!r} {dims} to "
+                            f"{[int(d.value) for d in shape]} is not a bijection; padded "
+                            f"layouts (pad_value) are not supported")
+    new = dataclasses.replace(buf, shape=tuple(shape), data=Var(buf.name, "handle"))
+    body = _Remap(buf, new, index_map).visit(ctx.func.body)
+    bmap = tuple((v, new if b is buf else b) for v, b in ctx.func.buffer_map)
+    func = dataclasses.replace(ctx.func.with_body(body), buffer_map=bmap)
+    return func, None
+
+
+def transform_block_layout(ctx: Ctx, rv: BlockRV, index_map: IndexMap) -> tuple[Any, None]:
+    """The block's iter vars, permuted by `index_map`, become a new loop nest of its own."""
+    what = "transform_block_layout"
+    path = ctx.block_path(rv)
+    br: BlockRealize = path[-1]  # type: ignore[assignment]
+    name = br.block.name
+    top = tree.exclusive_top(path)
+    loops = [s for s in path[top:-1] if isinstance(s, For)]
+    if len(loops) != len(tree.loops_above(path)) or len(loops) != len(br.block.iter_vars):
+        raise ScheduleError(f"{what}: block {name!r} must be alone in a loop nest with one loop "
+                            f"per iter var")
+    if any(v is not lp.loop_var for v, lp in zip(br.iter_values, loops)):
+        raise ScheduleError(f"{what}: block {name!r} must bind each iter var to its own loop "
+                            f"(a trivial binding)")
+    if index_map.ndim != len(br.block.iter_vars):
+        raise ScheduleError(f"{what}: the index map takes {index_map.ndim} indices but block "
+                            f"{name!r} has {len(br.block.iter_vars)} iter vars")
+    if not (isinstance(br.predicate, IntImm) and br.predicate.value):
+        raise ScheduleError(f"{what}: block {name!r} has a predicate")
+    order = _permutation(index_map)
+    if order is None:
+        raise ScheduleError(f"{what}: only index maps that permute the iter vars are "
+                            f"supported (block {name!r})")
+    old_ivs = br.block.iter_vars
+    new_ivs, vmap, new_loops = [], {}, []
+    for k, src in enumerate(order):
+        iv = old_ivs[src]
+        var = Var(f"v{k}", iv.var.dtype)
+        new_ivs.append(IterVar(var, Range(IntImm(iv.var.dtype, 0), iv.dom.extent), iv.iter_type))
+        vmap[iv.var] = var
+        new_loops.append(Var(f"ax{k}", iv.var.dtype))
+    block = dataclasses.replace(br.block, iter_vars=tuple(new_ivs),
+                                body=substitute(br.block.body, vmap),
+                                init=substitute(br.block.init, vmap) if br.block.init else None)
+    node: Stmt = BlockRealize(tuple(new_loops), br.predicate, block)
+    for var, iv in reversed(list(zip(new_loops, new_ivs))):
+        node = For(var, IntImm(var.dtype, 0), iv.dom.extent, ForKind.SERIAL, node)
+    return ctx.func.with_body(tree.replace(path[:top + 1], node)), None
+
+
+def _permutation(index_map: IndexMap) -> list[int] | None:
+    """For a map whose outputs are its inputs in some order, output k's input position."""
+    pos = {v: k for k, v in enumerate(index_map.initial_indices)}
+    order = [pos.get(e) for e in index_map.final_indices]  # type: ignore[call-overload]
+    if None in order or sorted(order) != list(range(len(pos))):  # type: ignore[type-var]
+        return None
+    return order  # type: ignore[return-value]

@@ -1,0 +1,220 @@
+"""Rewrites around matmul that TVM runs before fusing or combining kernels:
+ExpandMatmulOfSum, ReorderTakeAfterMatmul, ReorderPermuteDimsAfterConcat and
+CombineParallelMatmul (TVM's passes of those names).
+
+Each is a `BlockRewriter` (graph_rewrites.py): a binding is kept, or replaced by new bindings
+made with the operators' own builders, so every new call carries inferred struct info.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir import expr as rx
+from ..ir import struct_info as si
+from ..ir.module import IRModule
+from ..ir.usage_analysis import computable_at_compile_time
+from .graph_rewrites import BlockRewriter, op
+from .pass_infra import Pass, PassContext
+
+
+def _is(e: Any, name: str) -> bool:
+    return isinstance(e, rx.Call) and isinstance(e.op, rx.Op) and e.op.name == f"relax.{name}"
+
+
+def _ndim(e: rx.Expr) -> int:
+    s = e.struct_info
+    return s.ndim if isinstance(s, si.TensorStructInfo) else -1
+
+
+def _perm(call: rx.Call) -> list[int] | None:
+    """The permutation a permute_dims applies (None axes: all axes reversed)."""
+    n = _ndim(call.args[0])
+    if n < 0:
+        return None
+    axes = call.attr("axes")
+    return list(range(n))[::-1] if axes is None else [int(a) % n for a in axes]
+
+
+class _ValueRewriter(BlockRewriter):
+    """A BlockRewriter that remembers what each variable is bound to."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: dict[rx.Var, rx.Expr] = {}
+        self.fixed: set[rx.Var] = set()
+
+    def run(self, func: rx.Function) -> rx.Function:
+        self.fixed = set(computable_at_compile_time(func))
+        return super().run(func)
+
+    def rewrite(self, b: Any) -> Any:
+        new = self.rewrite_value(b.value) if isinstance(b, rx.VarBinding) else None
+        self.values[b.var] = new if new is not None else b.value
+        return new
+
+    def rewrite_value(self, value: rx.Expr) -> rx.Expr | None:
+        return None
+
+    def bound(self, e: rx.Expr) -> rx.Expr | None:
+        return self.values.get(e) if isinstance(e, rx.Var) else None
+
+
+def _pass(name: str, rewriter: type[_ValueRewriter]) -> Pass:
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        from .simple_passes import remove_unused
+
+        def one(gv: Any, f: Any) -> Any:
+            if not isinstance(f, rx.Function):
+                return f
+            new = rewriter().run(f)
+            return remove_unused(new) if new is not f else f
+        return mod.map_functions(one)
+    return Pass(run, name)
+
+
+# -- ExpandMatmulOfSum -----------------------------------------------------------------------
+
+
+class _ExpandSum(_ValueRewriter):
+    def rewrite_value(self, value: rx.Expr) -> rx.Expr | None:
+        if not _is(value, "matmul"):
+            return None
+        x, w = value.args
+        bound = self.bound(w)
+        transpose = _is(bound, "permute_dims") and _perm(bound) == list(range(_ndim(w)))[::-1]
+        total = self.bound(bound.args[0]) if transpose else bound
+        if not _is(total, "add") or all(a in self.fixed or isinstance(a, rx.Constant)
+                                        for a in total.args):
+            return None
+        parts = []
+        for term in total.args:
+            rhs = self.emit(op("permute_dims")(term, None)) if transpose else term
+            parts.append(self.emit(op("matmul")(x, rhs, value.attr("out_dtype"))))
+        return op("add")(*parts)
+
+
+def ExpandMatmulOfSum() -> Pass:  # noqa: N802
+    """`x @ (A + B)` becomes `x @ A + x @ B` when `A + B` is not known at compile time (so
+    CombineParallelMatmul can then merge the two products)."""
+    return _pass("ExpandMatmulOfSum", _ExpandSum)
+
+
+# -- ReorderTakeAfterMatmul ------------------------------------------------------------------
+
+
+class _TakeAfter(_ValueRewriter):
+    def rewrite_value(self, value: rx.Expr) -> rx.Expr | None:
+        if not _is(value, "matmul"):
+            return None
+        x, w = value.args
+        take = self.bound(w)
+        if not _is(take, "take") or _ndim(take.args[0]) != 2 or _ndim(take.args[1]) != 1 or \
+                int(take.attr("axis") or 0) % 2 != 1 or _ndim(x) < 1:
+            return None
+        table = self.emit(op("matmul")(x, take.args[0], value.attr("out_dtype")), "out_table")
+        return op("take")(table, take.args[1], _ndim(x) - 1)
+
+
+def ReorderTakeAfterMatmul() -> Pass:  # noqa: N802
+    """`x @ take(W, idx, axis=1)` becomes `take(x @ W, idx, axis=-1)`: the product is taken
+    once over the whole table (2-d tables; batched tables are left alone)."""
+    return _pass("ReorderTakeAfterMatmul", _TakeAfter)
+
+
+# -- ReorderPermuteDimsAfterConcat -----------------------------------------------------------
+
+
+class _PermuteAfterConcat(_ValueRewriter):
+    def rewrite_value(self, value: rx.Expr) -> rx.Expr | None:
+        if not _is(value, "concat") or not isinstance(value.args[0], rx.Tuple):
+            return None
+        items = [self.bound(f) for f in value.args[0].fields]
+        if not items or not all(_is(i, "permute_dims") for i in items):
+            return None
+        perms = [_perm(i) for i in items]
+        if perms[0] is None or any(p != perms[0] for p in perms):
+            return None
+        perm = perms[0]
+        axis = int(value.attr("axis") or 0) % len(perm)
+        inner = rx.Tuple(tuple(i.args[0] for i in items), si.TupleStructInfo(
+            tuple(i.args[0].struct_info for i in items)))
+        joined = self.emit(op("concat")(inner, perm[axis]))
+        axes = None if perm == list(range(len(perm)))[::-1] else perm
+        return op("permute_dims")(joined, axes)
+
+
+def ReorderPermuteDimsAfterConcat() -> Pass:  # noqa: N802
+    """`concat([permute_dims(a), permute_dims(b)])` becomes `permute_dims(concat([a, b]))`
+    when every item is permuted the same way."""
+    return _pass("ReorderPermuteDimsAfterConcat", _PermuteAfterConcat)
+
+
+# -- CombineParallelMatmul -------------------------------------------------------------------
+
+
+def _static_rhs(w: rx.Expr) -> tuple[int, ...] | None:
+    s = w.struct_info
+    return s.static_shape if isinstance(s, si.TensorStructInfo) and s.ndim == 2 else None
+
+
+def _groups(block: rx.BindingBlock) -> dict[rx.Var, list[Any]]:
+    """Matmuls of one block that share their left operand and have 2-d static right operands
+    of one dtype and inner dim, keyed by the first one's var."""
+    by_lhs: dict[Any, list[Any]] = {}
+    where = {b.var: i for i, b in enumerate(block.bindings)}
+    for b in block.bindings:
+        v = b.value
+        if isinstance(b, rx.VarBinding) and _is(v, "matmul") and _static_rhs(v.args[1]):
+            w = v.args[1]
+            key = (v.args[0], w.struct_info.dtype, _static_rhs(w)[0], v.attr("out_dtype"))
+            group = by_lhs.setdefault(key, [])
+            # NOTE: the combined matmul sits where the first one was: later weights cannot join
+            if not group or where.get(w, -1) < where[group[0].var]:
+                group.append(b)
+    return {bs[0].var: bs for bs in by_lhs.values() if len(bs) > 1}
+
+
+class _Combine(BlockRewriter):
+    """The first matmul of a group becomes the combined one plus its split; every member of
+    the group then reads its slice."""
+
+    def begin_block(self) -> None:
+        self.pending: dict[rx.Var, list[Any]] = {}
+        self.slices: dict[rx.Var, rx.Expr] = {}
+
+    def run(self, func: rx.Function) -> rx.Function:
+        self.groups = {k: v for blk in func.body.blocks for k, v in _groups(blk).items()}
+        return super().run(func)
+
+    def rewrite(self, b: Any) -> Any:
+        if b.var in self.groups:
+            self.combine(self.groups[b.var])
+        return self.slices.get(b.var)
+
+    def combine(self, members: list[Any]) -> None:
+        first = members[0].value
+        x = first.args[0]
+        weights = [m.value.args[1] for m in members]
+        widths = [_static_rhs(w)[1] for w in weights]
+        joined = self.emit(op("concat")(rx.Tuple(tuple(weights), si.TupleStructInfo(
+            tuple(w.struct_info for w in weights))), 1))
+        product = self.emit(op("matmul")(x, joined, first.attr("out_dtype")))
+        points, total = [], 0
+        for w in widths[:-1]:
+            total += w
+            points.append(total)
+        parts = self.emit(op("split")(product, points, _ndim(product) - 1))
+        for i, m in enumerate(members):
+            item = rx.TupleGetItem(parts, i, parts.struct_info.fields[i])
+            self.slices[m.var] = item
+
+
+def CombineParallelMatmul(check: Any = None) -> Pass:  # noqa: N802
+    """Matmuls sharing their left operand become one matmul with the right operands
+    concatenated, split afterwards (2-d static right operands; bias and activation branches
+    stay as they are, reading their slices)."""
+    def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        return mod.map_functions(lambda gv, f: _Combine().run(f)
+                                 if isinstance(f, rx.Function) else f)
+    return Pass(run, "CombineParallelMatmul")
