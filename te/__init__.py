@@ -11,11 +11,11 @@ from .tensor import (  # noqa: A004 (TVM's names shadow builtins here on purpose
     with_epilogue,
     placeholder, prod, reduce_axis, sum,
 )
-from .tensor import tag_scope
+from .tensor import TensorSlice, tag_scope
 from .math import (  # noqa: A004 (TVM's names)
     CommReducer, acos, acosh, all, any, asin, asinh, atan, atanh, comm_reducer, cos, cosh, div,
     floordiv, floormod, fmod, indexdiv, indexmod, isfinite, isinf, isnan, log2, log10, logaddexp,
-    nearbyint, power, sin, sinh, tan, trunc, truncdiv, truncmod,
+    nearbyint, popcount, power, sin, sinh, tan, trunc, truncdiv, truncmod,
 )
 
 
@@ -70,5 +70,5 @@ __all__ = [
     "tag_scope", "CommReducer", "acos", "acosh", "all", "any", "asin", "asinh", "atan", "atanh",
     "comm_reducer", "cos", "cosh", "div", "floordiv", "floormod", "fmod", "indexdiv", "indexmod",
     "isfinite", "isinf", "isnan", "log2", "log10", "logaddexp", "nearbyint", "power", "sin", "sinh",
-    "tan", "trunc", "truncdiv", "truncmod",
+    "tan", "trunc", "truncdiv", "truncmod", "TensorSlice", "popcount",
 ]

@@ -45,7 +45,7 @@ from .api_ext import (  # noqa: E402,F401,A004
     InvalidShapeError, all, any, arange, argmin, argsort, collapse_sum, cumprod, cumsum,
     einsum, elemwise_sum, expand_like, eye, fast_erf, fast_exp, fast_tanh, full_like, gather,
     get_const_tuple, hamming_window, log2, log10, meshgrid, mod, reverse_sequence, scatter_nd,
-    shape, sort, split, squeeze, tensor_size, topk, trilu,
+    reinterpret, shape, sort, split, squeeze, tensor_size, topk, trilu,
 )
 from .transform_more import (  # noqa: E402,F401
     ceil_log2, const_vector, make_idx, matrix_set_diag, searchsorted, sequence_mask,

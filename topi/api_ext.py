@@ -20,6 +20,12 @@ fast_exp, fast_tanh, fast_erf = (unary(n, _call(n.removeprefix("fast_")))
                                  for n in ("fast_exp", "fast_tanh", "fast_erf"))
 
 
+def reinterpret(x: te.Tensor, dtype: str) -> te.Tensor:
+    """The bits of each element read as `dtype` (of the same width)."""
+    return te.compute(x.shape, lambda *i: tx.Call(dtype, "tir.reinterpret", (x[i],)),
+                      name="T_reinterpret")
+
+
 class InvalidShapeError(ValueError):
     """An operator was given shapes it cannot take (TVM's topi.InvalidShapeError)."""
 

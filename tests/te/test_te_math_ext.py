@@ -121,3 +121,18 @@ def test_tag_scope_decorator_context_and_nesting():
     with pytest.raises(ValueError, match="nested"):
         with te.tag_scope("x"):
             plus_one(a)
+
+
+def test_popcount_and_tensor_slice():
+    x = np.array([0, 1, 7, 255, 1023, -1], "int32")
+    a = te.placeholder((6,), "int32", name="a")
+    c = te.compute((6,), lambda i: te.popcount(a[i]), name="c")
+    np.testing.assert_array_equal(run([a], c, [x]), [bin(int(v) & 0xFFFFFFFF).count("1") for v in x])
+    with pytest.raises(TypeError, match="integer"):
+        te.popcount(tvm.tir.const(1.0, "float32"))
+    m = np.arange(12, dtype="float32").reshape(3, 4)
+    b = te.placeholder((3, 4), "float32", name="b")
+    row = b[1]
+    assert isinstance(row, te.TensorSlice) and row.dtype == "float32"
+    d = te.compute((3, 4), lambda i, j: b[i][j] * 2.0, name="d")
+    np.testing.assert_array_equal(run([b], d, [m]), m * 2)

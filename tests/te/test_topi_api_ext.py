@@ -176,3 +176,9 @@ def test_index_tensor_put_slice_scatter_bitwise_and_reexports():
     n = tvm.tir.Var("n", "int32")
     assert isinstance(topi.floordiv(n, 2), tvm.tir.PrimExpr)
     assert topi.Callable is not None
+
+
+def test_reinterpret_float_bits():
+    x = np.array([1.0, -2.5, 0.0], "float32")
+    X = ph(x)
+    np.testing.assert_array_equal(run([X], topi.reinterpret(X, "int32"), [x]), x.view("int32"))
