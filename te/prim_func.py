@@ -215,6 +215,21 @@ def _is_zero(e: tx.PrimExpr) -> bool:
     return isinstance(e, tx.IntImm) and e.value == 0
 
 
+def _uniquely_named_stmt(t: Tensor, seen: dict[str, int]) -> Stmt:
+    """compute_stmt, its blocks named `<name>_<k>` when an earlier compute had the name (TVM)."""
+    op = t.op
+    base = op.name
+    k = seen.get(base, 0)
+    seen[base] = k + 1
+    if k == 0:
+        return compute_stmt(t)
+    op.name = f"{base}_{k}"
+    try:
+        return compute_stmt(t)
+    finally:
+        op.name = base
+
+
 def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> PrimFunc:
     """A PrimFunc computing the compute tensors of `args` from its placeholders."""
     args = list(args)
@@ -225,7 +240,8 @@ def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> Pr
                          "the argument list")
     computes = [t for t in order if isinstance(t.op, ComputeOp)]
     locals_ = tuple(t.buffer for t in computes if t not in args)
-    nests = [compute_stmt(t) for t in computes]
+    seen: dict[str, int] = {}
+    nests = [_uniquely_named_stmt(t, seen) for t in computes]
     root = Block("root", (), seq(nests), alloc_buffers=locals_)
     params = tuple(tx.Var(t.name, "handle") for t in args)
     bmap = tuple((p, t.buffer) for p, t in zip(params, args))

@@ -127,7 +127,8 @@ def test_popcount_and_tensor_slice():
     x = np.array([0, 1, 7, 255, 1023, -1], "int32")
     a = te.placeholder((6,), "int32", name="a")
     c = te.compute((6,), lambda i: te.popcount(a[i]), name="c")
-    np.testing.assert_array_equal(run([a], c, [x]), [bin(int(v) & 0xFFFFFFFF).count("1") for v in x])
+    ref = [bin(int(v) & 0xFFFFFFFF).count("1") for v in x]
+    np.testing.assert_array_equal(run([a], c, [x]), ref)
     with pytest.raises(TypeError, match="integer"):
         te.popcount(tvm.tir.const(1.0, "float32"))
     m = np.arange(12, dtype="float32").reshape(3, 4)

@@ -182,3 +182,22 @@ def test_reinterpret_float_bits():
     x = np.array([1.0, -2.5, 0.0], "float32")
     X = ph(x)
     np.testing.assert_array_equal(run([X], topi.reinterpret(X, "int32"), [x]), x.view("int32"))
+
+
+@pytest.mark.parametrize("name", ["acos", "acosh", "asin", "asinh", "atanh"])
+def test_inverse_trig_refuses_integers(name):
+    with pytest.raises(TypeError, match=rf"topi\.{name} only supports floating-point inputs, "
+                                        "but got int16"):
+        getattr(topi, name)(te.placeholder((2,), "int16", name="x"))
+
+
+def test_repeated_compute_names_get_unique_block_names():
+    a = te.placeholder((4,), name="a")
+    b = te.compute((4,), lambda i: a[i] + 1.0, name="main")
+    c = te.compute((4,), lambda i: b[i] * 2.0, name="main")
+    f = te.create_prim_func([a, c])
+    sch = tvm.s_tir.Schedule(f)
+    assert sch.get(sch.get_sblock("main_1")).name_hint == "main_1"
+    assert sch.get(sch.get_sblock("main")).name_hint == "main"
+    x = np.arange(4, dtype="float32")
+    np.testing.assert_array_equal(run([a], c, [x]), (x + 1) * 2)
