@@ -49,6 +49,10 @@ def test_roi_pool_struct_info_and_printed_form():
             'layout="NCHW")') in text
 
 
+def test_roi_pool_is_also_relax_op_roi_pool():
+    assert relax.op.roi_pool is V.roi_pool
+
+
 def test_roi_pool_errors_name_the_problem():
     x = relax.Var("x", relax.TensorStructInfo((1, 4, 8, 8), "float32"))
     bad = relax.Var("r", relax.TensorStructInfo((3, 4), "float32"))
