@@ -59,3 +59,4 @@ from .bitwise import (  # noqa: E402
 
 __all__ += ["bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "left_shift",
             "right_shift"]
+from .layout import layout_transform  # noqa: E402,F401

@@ -119,3 +119,21 @@ def test_index_helpers_and_const_vector():
     np.testing.assert_array_equal(run([], topi.const_vector(vec), []), vec)
     c = te.compute((5,), lambda n: topi.ceil_log2(n + 1), name="c")
     np.testing.assert_array_equal(run([], c, []), np.ceil(np.log2(np.arange(1, 6))))
+
+
+def test_layout_transform_blocks_pads_and_back():
+    x = np.arange(36, dtype="float32").reshape(1, 6, 3, 2)
+    X = ph(x)
+    blocked = topi.layout_transform(X, "NCHW", "NCHW4c")
+    assert topi.get_const_tuple(blocked.shape) == (1, 2, 3, 2, 4)
+    padded = np.concatenate([x, np.zeros((1, 2, 3, 2), "float32")], axis=1)
+    ref = padded.reshape(1, 2, 4, 3, 2).transpose(0, 1, 3, 4, 2)
+    np.testing.assert_array_equal(run([X], blocked, [x]), ref)
+    nhwc = run([X], topi.layout_transform(X, "NCHW", "NHWC"), [x])
+    np.testing.assert_array_equal(nhwc, x.transpose(0, 2, 3, 1))
+    y = np.ascontiguousarray(ref)
+    Y = ph(y, "y")
+    back = run([Y], topi.layout_transform(Y, "NCHW4c", "NCHW"), [y])
+    np.testing.assert_array_equal(back, padded)
+    with pytest.raises(ValueError, match="same axes"):
+        topi.layout_transform(X, "NCHW", "NCDW")
