@@ -200,3 +200,46 @@ def ceil_log2(x: Any) -> tx.PrimExpr:
         return tx.Call(x.dtype, "tir.ceil", (tx.Call(x.dtype, "tir.log2", (x,)),))
     f = tx.Cast("float64", x)
     return tx.Cast(x.dtype, tx.Call("float64", "tir.ceil", (tx.Call("float64", "tir.log2", (f,)),)))
+
+
+def fixed_point_multiply(x: te.Tensor, multiplier: int, shift: int) -> te.Tensor:
+    """round(x * multiplier * 2**shift / 2**31) on int32, half up (TVM's q_multiply_shift)."""
+    total = 31 - int(shift)
+    if total < 1:
+        raise ValueError(f"topi.fixed_point_multiply: shift {shift} must be at most 30")
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        wide = _i64(x[i]) * tx.const(int(multiplier), "int64")
+        rounded = tx.binop(B.FLOORDIV, wide + tx.const(1 << (total - 1), "int64"),
+                           tx.const(1 << total, "int64"))
+        return tx.Cast(x.dtype, rounded)
+    return te.compute(x.shape, body, name="T_fixed_point_multiply")
+
+
+def sparse_to_dense(sparse_indices: te.Tensor, output_shape: Any, sparse_values: te.Tensor,
+                    default_value: Any = 0) -> te.Tensor:
+    """A dense tensor holding sparse_values at sparse_indices ((n,) or (n, ndim)), the
+    default elsewhere (a scalar sparse_values fills every listed position)."""
+    shape = tuple(int(d) for d in get_const_tuple(output_shape))
+    n = sparse_indices.shape[0]
+    dtype = sparse_values.dtype
+
+    def matches(k: Any, i: tuple[Any, ...]) -> tx.PrimExpr:
+        if sparse_indices.ndim == 1:
+            return tx.binop(B.EQ, _i64(sparse_indices[k]), i[0])
+        return te.all(*(tx.binop(B.EQ, _i64(sparse_indices[k, tx.const(d, "int64")]), i[d])
+                        for d in range(len(shape))))
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        k = te.reduce_axis(n, "k")
+        return te.max(tx.Select(matches(k, i), k, tx.const(-1, "int64")), axis=k)
+    last = te.compute(shape, body, name="T_sparse_to_dense_pos")
+    default = default_value[()] if isinstance(default_value, te.Tensor) else tx.const(
+        default_value, dtype)
+
+    def fill(*i: tx.PrimExpr) -> tx.PrimExpr:
+        pos = last[i]
+        value = sparse_values[()] if sparse_values.ndim == 0 else sparse_values[
+            tx.binop(B.MAX, pos, _i64(0))]
+        return tx.Select(tx.binop(B.GE, pos, _i64(0)), value, default)
+    return te.compute(shape, fill, name="T_sparse_to_dense")

@@ -137,3 +137,33 @@ def test_layout_transform_blocks_pads_and_back():
     np.testing.assert_array_equal(back, padded)
     with pytest.raises(ValueError, match="same axes"):
         topi.layout_transform(X, "NCHW", "NCDW")
+
+
+def test_fixed_point_multiply_rounds_half_up():
+    x = np.array([-1000, -7, -3, 0, 3, 7, 1000, 123456, -99999], "int32")
+    X = ph(x)
+    for m, s in ((1395864371, -1), (1717986918, -3), (1073741824, 0)):
+        got = run([X], topi.fixed_point_multiply(X, m, s), [x])
+        total = 31 - s
+        ref = [(int(v) * m + (1 << (total - 1))) >> total for v in x]
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_sparse_to_dense_and_adv_index():
+    idx = np.array([[0, 1], [2, 3], [1, 0]], "int64")
+    vals = np.array([5.0, 6.0, 7.0], "float32")
+    Ix, Vv = ph(idx, "i"), ph(vals, "v")
+    got = run([Ix, Vv], topi.sparse_to_dense(Ix, (3, 4), Vv, -1.0), [idx, vals])
+    ref = np.full((3, 4), -1.0, "float32")
+    ref[idx[:, 0], idx[:, 1]] = vals
+    np.testing.assert_array_equal(got, ref)
+    flat = np.array([4, 1], "int32")
+    Fl = ph(flat, "f")
+    one = np.array(9.0, "float32")
+    On = ph(one, "o")
+    np.testing.assert_array_equal(run([Fl, On], topi.sparse_to_dense(Fl, (6,), On), [flat, one]),
+                                  [0, 9, 0, 0, 9, 0])
+    x = RNG.standard_normal((4, 3)).astype("float32")
+    rows = np.array([[3, 0], [1, 1]], "int64")
+    X, Rw = ph(x), ph(rows, "r")
+    np.testing.assert_array_equal(run([X, Rw], topi.adv_index(X, [Rw]), [x, rows]), x[rows])
