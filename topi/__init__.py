@@ -50,7 +50,7 @@ from .api_ext import (  # noqa: E402,F401,A004
 from .transform_more import (  # noqa: E402,F401
     ceil_log2, const_vector, make_idx, matrix_set_diag, searchsorted, sequence_mask,
     sliding_window, strided_set, tensordot, unravel_index, within_index, fixed_point_multiply,
-    sparse_to_dense,
+    sparse_to_dense, dft,
 )
 from .scatter_index import index_tensor, slice_scatter  # noqa: E402,F401
 from .api_ext import index_put  # noqa: E402,F401
@@ -62,3 +62,4 @@ __all__ += ["bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "left_shi
             "right_shift"]
 from .layout import layout_transform  # noqa: E402,F401
 from .scatter_index import index_tensor as adv_index  # noqa: E402,F401 (numpy indexing)
+from ..runtime import DataTypeCode  # noqa: E402,F401 (TVM's topi re-exports it)

@@ -243,3 +243,29 @@ def sparse_to_dense(sparse_indices: te.Tensor, output_shape: Any, sparse_values:
             tx.binop(B.MAX, pos, _i64(0))]
         return tx.Select(tx.binop(B.GE, pos, _i64(0)), value, default)
     return te.compute(shape, fill, name="T_sparse_to_dense")
+
+
+def dft(re_data: te.Tensor, im_data: te.Tensor, inverse: Any) -> list[te.Tensor]:
+    """The discrete Fourier transform along the last axis ([real, imaginary]); the inverse
+    one divides by the length, as numpy's ifft."""
+    n = re_data.shape[-1]
+    dtype = re_data.dtype
+    sign = 1.0 if inverse else -1.0
+    count = int(get_const_tuple((n,))[0])
+
+    def part(imag: bool) -> te.Tensor:
+        def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+            k = te.reduce_axis(n, "k")
+            angle = (tx.const(sign * 2 * 3.141592653589793 / count, dtype)
+                     * tx.Cast(dtype, tx.binop(B.FLOORMOD, i[-1] * k, _i64(count))))
+            cos = tx.Call(dtype, "tir.cos", (angle,))
+            sin = tx.Call(dtype, "tir.sin", (angle,))
+            re, im = re_data[(*i[:-1], k)], im_data[(*i[:-1], k)]
+            term = re * sin + im * cos if imag else re * cos - im * sin
+            return te.sum(term, axis=k)
+        out = te.compute(re_data.shape, body, name="T_dft_im" if imag else "T_dft_re")
+        if not inverse:
+            return out
+        return te.compute(out.shape, lambda *i: out[i] / tx.const(count, dtype),
+                          name="T_idft_im" if imag else "T_idft_re")
+    return [part(False), part(True)]

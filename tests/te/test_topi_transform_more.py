@@ -167,3 +167,18 @@ def test_sparse_to_dense_and_adv_index():
     rows = np.array([[3, 0], [1, 1]], "int64")
     X, Rw = ph(x), ph(rows, "r")
     np.testing.assert_array_equal(run([X, Rw], topi.adv_index(X, [Rw]), [x, rows]), x[rows])
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_dft_matches_numpy_fft(inverse):
+    re = RNG.standard_normal((2, 6)).astype("float32")
+    im = RNG.standard_normal((2, 6)).astype("float32")
+    Re, Im = ph(re, "re"), ph(im, "im")
+    out_re, out_im = topi.dft(Re, Im, inverse)
+    f = tvm.build(te.create_prim_func([Re, Im, out_re, out_im]), target="llvm")
+    got_re, got_im = np.zeros_like(re), np.zeros_like(im)
+    f["main"](re, im, got_re, got_im)
+    ref = (np.fft.ifft if inverse else np.fft.fft)(re + 1j * im, axis=-1)
+    np.testing.assert_allclose(got_re, ref.real, atol=1e-5)
+    np.testing.assert_allclose(got_im, ref.imag, atol=1e-5)
+    assert topi.DataTypeCode is tvm.runtime.DataTypeCode
