@@ -137,3 +137,16 @@ def test_popcount_and_tensor_slice():
     assert isinstance(row, te.TensorSlice) and row.dtype == "float32"
     d = te.compute((3, 4), lambda i, j: b[i][j] * 2.0, name="d")
     np.testing.assert_array_equal(run([b], d, [m]), m * 2)
+
+
+def test_thread_axis():
+    from tvmlite.tir.stmt import IterType
+
+    tx = te.thread_axis("threadIdx.x")
+    assert (tx.thread_tag, tx.var.name, tx.iter_type, tx.dom) == (
+        "threadIdx.x", "threadIdx.x", IterType.THREAD, None)
+    bx = te.thread_axis((0, 64), "blockIdx.x", name="bx")
+    assert (bx.var.name, int(bx.dom.min.value), int(bx.dom.extent.value)) == ("bx", 0, 64)
+    assert int(te.thread_axis(32, "threadIdx.y").dom.extent.value) == 32
+    with pytest.raises(ValueError, match="tag"):
+        te.thread_axis(16)
