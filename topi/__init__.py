@@ -63,3 +63,4 @@ __all__ += ["bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "left_shi
 from .layout import layout_transform  # noqa: E402,F401
 from .scatter_index import index_tensor as adv_index  # noqa: E402,F401 (numpy indexing)
 from ..runtime import DataTypeCode  # noqa: E402,F401 (TVM's topi re-exports it)
+from ..te.extern import extern  # noqa: E402,F401 (TVM's topi re-exports te.extern)

@@ -150,3 +150,26 @@ def test_thread_axis():
     assert int(te.thread_axis(32, "threadIdx.y").dom.extent.value) == 32
     with pytest.raises(ValueError, match="tag"):
         te.thread_axis(16)
+
+
+def test_extern_statement_block_feeds_a_compute():
+    from tvmlite.tir.stmt import BufferStore, For, ForKind
+
+    n = 6
+    a = te.placeholder((n,), "float32", name="a")
+
+    def doubled_prefix(ins, outs):
+        i = tvm.tir.Var("i", "int64")
+        src, dst = ins[0], outs[0]
+        prev = tvm.tir.expr.BufferLoad(dst, (i - 1,))
+        value = te.if_then_else(i > 0, prev, tvm.tir.const(0.0, "float32")) + \
+            tvm.tir.expr.BufferLoad(src, (i,)) * 2.0
+        return For(i, tvm.tir.const(0, "int64"), tvm.tir.const(n, "int64"), ForKind.SERIAL,
+                   BufferStore(dst, value, (i,)))
+    b = te.extern((n,), [a], doubled_prefix, name="b")
+    assert isinstance(b.op, te.ExternOp) and b.dtype == "float32"
+    c = te.compute((n,), lambda i: b[i] + 1.0, name="c")
+    x = np.arange(n, dtype="float32")
+    np.testing.assert_allclose(run([a], c, [x]), np.cumsum(2 * x) + 1)
+    with pytest.raises(TypeError, match="statement"):
+        te.extern((n,), [a], lambda ins, outs: 3)
