@@ -50,7 +50,7 @@ from .api_ext import (  # noqa: E402,F401,A004
 from .transform_more import (  # noqa: E402,F401
     ceil_log2, const_vector, make_idx, matrix_set_diag, searchsorted, sequence_mask,
     sliding_window, strided_set, tensordot, unravel_index, within_index, fixed_point_multiply,
-    sparse_to_dense, dft,
+    sparse_to_dense, dft, dynamic_strided_slice,
 )
 from .scatter_index import index_tensor, slice_scatter  # noqa: E402,F401
 from .api_ext import index_put  # noqa: E402,F401

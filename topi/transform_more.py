@@ -269,3 +269,25 @@ def dft(re_data: te.Tensor, im_data: te.Tensor, inverse: Any) -> list[te.Tensor]
         return te.compute(out.shape, lambda *i: out[i] / tx.const(count, dtype),
                           name="T_idft_im" if imag else "T_idft_re")
     return [part(False), part(True)]
+
+
+def dynamic_strided_slice(a: te.Tensor, begin: te.Tensor, end: te.Tensor, strides: te.Tensor,
+                          output_shape: Any) -> te.Tensor:
+    """a[begin:end:strides] with the bounds read from 1-D tensors at run time; the caller
+    gives the result's shape. A negative begin counts from the end, as numpy's."""
+    if output_shape is None:
+        raise ValueError("topi.dynamic_strided_slice: output_shape must be given")
+    ndim = int(get_const_tuple(begin.shape)[0])
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        src = []
+        for k, ix in enumerate(i):
+            if k >= ndim:
+                src.append(ix)
+                continue
+            pos = tx.const(k, "int64")
+            b = _i64(begin[pos])
+            b = tx.Select(tx.binop(B.LT, b, _i64(0)), b + _i64(a.shape[k]), b)
+            src.append(b + ix * _i64(strides[pos]))
+        return a[tuple(src)]
+    return te.compute(tuple(output_shape), body, name="T_dynamic_strided_slice")

@@ -182,3 +182,12 @@ def test_dft_matches_numpy_fft(inverse):
     np.testing.assert_allclose(got_re, ref.real, atol=1e-5)
     np.testing.assert_allclose(got_im, ref.imag, atol=1e-5)
     assert topi.DataTypeCode is tvm.runtime.DataTypeCode
+
+
+def test_dynamic_strided_slice_bounds_from_tensors():
+    x = np.arange(30, dtype="float32").reshape(6, 5)
+    X = ph(x)
+    b, e, s = (ph(np.zeros(2, "int64"), n) for n in "bes")
+    out = topi.dynamic_strided_slice(X, b, e, s, (2, 2))
+    args = [np.array([-5, 4], "int64"), np.array([5, 0], "int64"), np.array([2, -2], "int64")]
+    np.testing.assert_array_equal(run([X, b, e, s], out, [x, *args]), x[-5:5:2, 4:0:-2])
