@@ -524,6 +524,7 @@ class _OpNamespace:
 
 nn = _OpNamespace("relax.nn")
 image = _OpNamespace("relax.image")
+vision = _OpNamespace("relax.vision")
 builtin = _OpNamespace("relax.builtin")  # R.builtin.stop_lift_params, as TVM prints it
 
 # -- devices and IR classes TVMScript names (R.cpu() in R.hint_on_device, R.ExternFunc) ---------

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..tir import expr as tx
 from ..tir.dtype import is_float
+from ..tir.stmt import Buffer
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ INTRINSICS: dict[str, Intrinsic] = {}
 def _arg(x: Any) -> tx.PrimExpr:
     if isinstance(x, str):
         return tx.StringImm(x)
+    if isinstance(x, Buffer) and x.data is not None:  # `T.call_packed("f", A)`: A's handle
+        return x.data
     return tx.const(x)
 
 

@@ -11,11 +11,12 @@ from .tensor import (  # noqa: A004 (TVM's names shadow builtins here on purpose
     with_epilogue,
     placeholder, prod, reduce_axis, sum,
 )
-from .tensor import tag_scope
+from .tensor import TensorSlice, tag_scope
+from .extern import ExternOp, extern
 from .math import (  # noqa: A004 (TVM's names)
     CommReducer, acos, acosh, all, any, asin, asinh, atan, atanh, comm_reducer, cos, cosh, div,
     floordiv, floormod, fmod, indexdiv, indexmod, isfinite, isinf, isnan, log2, log10, logaddexp,
-    nearbyint, power, sin, sinh, tan, trunc, truncdiv, truncmod,
+    nearbyint, popcount, power, sin, sinh, tan, trunc, truncdiv, truncmod,
 )
 
 
@@ -24,6 +25,24 @@ def var(name: str = "tindex", dtype: str = "int32") -> _tx.Var:
 
 
 size_var = var
+
+
+def thread_axis(dom: Any = None, tag: str = "", name: str = "", span: Any = None) -> Any:
+    """`te.thread_axis("threadIdx.x")`: an IterVar bound to a GPU thread index (for
+    `T.launch_thread` / AttrStmt "thread_extent"); `dom` is an extent, (min, end) or a Range."""
+    from ..tir.functor import simplify
+    from ..tir.stmt import IterType, IterVar, Range
+
+    if isinstance(dom, str):
+        tag, dom = dom, None
+    if not tag:
+        raise ValueError("te.thread_axis: the thread tag must be given (e.g. 'threadIdx.x')")
+    if isinstance(dom, (tuple, list)):
+        lo, hi = (_tx.const(v) for v in dom)
+        dom = Range(lo, simplify(hi - lo))
+    elif dom is not None and not isinstance(dom, Range):
+        dom = Range.from_extent(dom)
+    return IterVar(_tx.Var(name or tag, "int32"), dom, IterType.THREAD, tag)
 
 
 def const(value: Any, dtype: str | None = None) -> _tx.PrimExpr:
@@ -70,5 +89,6 @@ __all__ = [
     "tag_scope", "CommReducer", "acos", "acosh", "all", "any", "asin", "asinh", "atan", "atanh",
     "comm_reducer", "cos", "cosh", "div", "floordiv", "floormod", "fmod", "indexdiv", "indexmod",
     "isfinite", "isinf", "isnan", "log2", "log10", "logaddexp", "nearbyint", "power", "sin", "sinh",
-    "tan", "trunc", "truncdiv", "truncmod",
+    "tan", "trunc", "truncdiv", "truncmod", "TensorSlice", "popcount", "thread_axis", "ExternOp",
+    "extern",
 ]

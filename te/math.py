@@ -44,6 +44,14 @@ indexmod = _binop(B.FLOORMOD, "indexmod")
 div = _binop(B.DIV, "div")
 
 
+def popcount(x: Any) -> tx.PrimExpr:
+    """The number of set bits of an integer expression."""
+    x = tx.const(x)
+    if not x.dtype.startswith(("int", "uint")):
+        raise TypeError(f"te.popcount takes an integer expression, got {x.dtype}")
+    return tx.Call(x.dtype, "tir.popcount", (x,))
+
+
 def fmod(a: Any, b: Any) -> tx.PrimExpr:
     a, b = tx._as_operands(a, b)
     return tx.Call(a.dtype, "tir.fmod", (a, b))

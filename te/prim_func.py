@@ -14,8 +14,10 @@ from ..tir import expr as tx
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator
 from ..tir.stmt import (
-    Block, BlockRealize, BufferStore, For, ForKind, IterType, IterVar, Range, Stmt, seq,
+    Block, BlockRealize, BufferRegion, BufferStore, For, ForKind, IterType, IterVar, Range, Stmt,
+    seq,
 )
+from .extern import ExternOp
 from .tensor import AxisVar, ComputeOp, Reduce, Tensor, tensor_of
 
 TRUE = tx.IntImm("bool", 1)
@@ -75,6 +77,9 @@ def _topo(outputs: list[Tensor]) -> list[Tensor]:
         if id(t) in seen:
             return
         seen.add(id(t))
+        if isinstance(t.op, ExternOp):
+            for u in t.op.inputs:
+                visit(u)
         if isinstance(t.op, ComputeOp):
             epilogue = t.op.epilogue[1] if t.op.epilogue is not None else None
             for u in _inputs(t.op.body) + (_inputs(epilogue) if epilogue is not None else []):
@@ -215,17 +220,49 @@ def _is_zero(e: tx.PrimExpr) -> bool:
     return isinstance(e, tx.IntImm) and e.value == 0
 
 
+def _later_output(t: Tensor, computes: list[Tensor]) -> bool:
+    """A second output of an ExternOp (its block is emitted once, for the first)."""
+    return isinstance(t.op, ExternOp) and next(u for u in computes if u.op is t.op) is not t
+
+
+def _extern_stmt(op: ExternOp) -> Stmt:
+    """One opaque block running the user's statement over whole input and output buffers."""
+    def whole(b: Any) -> BufferRegion:
+        return BufferRegion(b, tuple(Range(tx.const(0, d.dtype), d) for d in b.shape))
+    block = Block(op.name, (), op.body, reads=tuple(whole(b) for b in op.input_placeholders),
+                  writes=tuple(whole(b) for b in op.output_placeholders))
+    return BlockRealize((), TRUE, block)
+
+
+def _uniquely_named_stmt(t: Tensor, seen: dict[str, int]) -> Stmt:
+    """compute_stmt, its blocks named `<name>_<k>` when an earlier compute had the name (TVM)."""
+    op = t.op
+    base = op.name
+    k = seen.get(base, 0)
+    seen[base] = k + 1
+    if k == 0:
+        return compute_stmt(t)
+    op.name = f"{base}_{k}"
+    try:
+        return compute_stmt(t)
+    finally:
+        op.name = base
+
+
 def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> PrimFunc:
     """A PrimFunc computing the compute tensors of `args` from its placeholders."""
     args = list(args)
     order = _topo([a for a in args if isinstance(a.op, ComputeOp)])
-    missing = [t.name for t in order if not isinstance(t.op, ComputeOp) and t not in args]
+    missing = [t.name for t in order if not isinstance(t.op, (ComputeOp, ExternOp))
+               and t not in args]
     if missing:
         raise ValueError(f"te.create_prim_func: placeholder(s) {missing} are used but not in "
                          "the argument list")
-    computes = [t for t in order if isinstance(t.op, ComputeOp)]
+    computes = [t for t in order if isinstance(t.op, (ComputeOp, ExternOp))]
     locals_ = tuple(t.buffer for t in computes if t not in args)
-    nests = [compute_stmt(t) for t in computes]
+    seen: dict[str, int] = {}
+    nests = [_uniquely_named_stmt(t, seen) if isinstance(t.op, ComputeOp) else _extern_stmt(t.op)
+             for t in computes if not _later_output(t, computes)]
     root = Block("root", (), seq(nests), alloc_buffers=locals_)
     params = tuple(tx.Var(t.name, "handle") for t in args)
     bmap = tuple((p, t.buffer) for p, t in zip(params, args))

@@ -159,8 +159,10 @@ class Tensor:
     def ndim(self) -> int:
         return len(self.buffer.shape)
 
-    def __getitem__(self, indices: Any) -> tx.BufferLoad:
+    def __getitem__(self, indices: Any) -> Any:
         idx = indices if isinstance(indices, tuple) else (indices,)
+        if 0 < len(idx) < self.ndim:  # `A[i][j]`: TVM's partial index
+            return TensorSlice(self, idx)
         if len(idx) != self.ndim:
             raise IndexError(f"tensor {self.name!r} has {self.ndim} dims, indexed with "
                              f"{len(idx)}")
@@ -172,6 +174,25 @@ class Tensor:
 
     def __repr__(self) -> str:
         return f"Tensor({self.name}, {list(self.shape)}, {self.dtype})"
+
+
+class TensorSlice:
+    """`A[i]` of a 2-D tensor: indexed again (`A[i][j]`) it reads the element."""
+
+    def __init__(self, tensor: Tensor, indices: tuple[Any, ...]) -> None:
+        self.tensor, self.indices = tensor, indices
+
+    @property
+    def dtype(self) -> str:
+        return self.tensor.dtype
+
+    def __getitem__(self, indices: Any) -> Any:
+        more = indices if isinstance(indices, tuple) else (indices,)
+        return self.tensor[self.indices + more]
+
+    def asobject(self) -> Any:
+        """The element when every index is given (TVM's spelling)."""
+        return self.tensor[self.indices]
 
 
 def tensor_of(buf: Buffer) -> Tensor | None:

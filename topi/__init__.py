@@ -36,13 +36,6 @@ __all__ += [
     "isfinite", "isinf", "isnan", "log_add_exp", "logical_xor", "sign", "sinh", "tan", "trunc",
 ]
 
-from .bitwise import (  # noqa: E402
-    bitwise_and, bitwise_not, bitwise_or, bitwise_xor, left_shift, right_shift,
-)
-
-__all__ += ["bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "left_shift",
-            "right_shift"]
-
 # TVM's remaining topi names with TVM's signatures (api_ext.py, transform_more.py).
 from typing import Callable  # noqa: E402,F401 (TVM's topi re-exports it)
 
@@ -52,9 +45,22 @@ from .api_ext import (  # noqa: E402,F401,A004
     InvalidShapeError, all, any, arange, argmin, argsort, collapse_sum, cumprod, cumsum,
     einsum, elemwise_sum, expand_like, eye, fast_erf, fast_exp, fast_tanh, full_like, gather,
     get_const_tuple, hamming_window, log2, log10, meshgrid, mod, reverse_sequence, scatter_nd,
-    shape, sort, split, squeeze, tensor_size, topk, trilu,
+    reinterpret, shape, sort, split, squeeze, tensor_size, topk, trilu,
 )
 from .transform_more import (  # noqa: E402,F401
     ceil_log2, const_vector, make_idx, matrix_set_diag, searchsorted, sequence_mask,
-    slice_scatter, sliding_window, strided_set, tensordot, unravel_index, within_index,
+    sliding_window, strided_set, tensordot, unravel_index, within_index, fixed_point_multiply,
+    sparse_to_dense, dft, dynamic_strided_slice,
 )
+from .scatter_index import index_tensor, slice_scatter  # noqa: E402,F401
+from .api_ext import index_put  # noqa: E402,F401
+from .bitwise import (  # noqa: E402
+    bitwise_and, bitwise_not, bitwise_or, bitwise_xor, left_shift, right_shift,
+)
+
+__all__ += ["bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "left_shift",
+            "right_shift"]
+from .layout import layout_transform  # noqa: E402,F401
+from .scatter_index import index_tensor as adv_index  # noqa: E402,F401 (numpy indexing)
+from ..runtime import DataTypeCode  # noqa: E402,F401 (TVM's topi re-exports it)
+from ..te.extern import extern  # noqa: E402,F401 (TVM's topi re-exports te.extern)

@@ -9,7 +9,7 @@ from typing import Any
 from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
-from . import creation, indexing, linalg_stats, losses
+from . import creation, indexing, linalg_stats, losses, scatter_index
 from .math_ext import mod  # noqa: F401 (re-exported)
 from .transform import _call, _prod, _reduce, argmax, cast, reshape, strided_slice, transpose, unary
 
@@ -18,6 +18,12 @@ log2, log10 = unary("log2", _call("log2")), unary("log10", _call("log10"))
 # NOTE: TVM's fast_* are polynomial approximations; the exact functions meet their tolerance
 fast_exp, fast_tanh, fast_erf = (unary(n, _call(n.removeprefix("fast_")))
                                  for n in ("fast_exp", "fast_tanh", "fast_erf"))
+
+
+def reinterpret(x: te.Tensor, dtype: str) -> te.Tensor:
+    """The bits of each element read as `dtype` (of the same width)."""
+    return te.compute(x.shape, lambda *i: tx.Call(dtype, "tir.reinterpret", (x[i],)),
+                      name="T_reinterpret")
 
 
 class InvalidShapeError(ValueError):
@@ -212,6 +218,11 @@ def topk(data: te.Tensor, k: int = 1, axis: int = -1, ret_type: str = "both",
     values = indexing.sort_by_rank(data, axis, not is_ascend, k)
     idx = indexing.sort_by_rank(data, axis, not is_ascend, k, want="indices", dtype=dtype)
     return {"both": [values, idx], "values": values, "indices": idx}[ret_type]
+
+
+def index_put(data: te.Tensor, indices: Any, values: te.Tensor, accumulate: bool = False
+              ) -> te.Tensor:
+    return scatter_index.index_put(data, list(indices), values, accumulate)
 
 
 def einsum(subscripts: str, *operand: te.Tensor) -> te.Tensor:

@@ -16,8 +16,23 @@ def _c(value: Any, like: tx.PrimExpr) -> tx.PrimExpr:
     return tx.const(value, like.dtype)
 
 
-tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh = (unary(n, _call(n)) for n in (
-    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"))
+tan, atan, sinh, cosh = (unary(n, _call(n)) for n in ("tan", "atan", "sinh", "cosh"))
+
+
+def _float_only(name: str) -> Any:
+    """TVM's topi refuses integer input to these (their results are not integers)."""
+    op = unary(name, _call(name))
+
+    def checked(x: te.Tensor) -> te.Tensor:
+        if not x.dtype.startswith(("float", "bfloat")):
+            raise TypeError(f"topi.{name} only supports floating-point inputs, but got {x.dtype}")
+        return op(x)
+    checked.__name__ = name
+    return checked
+
+
+asin, acos, asinh, acosh, atanh = (_float_only(n) for n in (
+    "asin", "acos", "asinh", "acosh", "atanh"))
 
 
 def _trunc(x: tx.PrimExpr) -> tx.PrimExpr:

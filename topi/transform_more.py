@@ -158,24 +158,6 @@ def _clamp(i: tx.PrimExpr, n: tx.PrimExpr) -> tx.PrimExpr:
     return tx.binop(B.MIN, i, _i64(n) - 1)
 
 
-def slice_scatter(input_tensor: te.Tensor, src: te.Tensor, start: Any, end: Any, step: Any,
-                  axis: int) -> te.Tensor:
-    """`input_tensor` with start:end:step along `axis` replaced by `src`."""
-    axis %= input_tensor.ndim
-    begin = [0] * input_tensor.ndim
-    stop = [int(d) for d in get_const_tuple(input_tensor.shape)]
-    strides = [1] * input_tensor.ndim
-    begin[axis] = int(_const(start))
-    stop[axis] = stop[axis] if end is None else min(int(_const(end)), stop[axis])
-    strides[axis] = int(_const(step))
-    return strided_set(input_tensor, src, begin, stop, strides)
-
-
-def _const(v: Any) -> Any:
-    v = simplify(v) if isinstance(v, tx.PrimExpr) else v
-    return v.value if isinstance(v, tx.IntImm) else v
-
-
 def within_index(b: Any, e: Any, s: Any, i: Any) -> tx.PrimExpr:
     """Whether index i is one of b, b+s, ... before e (s may be negative)."""
     b, e, s, i = (_i64(x) for x in (b, e, s, i))
@@ -218,3 +200,94 @@ def ceil_log2(x: Any) -> tx.PrimExpr:
         return tx.Call(x.dtype, "tir.ceil", (tx.Call(x.dtype, "tir.log2", (x,)),))
     f = tx.Cast("float64", x)
     return tx.Cast(x.dtype, tx.Call("float64", "tir.ceil", (tx.Call("float64", "tir.log2", (f,)),)))
+
+
+def fixed_point_multiply(x: te.Tensor, multiplier: int, shift: int) -> te.Tensor:
+    """round(x * multiplier * 2**shift / 2**31) on int32, half up (TVM's q_multiply_shift)."""
+    total = 31 - int(shift)
+    if total < 1:
+        raise ValueError(f"topi.fixed_point_multiply: shift {shift} must be at most 30")
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        wide = _i64(x[i]) * tx.const(int(multiplier), "int64")
+        rounded = tx.binop(B.FLOORDIV, wide + tx.const(1 << (total - 1), "int64"),
+                           tx.const(1 << total, "int64"))
+        return tx.Cast(x.dtype, rounded)
+    return te.compute(x.shape, body, name="T_fixed_point_multiply")
+
+
+def sparse_to_dense(sparse_indices: te.Tensor, output_shape: Any, sparse_values: te.Tensor,
+                    default_value: Any = 0) -> te.Tensor:
+    """A dense tensor holding sparse_values at sparse_indices ((n,) or (n, ndim)), the
+    default elsewhere (a scalar sparse_values fills every listed position)."""
+    shape = tuple(int(d) for d in get_const_tuple(output_shape))
+    n = sparse_indices.shape[0]
+    dtype = sparse_values.dtype
+
+    def matches(k: Any, i: tuple[Any, ...]) -> tx.PrimExpr:
+        if sparse_indices.ndim == 1:
+            return tx.binop(B.EQ, _i64(sparse_indices[k]), i[0])
+        return te.all(*(tx.binop(B.EQ, _i64(sparse_indices[k, tx.const(d, "int64")]), i[d])
+                        for d in range(len(shape))))
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        k = te.reduce_axis(n, "k")
+        return te.max(tx.Select(matches(k, i), k, tx.const(-1, "int64")), axis=k)
+    last = te.compute(shape, body, name="T_sparse_to_dense_pos")
+    default = default_value[()] if isinstance(default_value, te.Tensor) else tx.const(
+        default_value, dtype)
+
+    def fill(*i: tx.PrimExpr) -> tx.PrimExpr:
+        pos = last[i]
+        value = sparse_values[()] if sparse_values.ndim == 0 else sparse_values[
+            tx.binop(B.MAX, pos, _i64(0))]
+        return tx.Select(tx.binop(B.GE, pos, _i64(0)), value, default)
+    return te.compute(shape, fill, name="T_sparse_to_dense")
+
+
+def dft(re_data: te.Tensor, im_data: te.Tensor, inverse: Any) -> list[te.Tensor]:
+    """The discrete Fourier transform along the last axis ([real, imaginary]); the inverse
+    one divides by the length, as numpy's ifft."""
+    n = re_data.shape[-1]
+    dtype = re_data.dtype
+    sign = 1.0 if inverse else -1.0
+    count = int(get_const_tuple((n,))[0])
+
+    def part(imag: bool) -> te.Tensor:
+        def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+            k = te.reduce_axis(n, "k")
+            angle = (tx.const(sign * 2 * 3.141592653589793 / count, dtype)
+                     * tx.Cast(dtype, tx.binop(B.FLOORMOD, i[-1] * k, _i64(count))))
+            cos = tx.Call(dtype, "tir.cos", (angle,))
+            sin = tx.Call(dtype, "tir.sin", (angle,))
+            re, im = re_data[(*i[:-1], k)], im_data[(*i[:-1], k)]
+            term = re * sin + im * cos if imag else re * cos - im * sin
+            return te.sum(term, axis=k)
+        out = te.compute(re_data.shape, body, name="T_dft_im" if imag else "T_dft_re")
+        if not inverse:
+            return out
+        return te.compute(out.shape, lambda *i: out[i] / tx.const(count, dtype),
+                          name="T_idft_im" if imag else "T_idft_re")
+    return [part(False), part(True)]
+
+
+def dynamic_strided_slice(a: te.Tensor, begin: te.Tensor, end: te.Tensor, strides: te.Tensor,
+                          output_shape: Any) -> te.Tensor:
+    """a[begin:end:strides] with the bounds read from 1-D tensors at run time; the caller
+    gives the result's shape. A negative begin counts from the end, as numpy's."""
+    if output_shape is None:
+        raise ValueError("topi.dynamic_strided_slice: output_shape must be given")
+    ndim = int(get_const_tuple(begin.shape)[0])
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        src = []
+        for k, ix in enumerate(i):
+            if k >= ndim:
+                src.append(ix)
+                continue
+            pos = tx.const(k, "int64")
+            b = _i64(begin[pos])
+            b = tx.Select(tx.binop(B.LT, b, _i64(0)), b + _i64(a.shape[k]), b)
+            src.append(b + ix * _i64(strides[pos]))
+        return a[tuple(src)]
+    return te.compute(tuple(output_shape), body, name="T_dynamic_strided_slice")

@@ -7,6 +7,7 @@ from . import (  # noqa: F401 (registers the operators)
     bitwise, creation, elementwise, indexing, linalg_stats, losses, manipulate, math_ext, nn_ext,
     qdq_search, reduce_nn, runtime_ops, scatter_set,
 )
+from . import vision  # noqa: F401 (registers R.vision.*)
 from .base import OpError
 from .elementwise import astype, where
 from .manipulate import (

@@ -32,3 +32,4 @@ from . import (  # noqa: E402,F401
     base, binary, create, datatype, index, linear_algebra, manipulate, mask, qdq, sampling,
     search, set, sorting, statistical, ternary, unary, vision,
 )
+roi_pool = vision.roi_pool  # noqa: E305 (TVM's relax.op also holds the vision operators)

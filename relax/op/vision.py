@@ -3,3 +3,7 @@
 from ._groups import members as _members
 
 globals().update(_members(__name__))
+
+from ._registry import builders as _builders  # noqa: E402
+
+globals().update(_builders("vision"))  # the registered relax.vision.* operators

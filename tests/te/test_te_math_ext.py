@@ -121,3 +121,55 @@ def test_tag_scope_decorator_context_and_nesting():
     with pytest.raises(ValueError, match="nested"):
         with te.tag_scope("x"):
             plus_one(a)
+
+
+def test_popcount_and_tensor_slice():
+    x = np.array([0, 1, 7, 255, 1023, -1], "int32")
+    a = te.placeholder((6,), "int32", name="a")
+    c = te.compute((6,), lambda i: te.popcount(a[i]), name="c")
+    ref = [bin(int(v) & 0xFFFFFFFF).count("1") for v in x]
+    np.testing.assert_array_equal(run([a], c, [x]), ref)
+    with pytest.raises(TypeError, match="integer"):
+        te.popcount(tvm.tir.const(1.0, "float32"))
+    m = np.arange(12, dtype="float32").reshape(3, 4)
+    b = te.placeholder((3, 4), "float32", name="b")
+    row = b[1]
+    assert isinstance(row, te.TensorSlice) and row.dtype == "float32"
+    d = te.compute((3, 4), lambda i, j: b[i][j] * 2.0, name="d")
+    np.testing.assert_array_equal(run([b], d, [m]), m * 2)
+
+
+def test_thread_axis():
+    from tvmlite.tir.stmt import IterType
+
+    tx = te.thread_axis("threadIdx.x")
+    assert (tx.thread_tag, tx.var.name, tx.iter_type, tx.dom) == (
+        "threadIdx.x", "threadIdx.x", IterType.THREAD, None)
+    bx = te.thread_axis((0, 64), "blockIdx.x", name="bx")
+    assert (bx.var.name, int(bx.dom.min.value), int(bx.dom.extent.value)) == ("bx", 0, 64)
+    assert int(te.thread_axis(32, "threadIdx.y").dom.extent.value) == 32
+    with pytest.raises(ValueError, match="tag"):
+        te.thread_axis(16)
+
+
+def test_extern_statement_block_feeds_a_compute():
+    from tvmlite.tir.stmt import BufferStore, For, ForKind
+
+    n = 6
+    a = te.placeholder((n,), "float32", name="a")
+
+    def doubled_prefix(ins, outs):
+        i = tvm.tir.Var("i", "int64")
+        src, dst = ins[0], outs[0]
+        prev = tvm.tir.expr.BufferLoad(dst, (i - 1,))
+        value = te.if_then_else(i > 0, prev, tvm.tir.const(0.0, "float32")) + \
+            tvm.tir.expr.BufferLoad(src, (i,)) * 2.0
+        return For(i, tvm.tir.const(0, "int64"), tvm.tir.const(n, "int64"), ForKind.SERIAL,
+                   BufferStore(dst, value, (i,)))
+    b = te.extern((n,), [a], doubled_prefix, name="b")
+    assert isinstance(b.op, te.ExternOp) and b.dtype == "float32"
+    c = te.compute((n,), lambda i: b[i] + 1.0, name="c")
+    x = np.arange(n, dtype="float32")
+    np.testing.assert_allclose(run([a], c, [x]), np.cumsum(2 * x) + 1)
+    with pytest.raises(TypeError, match="statement"):
+        te.extern((n,), [a], lambda ins, outs: 3)

@@ -145,3 +145,59 @@ def test_hamming_window():
     n = np.arange(6)
     np.testing.assert_allclose(got, 0.54 - 0.46 * np.cos(2 * np.pi * n / 6), rtol=1e-5,
                                atol=1e-6)
+
+
+def test_index_tensor_put_slice_scatter_bitwise_and_reexports():
+    x = RNG.standard_normal((4, 3)).astype("float32")
+    rows, cols = np.array([3, 0, 3], "int64"), np.array([1, 2, 0], "int64")
+    X, R, C = ph(x), ph(rows, "r"), ph(cols, "c")
+    np.testing.assert_array_equal(run([X, R, C], topi.index_tensor(X, [R, C]), [x, rows, cols]),
+                                  x[rows, cols])
+    v = np.array([1.0, 2.0, 4.0], "float32")
+    V = ph(v, "v")
+    ref = x.copy()
+    np.add.at(ref, (rows, cols), v)
+    np.testing.assert_allclose(run([X, R, C, V], topi.index_put(X, (R, C), V, True),
+                                   [x, rows, cols, v]), ref, rtol=1e-6)
+    ref = x.copy()
+    ref[rows, cols] = v
+    np.testing.assert_array_equal(run([X, R, C, V], topi.index_put(X, (R, C), V),
+                                      [x, rows, cols, v]), ref)
+    s = RNG.standard_normal((2, 3)).astype("float32")
+    S = ph(s, "s")
+    ref = x.copy()
+    ref[0:4:2] = s
+    np.testing.assert_array_equal(run([X, S], topi.slice_scatter(X, S, 0, 4, 2, 0), [x, s]), ref)
+    a, b = np.array([5, 12, -3], "int32"), np.array([3, 10, 6], "int32")
+    A, Bt = ph(a, "a"), ph(b, "b")
+    np.testing.assert_array_equal(run([A, Bt], topi.bitwise_xor(A, Bt), [a, b]), a ^ b)
+    np.testing.assert_array_equal(run([A, Bt], topi.left_shift(A, Bt), [a, b]), a << b)
+    assert topi.Cast is tvm.tir.Cast
+    n = tvm.tir.Var("n", "int32")
+    assert isinstance(topi.floordiv(n, 2), tvm.tir.PrimExpr)
+    assert topi.Callable is not None
+
+
+def test_reinterpret_float_bits():
+    x = np.array([1.0, -2.5, 0.0], "float32")
+    X = ph(x)
+    np.testing.assert_array_equal(run([X], topi.reinterpret(X, "int32"), [x]), x.view("int32"))
+
+
+@pytest.mark.parametrize("name", ["acos", "acosh", "asin", "asinh", "atanh"])
+def test_inverse_trig_refuses_integers(name):
+    with pytest.raises(TypeError, match=rf"topi\.{name} only supports floating-point inputs, "
+                                        "but got int16"):
+        getattr(topi, name)(te.placeholder((2,), "int16", name="x"))
+
+
+def test_repeated_compute_names_get_unique_block_names():
+    a = te.placeholder((4,), name="a")
+    b = te.compute((4,), lambda i: a[i] + 1.0, name="main")
+    c = te.compute((4,), lambda i: b[i] * 2.0, name="main")
+    f = te.create_prim_func([a, c])
+    sch = tvm.s_tir.Schedule(f)
+    assert sch.get(sch.get_sblock("main_1")).name_hint == "main_1"
+    assert sch.get(sch.get_sblock("main")).name_hint == "main"
+    x = np.arange(4, dtype="float32")
+    np.testing.assert_array_equal(run([a], c, [x]), (x + 1) * 2)

@@ -119,3 +119,75 @@ def test_index_helpers_and_const_vector():
     np.testing.assert_array_equal(run([], topi.const_vector(vec), []), vec)
     c = te.compute((5,), lambda n: topi.ceil_log2(n + 1), name="c")
     np.testing.assert_array_equal(run([], c, []), np.ceil(np.log2(np.arange(1, 6))))
+
+
+def test_layout_transform_blocks_pads_and_back():
+    x = np.arange(36, dtype="float32").reshape(1, 6, 3, 2)
+    X = ph(x)
+    blocked = topi.layout_transform(X, "NCHW", "NCHW4c")
+    assert topi.get_const_tuple(blocked.shape) == (1, 2, 3, 2, 4)
+    padded = np.concatenate([x, np.zeros((1, 2, 3, 2), "float32")], axis=1)
+    ref = padded.reshape(1, 2, 4, 3, 2).transpose(0, 1, 3, 4, 2)
+    np.testing.assert_array_equal(run([X], blocked, [x]), ref)
+    nhwc = run([X], topi.layout_transform(X, "NCHW", "NHWC"), [x])
+    np.testing.assert_array_equal(nhwc, x.transpose(0, 2, 3, 1))
+    y = np.ascontiguousarray(ref)
+    Y = ph(y, "y")
+    back = run([Y], topi.layout_transform(Y, "NCHW4c", "NCHW"), [y])
+    np.testing.assert_array_equal(back, padded)
+    with pytest.raises(ValueError, match="same axes"):
+        topi.layout_transform(X, "NCHW", "NCDW")
+
+
+def test_fixed_point_multiply_rounds_half_up():
+    x = np.array([-1000, -7, -3, 0, 3, 7, 1000, 123456, -99999], "int32")
+    X = ph(x)
+    for m, s in ((1395864371, -1), (1717986918, -3), (1073741824, 0)):
+        got = run([X], topi.fixed_point_multiply(X, m, s), [x])
+        total = 31 - s
+        ref = [(int(v) * m + (1 << (total - 1))) >> total for v in x]
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_sparse_to_dense_and_adv_index():
+    idx = np.array([[0, 1], [2, 3], [1, 0]], "int64")
+    vals = np.array([5.0, 6.0, 7.0], "float32")
+    Ix, Vv = ph(idx, "i"), ph(vals, "v")
+    got = run([Ix, Vv], topi.sparse_to_dense(Ix, (3, 4), Vv, -1.0), [idx, vals])
+    ref = np.full((3, 4), -1.0, "float32")
+    ref[idx[:, 0], idx[:, 1]] = vals
+    np.testing.assert_array_equal(got, ref)
+    flat = np.array([4, 1], "int32")
+    Fl = ph(flat, "f")
+    one = np.array(9.0, "float32")
+    On = ph(one, "o")
+    np.testing.assert_array_equal(run([Fl, On], topi.sparse_to_dense(Fl, (6,), On), [flat, one]),
+                                  [0, 9, 0, 0, 9, 0])
+    x = RNG.standard_normal((4, 3)).astype("float32")
+    rows = np.array([[3, 0], [1, 1]], "int64")
+    X, Rw = ph(x), ph(rows, "r")
+    np.testing.assert_array_equal(run([X, Rw], topi.adv_index(X, [Rw]), [x, rows]), x[rows])
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_dft_matches_numpy_fft(inverse):
+    re = RNG.standard_normal((2, 6)).astype("float32")
+    im = RNG.standard_normal((2, 6)).astype("float32")
+    Re, Im = ph(re, "re"), ph(im, "im")
+    out_re, out_im = topi.dft(Re, Im, inverse)
+    f = tvm.build(te.create_prim_func([Re, Im, out_re, out_im]), target="llvm")
+    got_re, got_im = np.zeros_like(re), np.zeros_like(im)
+    f["main"](re, im, got_re, got_im)
+    ref = (np.fft.ifft if inverse else np.fft.fft)(re + 1j * im, axis=-1)
+    np.testing.assert_allclose(got_re, ref.real, atol=1e-5)
+    np.testing.assert_allclose(got_im, ref.imag, atol=1e-5)
+    assert topi.DataTypeCode is tvm.runtime.DataTypeCode
+
+
+def test_dynamic_strided_slice_bounds_from_tensors():
+    x = np.arange(30, dtype="float32").reshape(6, 5)
+    X = ph(x)
+    b, e, s = (ph(np.zeros(2, "int64"), n) for n in "bes")
+    out = topi.dynamic_strided_slice(X, b, e, s, (2, 2))
+    args = [np.array([-5, 4], "int64"), np.array([5, 0], "int64"), np.array([2, -2], "int64")]
+    np.testing.assert_array_equal(run([X, b, e, s], out, [x, *args]), x[-5:5:2, 4:0:-2])

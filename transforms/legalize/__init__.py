@@ -20,6 +20,7 @@ from ..pass_infra import Pass, PassContext
 from .emit import TEEmitter, sinfo_key
 from . import rules_ext  # noqa: F401 (registers the newer operators' rules)
 from . import rules_base  # noqa: F401 (bitwise and base operators' rules)
+from . import rules_vision  # noqa: F401 (R.vision.*)
 from .rules import LEGALIZE, primfunc_name, register_legalize
 
 __all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]

@@ -1,0 +1,49 @@
+"""Vision operators: `R.vision.roi_pool` (TVM 0.27's struct info and attributes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...tir import expr as tx
+from .. import expr as rx
+from .. import struct_info as si
+from .base import OPAQUE, as_int, call, op_error, out_tensor, register, tensor_arg
+
+_ROI_POOL = "relax.vision.roi_pool"
+
+
+def _pair(v: Any) -> tuple[int, int]:
+    items = [int(v)] * 2 if isinstance(v, int) else [int(x) for x in v]
+    if len(items) == 1:
+        items *= 2
+    if len(items) != 2:
+        raise op_error(_ROI_POOL, f"pooled_size must have 1 or 2 values, got {len(items)}")
+    return items[0], items[1]
+
+
+def _infer_roi_pool(c: rx.Call) -> si.StructInfo:
+    x = tensor_arg(_ROI_POOL, c, 0, "data")
+    rois = tensor_arg(_ROI_POOL, c, 1, "rois")
+    if x.ndim not in (-1, 4):
+        raise op_error(_ROI_POOL, f"data must be 4-D (NCHW), got {x.ndim} dims")
+    if rois.ndim not in (-1, 2):
+        raise op_error(_ROI_POOL, f"rois must be 2-D (num_roi, 5), got {rois.ndim} dims")
+    if rois.shape is not None and as_int(rois.shape[1]) not in (None, 5):
+        raise op_error(_ROI_POOL, f"rois must have 5 columns (batch, x1, y1, x2, y2), got "
+                                  f"{as_int(rois.shape[1])}")
+    if c.attr("layout") != "NCHW":
+        raise op_error(_ROI_POOL, f"only the NCHW layout is supported, got {c.attr('layout')}")
+    ph, pw = c.attr("pooled_size")
+    if x.shape is None or rois.shape is None:
+        return si.TensorStructInfo(None, x.dtype, 4)
+    dims = (rois.shape[0], x.shape[1], tx.const(ph, "int64"), tx.const(pw, "int64"))
+    return out_tensor(dims, x.dtype)
+
+
+def roi_pool(data: Any, rois: Any, pooled_size: Any, spatial_scale: float,
+             layout: str = "NCHW") -> rx.Call:
+    return call(_ROI_POOL, (data, rois), pooled_size=list(_pair(pooled_size)),
+                spatial_scale=float(spatial_scale), layout=str(layout))
+
+
+register(_ROI_POOL, _infer_roi_pool, roi_pool, OPAQUE)

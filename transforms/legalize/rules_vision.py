@@ -1,0 +1,9 @@
+"""Legalization of the vision operators (ir/ops/vision.py) to topi/vision.py's computes."""
+
+from __future__ import annotations
+
+from ...topi import vision
+from .rules import register_legalize
+
+register_legalize("relax.vision.roi_pool", lambda c, x, rois: vision.roi_pool(
+    x, rois, tuple(c.attr("pooled_size")), c.attr("spatial_scale")))
