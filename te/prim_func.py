@@ -14,8 +14,8 @@ from ..tir import expr as tx
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator
 from ..tir.stmt import (
-    Block, BlockRealize, BufferRegion, BufferStore, For, ForKind, IterType, IterVar, Range, Stmt,
-    seq,
+    Block, BlockRealize, Buffer, BufferRegion, BufferStore, For, ForKind, IterType, IterVar,
+    Range, Stmt, seq,
 )
 from .extern import ExternOp
 from .tensor import AxisVar, ComputeOp, Reduce, Tensor, tensor_of
@@ -110,23 +110,24 @@ def compute_stmt(t: Tensor) -> Stmt:
 
 
 def _block(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar],
-           with_init: bool) -> Block:
-    """The block of compute `t` over `axes` (fresh iter vars); a reduction's block has
-    `T.init()` when `with_init`, else only the update."""
+           with_init: bool, out: Buffer | None = None) -> Block:
+    """The block of compute `t` over `axes` (fresh iter vars), storing to `out` (default
+    `t`'s buffer); a reduction's block has `T.init()` when `with_init`, else only the update."""
+    out = out or t.buffer
     ivars = [tx.Var(f"v_{a.name}", "int64") for a in axes]
     rename = _Rename(dict(zip(axes, ivars)))
     store_idx = tuple(ivars[: len(op.axis)])
     init = None
     if red is None:
-        body: Stmt = BufferStore(t.buffer, rename.visit(op.body), store_idx)
+        body: Stmt = BufferStore(out, rename.visit(op.body), store_idx)
     else:
-        old = tx.BufferLoad(t.buffer, store_idx)
+        old = tx.BufferLoad(out, store_idx)
         value = combine(red.combiner, old, rename.visit(red.source))
         if red.condition is not None:
             value = tx.Select(rename.visit(red.condition), value, old)
-        body = BufferStore(t.buffer, value, store_idx)
+        body = BufferStore(out, value, store_idx)
         if with_init:
-            init = BufferStore(t.buffer, _init_value(t, red), store_idx)
+            init = BufferStore(out, _init_value(t, red), store_idx)
     iter_vars = tuple(
         IterVar(v, Range(a.dom.min, a.dom.extent), a.iter_type)  # type: ignore[union-attr]
         for v, a in zip(ivars, axes))
@@ -176,7 +177,8 @@ def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]
     first_red = next((k for k, n in enumerate(order) if n.partition(".")[0] in reduce_names),
                      len(order))
     decompose = any(n.partition(".")[0] not in reduce_names for n in order[first_red:])
-    update = realize(_block(t, op, red, axes, with_init=not decompose), axes)
+    acc = op.accumulator if decompose else None
+    update = realize(_block(t, op, red, axes, with_init=not decompose, out=acc), axes)
     if not decompose:
         return loops(order, update)
     assert red is not None
@@ -188,7 +190,7 @@ def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]
     init_block = Block(f"{op.name}_init", tuple(
         IterVar(v, Range(a.dom.min, a.dom.extent), IterType.SPATIAL)  # type: ignore
         for v, a in zip(ivars, spatial)),
-        BufferStore(t.buffer, _init_value(t, red), tuple(ivars)))
+        BufferStore(acc or t.buffer, _init_value(t, red), tuple(ivars)))
     inner = order[first_red:]
     init_loops = [n for n in inner if n.partition(".")[0] not in reduce_names]
     # the init's own loop variables (`i_init`, as TVM names them): a var is bound once
@@ -208,7 +210,8 @@ def _epilogue_block(t: Tensor, op: ComputeOp, ivars: list[tx.Var], spatial: list
     assert op.epilogue is not None
     acc, expr = op.epilogue
     evars = [tx.Var(v.name.replace("v_", "e_", 1), "int64") for v in ivars]
-    vmap: dict[tx.Var, tx.PrimExpr] = {acc: tx.BufferLoad(t.buffer, tuple(evars))}
+    tile = op.accumulator or t.buffer
+    vmap: dict[tx.Var, tx.PrimExpr] = {acc: tx.BufferLoad(tile, tuple(evars))}
     vmap.update({a: v for a, v in zip(op.axis, evars)})
     return Block(f"{op.name}_epilogue", tuple(
         IterVar(v, Range(a.dom.min, a.dom.extent), IterType.SPATIAL)  # type: ignore
@@ -259,7 +262,9 @@ def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> Pr
         raise ValueError(f"te.create_prim_func: placeholder(s) {missing} are used but not in "
                          "the argument list")
     computes = [t for t in order if isinstance(t.op, (ComputeOp, ExternOp))]
-    locals_ = tuple(t.buffer for t in computes if t not in args)
+    locals_ = tuple(t.buffer for t in computes if t not in args) + tuple(
+        t.op.accumulator for t in computes
+        if isinstance(t.op, ComputeOp) and t.op.accumulator is not None)
     seen: dict[str, int] = {}
     nests = [_uniquely_named_stmt(t, seen) if isinstance(t.op, ComputeOp) else _extern_stmt(t.op)
              for t in computes if not _later_output(t, computes)]

@@ -59,6 +59,8 @@ class ComputeOp:
     # tvmlite: (acc, expr): each element becomes `expr` (over `acc`, its reduced value, and
     # the axes) once its reduction is done, inside the loop nest (see with_epilogue)
     epilogue: tuple[tx.Var, tx.PrimExpr] | None = None
+    # tvmlite: the small local buffer an epilogue's tile accumulates in (see with_epilogue)
+    accumulator: Buffer | None = None
 
     @property
     def reduce_axis(self) -> tuple[AxisVar, ...]:
@@ -120,7 +122,37 @@ def with_epilogue(t: Tensor, fn: Callable[..., tx.PrimExpr]) -> bool:
         return False
     acc = tx.Var("acc", t.dtype)
     op.epilogue = (acc, fn(acc, *op.axis))
+    tile = _tile_elements(op.nest, op.body, op.axis)
+    if tile is not None and tile <= ACCUMULATOR_MAX_ELEMENTS:
+        # NOTE: accumulating in the output itself, LLVM keeps the tile in registers only
+        # while it can prove nothing else touches it; an epilogue that reads another
+        # buffer (a residual) broke that and made ResNet's residual convs 6x slower. A
+        # local tile becomes a stack array, always promoted to registers.
+        op.accumulator = make_buffer(f"{t.buffer.name}_local", t.shape, t.dtype,
+                                     scope="local")
     return True
+
+
+ACCUMULATOR_MAX_ELEMENTS = 4096
+
+
+def _tile_elements(nest: LoopNest, red: Reduce, axis: tuple[AxisVar, ...]) -> int | None:
+    """Elements of the output tile one reduction pass covers (the spatial loops inside the
+    first reduce loop), when every extent is a constant."""
+    reduce_names = {a.name for a in red.axis}
+    parts = [name.partition(".")[0] in reduce_names for name in nest.order]
+    inner = nest.order[parts.index(True):] if True in parts else ()
+    split, extents = dict(nest.split), {a.name: a.dom.extent for a in axis}  # type: ignore
+    count = 1
+    for name in inner:
+        base, _, part = name.partition(".")
+        if base in reduce_names:
+            continue
+        ext = extents[base]
+        if not isinstance(ext, tx.IntImm):
+            return None
+        count *= split[base] if part == "i" else ext.value // split[base] if part else ext.value
+    return count
 
 
 def decomposes(nest: LoopNest, red: Reduce) -> bool:

@@ -3,14 +3,16 @@ the build's default (legalize only, no fusion: what `tvm.compile` does for CPU i
 Both first fold an inference batch_norm with constant operands into the conv2d before it
 (FoldConstantBatchnorm) and `matmul(x, permute_dims(w))` into one kernel (FuseTransposeMatmul),
 so a linear layer does not copy its transposed weight on every call. The build's default
-also makes reshapes views of their input (ReshapeAsView) and runs a conv2d's bias,
-activation and residual add in the conv's own loop nest (FuseConvEpilogue) and other
+also folds reshapes of constants (FoldReshapeOfConstants: an ONNX conv's bias), makes
+reshapes views of their input (ReshapeAsView) and runs a conv2d's bias, activation and
+residual add in the conv's own loop nest (FuseConvEpilogue) and other
 elementwise chains as one loop (FuseElementwise); the zero pipeline leaves these to its
 general fusion."""
 
 from __future__ import annotations
 
 from .fold_constant_bn import FoldConstantBatchnorm
+from .fold_reshape_constants import FoldReshapeOfConstants
 from .fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
 from .fuse_conv_epilogue import FuseConvEpilogue
 from .fuse_elementwise import FuseElementwise
@@ -28,8 +30,8 @@ def zero_pipeline() -> Pass:
 
 
 def default_build_pipeline() -> Pass:
-    return Sequential([FoldConstantBatchnorm(), FuseConvEpilogue(), FuseTransposeMatmul(),
-                       FuseElementwise(), ReshapeAsView(), LegalizeOps()],
+    return Sequential([FoldReshapeOfConstants(), FoldConstantBatchnorm(), FuseConvEpilogue(),
+                       FuseTransposeMatmul(), FuseElementwise(), ReshapeAsView(), LegalizeOps()],
                       name="default_build")
 
 
