@@ -26,7 +26,7 @@ from ..ir import struct_info as si
 from ..ir.functor import var_use_counts
 from ..ir.ops.base import const
 from ..vm.ndarray import NDArray, aligned_empty
-from .graph_rewrites import BlockRewriter, _foldable, function_rewrite, op
+from .graph_rewrites import DROP, BlockRewriter, _foldable, function_rewrite, op
 from .pass_infra import Pass
 from .simple_passes import remove_unused
 
@@ -48,7 +48,13 @@ class _FoldConstantBN(BlockRewriter):
             self.values[b.var] = b.value
         v = b.value
         if isinstance(v, rx.TupleGetItem) and v.index == 0 and v.tuple_value in self.folded:
-            return self.folded[v.tuple_value]
+            folded = self.folded[v.tuple_value]
+            if isinstance(b.var, rx.DataflowVar) or not isinstance(folded, rx.DataflowVar):
+                # NOTE: no `y = x` alias left behind: the epilogue fusion that follows
+                # matches `relu(add(conv, shift))` through variables, not through aliases
+                self.mapping[b.var] = folded
+                return DROP
+            return folded
         if not (isinstance(v, rx.Call) and getattr(v.op, "name", "") == "relax.nn.batch_norm"):
             return None
         conv = self.values.get(v.args[0])

@@ -74,3 +74,30 @@ def test_the_default_build_folds() -> None:
     assert "batch_norm" not in text
     x = RNG.standard_normal((1, 4, 8, 8)).astype("float32")
     np.testing.assert_allclose(run(mod, x).numpy(), reference(x, *params), rtol=1e-4, atol=1e-4)
+
+
+
+def test_no_alias_binding_is_left_for_the_epilogue_fusion() -> None:
+    """`relu(bn(conv)[0])` must reach FuseConvEpilogue as relu over the folded add, with no
+    `y = x` binding between them (which kept ResNet's relus out of the conv nests)."""
+    from tvmlite.transforms.fuse_conv_epilogue import FuseConvEpilogue
+
+    _, params = conv_bn()
+    w, *stats = params
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((1, 4, 8, 8), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            conv = bb.emit(relax.op.nn.conv2d(x, relax.const(w), padding=1))
+            bn = bb.emit(relax.op.nn.batch_norm(conv, *(relax.const(s) for s in stats),
+                                                axis=1, epsilon=1e-5, training=False))
+            out = bb.emit_output(relax.op.nn.relu(bb.emit(relax.TupleGetItem(bn, 0))))
+        bb.emit_func_output(out)
+    folded = FoldConstantBatchnorm()(bb.get())
+    bindings = folded["main"].body.blocks[0].bindings
+    assert not any(isinstance(b.value, relax.Var) for b in bindings)
+    fused = FuseConvEpilogue()(folded)
+    assert "R.nn.relu" not in fused.script() and "cls.conv2d_fused" in fused.script()
+    x_np = RNG.standard_normal((1, 4, 8, 8)).astype("float32")
+    np.testing.assert_allclose(run(fused, x_np).numpy(), np.maximum(reference(x_np, *params), 0),
+                               rtol=1e-4, atol=1e-4)
