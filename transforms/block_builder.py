@@ -100,11 +100,21 @@ class BlockBuilder:
 
         if isinstance(expr, rx.Call) and expr.struct_info is None and isinstance(expr.op, rx.Op):
             return with_inferred_struct_info(expr)
+        if isinstance(expr, rx.Tuple) and expr.struct_info is None:
+            fields = tuple(self.emit(f) if isinstance(f, rx.Call) else self.normalize(f)
+                           for f in expr.fields)
+            if all(f.struct_info is not None for f in fields):
+                return replace(expr, fields=fields, struct_info=si.TupleStructInfo(
+                    tuple(f.struct_info for f in fields)))
+        if isinstance(expr, rx.TupleGetItem) and expr.struct_info is None:
+            fields = getattr(expr.tuple_value.struct_info, "fields", None)
+            if fields is not None and 0 <= expr.index < len(fields):
+                return replace(expr, struct_info=fields[expr.index])
         return expr
 
     def emit(self, expr: Any, name_hint: str | None = None) -> rx.Var:
         """Bind `expr` to a new variable (a dataflow var inside `bb.dataflow()`)."""
-        e = self._flatten_args(as_expr(expr))
+        e = self.normalize(self._flatten_args(as_expr(expr)))
         var = self._new_var(name_hint or None, e.struct_info, self._in_dataflow)
         self._bindings.append(rx.VarBinding(var, e))
         return var

@@ -79,6 +79,24 @@ def test_blockbuilder_nested_scalar_constant_stays_0d():
     np.testing.assert_allclose(run(mod, a), np.maximum(a + a - 4, 0), rtol=1e-6)
 
 
+
+def test_blockbuilder_infers_a_tuple_get_items_struct_info():
+    """TVM normalizes `bb.emit(relax.TupleGetItem(t, i))` to the field's struct info, so the
+    result can feed an operator (it was ObjectStructInfo, and relu rejected it)."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", R.Tensor((2, 3), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            pair = bb.emit(relax.Tuple([x, relax.op.negative(x)]))
+            second = bb.emit(relax.TupleGetItem(pair, 1))
+            assert second.struct_info.dtype == "float32"
+            assert [int(d) for d in second.struct_info.shape] == [2, 3]
+            gv = bb.emit_output(relax.op.nn.relu(second))
+        bb.emit_func_output(gv)
+    a = np.random.rand(2, 3).astype("float32") - 0.5
+    mod = relax.transform.LegalizeOps()(bb.get())
+    np.testing.assert_allclose(run(mod, a), np.maximum(-a, 0), rtol=1e-6)
+
 def test_call_packed_ty_args():
     @R.function(pure=False)
     def f(x: R.Tensor((2,), "float32")):
