@@ -37,22 +37,38 @@ MIN_PARALLEL = 4  # iterations a loop needs to be the parallel one (2 cores, som
 ColumnReader = Callable[[Any, Any, Any, Any, Any], tx.PrimExpr]
 
 
-def column_reader(x: te.Tensor, stride: int, depthwise: bool = False
-                  ) -> tuple[ColumnReader, bool]:
+def column_reader(x: te.Tensor, stride: int) -> tuple[ColumnReader, bool]:
     """`read(b, c, row, col, offset)` = x[b, c, row, col * stride + offset], and whether a
     vector over `col` reads contiguous memory. For a stride above 1 over a static width it
     reads a phase-split copy, xq[b, c, row, phase, j] = x[b, c, row, j * stride + phase],
-    in which consecutive output columns are adjacent (a strided row is a gather otherwise),
-    except in a depthwise conv, whose 9 taps per input do not pay for the copy."""
+    in which consecutive output columns are adjacent (a strided row is a gather otherwise).
+    The copy runs in parallel; even a depthwise conv, which reads each input only 9 times,
+    gains from it (MobileNetV2's 96-channel stride-2 layer: 0.26 ms naive, 0.18 vectorized
+    over the copy; 144 channels: 0.14 and 0.065)."""
     width = simplify(x.shape[3])
-    if stride == 1 or depthwise or not isinstance(width, tx.IntImm):
+    if stride == 1 or not isinstance(width, tx.IntImm):
         return (lambda b, c, r, col, off: x[b, c, r, col * stride + off]), stride == 1
     last = width.value - 1
     xq = te.compute((*x.shape[:3], stride, -(-width.value // stride)),
                     lambda b, c, r, ph, j: x[b, c, r, tx.binop(tx.BinaryOp.MIN,
                                                                j * stride + ph, last)],
                     name="pad_phase")  # NOTE: min clamps the tail no output column reads
+    parallel_copy(xq)
     return (lambda b, c, r, col, off: xq[b, c, r, off % stride, col + off // stride]), True
+
+
+def parallel_copy(t: te.Tensor) -> te.Tensor:
+    """Runs an elementwise copy (the conv's padded or phase-split input) on both cores: its
+    outermost axis with enough iterations becomes a parallel loop. Left alone when a shape
+    is not static."""
+    dims = static_dims(t)
+    if dims is None or t.op.reduce_axis:
+        return t
+    names = [a.name for a in t.op.axis]
+    par = next((n for n, ext in zip(names, dims) if ext >= MIN_PARALLEL), None)
+    if par is not None:
+        te.loop_nest(t, names, {}, {par: "parallel"})
+    return t
 
 
 def static_dims(t: te.Tensor) -> list[int] | None:
@@ -111,7 +127,7 @@ def conv2d_nchw_nest(out: te.Tensor, contiguous_rows: bool = True, depthwise: bo
     """Sets the loop nest of `out` (te conv2d_nchw: axes b, f, y, x; reduce rc, ry, rx;
     `contiguous_rows`: whether its input rows are read contiguously). Returns False,
     leaving the compute as it is, when the shapes are not static, no row width vectorizes
-    well, or it is a strided depthwise conv (the naive loops beat gathers there)."""
+    well, or it is a depthwise conv reading strided rows (a symbolic width: gathers)."""
     dims = static_dims(out)
     if dims is None or len(dims) != 7 or (depthwise and not contiguous_rows):
         return False

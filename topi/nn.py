@@ -11,7 +11,7 @@ from ..tir.functor import simplify
 from . import transform as T
 from .conv2d_flat import conv2d_nchw_flat
 from .epilogue import apply_epilogue
-from .conv2d_schedule import column_reader, conv2d_nchw_nest
+from .conv2d_schedule import column_reader, conv2d_nchw_nest, parallel_copy
 from .matmul_schedule import matmul_nest
 
 B = tx.BinaryOp
@@ -266,6 +266,8 @@ def conv2d_nchw(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, 
     if flat is not None:  # narrow maps: vectors along the flattened image
         return flat
     x = pad(data, (0, 0, p[0], p[1]), (0, 0, p[2], p[3]))
+    if x is not data:
+        parallel_copy(x)
     span_h = dilation[0] * (int(simplify(kh).value) - 1) + 1
     span_w = dilation[1] * (int(simplify(kw).value) - 1) + 1
     oh = simplify((h + (p[0] + p[2] - span_h + strides[0])) // strides[0])
@@ -278,7 +280,7 @@ def conv2d_nchw(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, 
         v = read(b, cin, y * strides[0] + ry * dilation[0], xx, rx * dilation[1])
         return te.sum(_as(v, dt) * _as(weight[f, rc, ry, rx], dt), axis=[rc, ry, rx])
     depthwise = groups != 1 and T._is_one(simplify(ci))
-    read, contiguous = column_reader(x, int(strides[1]), depthwise)
+    read, contiguous = column_reader(x, int(strides[1]))
     out = te.compute((n, o, oh, ow), body, name="conv2d_nchw")
     conv2d_nchw_nest(out, contiguous, depthwise)
     return out if epilogue is None else apply_epilogue(out, epilogue)
