@@ -17,6 +17,7 @@ from typing import Any, Callable
 from llvmlite import ir
 
 from . import dtype as dt
+from .alias_hazard import has_4k_row_hazard
 from .codegen_intrin import SPECIAL_CALLS as INTRIN_CALLS
 from .codegen_jumps import LoopJumps, continues
 from .expr import BinaryOp, BinOp, BufferLoad, Call, Cast, FloatImm, IntImm, Let, Not, PrimExpr
@@ -133,9 +134,11 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, LoopJumps, Visitor):
         entry = fn.append_basic_block("entry")
         self.alloca_builder = ir.IRBuilder(entry)
         self.builder = ir.IRBuilder(fn.append_basic_block("body"))
+        # NOTE: distinct buffers, except where promising it costs (tir/alias_hazard.py)
+        self.noalias = not has_4k_row_hazard(func)
         for arg, (pname, ty, var) in zip(fn.args, params):
             arg.name = pname
-            if isinstance(ty, ir.PointerType):
+            if isinstance(ty, ir.PointerType) and self.noalias:
                 arg.add_attribute("noalias")
             self.vars[var] = arg
         for var, data in binds:

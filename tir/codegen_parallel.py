@@ -158,7 +158,7 @@ class ParallelLoops:
         self.vars, self.heap = dict(self.vars), []
         same = aliases(loop, captured, saved[2])
         for v, arg in zip(captured, fn.args):
-            if isinstance(arg.type, ir.PointerType):
+            if isinstance(arg.type, ir.PointerType) and self.noalias:
                 arg.add_attribute("noalias")  # distinct buffers, as in the kernel's own ABI
             self.vars[v] = arg
         for v, c in same.items():
