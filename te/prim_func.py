@@ -255,7 +255,7 @@ def _uniquely_named_stmt(t: Tensor, seen: dict[str, int]) -> Stmt:
 def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> PrimFunc:
     """A PrimFunc computing the compute tensors of `args` from its placeholders."""
     args = list(args)
-    order = _topo([a for a in args if isinstance(a.op, ComputeOp)])
+    order = _topo([a for a in args if isinstance(a.op, (ComputeOp, ExternOp))])
     missing = [t.name for t in order if not isinstance(t.op, (ComputeOp, ExternOp))
                and t not in args]
     if missing:

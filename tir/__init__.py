@@ -29,3 +29,13 @@ def build(mod: object, target: object = "llvm", **_: object) -> object:
     from ..transforms.build import build_kernels  # NOTE: the build driver sits above tir/
 
     return build_kernels(mod, target)
+
+
+def __getattr__(name: str) -> object:
+    """TVM's reducers and limits as `tir` names (`tvm.tir.max(a, b)`, `tvm.tir.sum(x, axis=k)`,
+    `tvm.tir.max_value("float32")`): te's own objects, looked up late (te is built on tir)."""
+    if name in ("max", "min", "sum", "comm_reducer", "max_value", "min_value"):
+        from .. import te
+
+        return getattr(te, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,3 +12,7 @@ globals().update({k: getattr(_intrin, k) for k in _intrin.__all__ if k not in gl
 from ..script import tir as _T  # noqa: E402
 
 globals().update({k: getattr(_T, k) for k in (*_T._MATH, "pow", "isnan") if k not in globals()})
+
+
+def __getattr__(name: str) -> object:
+    return getattr(_tir, name)  # tir's late names (its reducers: `tirx.max(a, b)`)

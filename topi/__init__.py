@@ -64,3 +64,11 @@ from .layout import layout_transform  # noqa: E402,F401
 from .scatter_index import index_tensor as adv_index  # noqa: E402,F401 (numpy indexing)
 from ..runtime import DataTypeCode  # noqa: E402,F401 (TVM's topi re-exports it)
 from ..te.extern import extern  # noqa: E402,F401 (TVM's topi re-exports te.extern)
+from .scan import scanop  # noqa: E402,F401
+from .signal import stft  # noqa: E402,F401
+from .transform_extra import (  # noqa: E402,F401
+    dyn_tile, fixed_point_multiply_per_axis, sparse_reshape,
+)
+from ..tir.analyzer import Analyzer  # noqa: E402,F401 (TVM's topi re-exports it)
+from ..tir.stmt import decl_buffer  # noqa: E402,F401 (TVM's topi re-exports it)
+from ..script.ir_builder.base import IRBuilder  # noqa: E402,F401 (TVM's topi re-exports it)
