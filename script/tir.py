@@ -445,7 +445,8 @@ def if_then_else(cond: Any, t: Any, f: Any, dtype: Any = None) -> tx.PrimExpr:
     return tx.Call(t.dtype, "tir.if_then_else", (tx.const(cond), t, f))
 
 
-def likely(cond: Any) -> tx.PrimExpr:
+def likely(cond: Any, dtype: Any = None) -> tx.PrimExpr:
+    """`T.likely(c)`; the `dtype=` older TVMScript passes is accepted (it is always bool)."""
     return tx.Call("bool", "tir.likely", (tx.const(cond),))
 
 
