@@ -7,16 +7,19 @@ import dataclasses
 from typing import Any
 
 from ..arith import bound
-from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
+from ..expr import BinaryOp, BinOp, IntImm, PrimExpr, Var
 from ..function import free_vars
-from ..functor import Mutator, simplify, substitute
-from ..stmt import Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, Stmt, seq
+from ..functor import simplify
+from ..stmt import BlockRealize, For, ForKind, IterType, Stmt, seq
 from . import tree
 from .analysis import (
-    accesses, check_not_output, readers, region_under, thread_ranges, written_buffer, writers,
+    accesses, readers, region_under, thread_ranges, written_buffer, writers,
 )
+from .inline import compute_inline, reverse_compute_inline
 from .state import Ctx, ScheduleError
 from .trace import BlockRV, LoopRV
+
+__all__ = ["compute_at", "compute_inline", "reverse_compute_at", "reverse_compute_inline"]
 
 
 def _cast(e: PrimExpr, dtype: str) -> PrimExpr:
@@ -204,85 +207,3 @@ def reverse_compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV,
     holds = tree.find_all(lpath[-1], lambda s: any(s is q[-1] for q in inside))
     new_loop = _insert(lpath[-1], nest, holds, after=True)
     return ctx.func.with_body(tree.replace(lpath, new_loop)), None
-
-
-def _single_store(br: BlockRealize, what: str) -> BufferStore:
-    if br.block.init is not None:
-        raise ScheduleError(f"{what}: block {br.block.name!r} is a reduction (it has an init)")
-    if not isinstance(br.block.body, BufferStore):
-        raise ScheduleError(f"{what}: block {br.block.name!r} must be one buffer store")
-    if any(iv.iter_type is not IterType.SPATIAL for iv in br.block.iter_vars):
-        raise ScheduleError(f"{what}: block {br.block.name!r} has reduce iter vars")
-    return br.block.body
-
-
-class _InlineLoads(Mutator):
-    """Replaces loads of `buf` by `value` with `params` bound to the load's indices."""
-
-    def __init__(self, buf: Buffer, params: list[Var], value: PrimExpr) -> None:
-        self.buf, self.params, self.value = buf, params, value
-
-    def visit_BufferLoad(self, e: BufferLoad) -> PrimExpr:
-        idx = self.visit(e.indices)
-        if e.buffer is not self.buf:
-            return e if idx is e.indices else BufferLoad(e.buffer, idx, e.span)
-        return substitute(self.value, dict(zip(self.params, idx)))
-
-
-def _drop_alloc(body: Stmt, buf: Buffer) -> Stmt:
-    def visit(s: Stmt) -> Stmt:
-        if isinstance(s, BlockRealize) and buf in s.block.alloc_buffers:
-            allocs = tuple(b for b in s.block.alloc_buffers if b is not buf)
-            return dataclasses.replace(s, block=dataclasses.replace(s.block,
-                                                                    alloc_buffers=allocs))
-        out = s
-        for c in tree.children(s):
-            out = tree._replace_child(out, c, visit(c))  # type: ignore[assignment]
-        return out
-
-    return visit(body)
-
-
-def compute_inline(ctx: Ctx, block_rv: BlockRV) -> tuple[Any, None]:
-    what = "compute_inline"
-    br = ctx.block(block_rv)
-    store = _single_store(br, what)
-    check_not_output(ctx.func, store.buffer, what, br.block.name)
-    params = list(store.indices)
-    if not all(isinstance(v, Var) for v in params) or len(set(params)) != len(params):
-        raise ScheduleError(f"{what}: block {br.block.name!r} must store at distinct iter vars")
-    if any(b is store.buffer for b, _ in accesses(br.block)[0]):
-        raise ScheduleError(f"{what}: block {br.block.name!r} reads the buffer it writes")
-    body = _remove_nest(ctx.func.body, br.block.name)
-    body = _InlineLoads(store.buffer, params, store.value).visit(body)  # type: ignore
-    return ctx.func.with_body(_drop_alloc(body, store.buffer)), None
-
-
-def reverse_compute_inline(ctx: Ctx, block_rv: BlockRV) -> tuple[Any, None]:
-    what = "reverse_compute_inline"
-    consumer = ctx.block(block_rv)
-    store = _single_store(consumer, what)
-    inputs = {id(b): b for b, _ in accesses(consumer.block)[0]}
-    produced = [b for b in inputs.values() if len(writers(ctx.func.body, b)) == 1
-                and not any(b is p for _, p in ctx.func.buffer_map)]
-    if len(produced) != 1:
-        raise ScheduleError(f"{what}: block {consumer.block.name!r} must read exactly one "
-                            f"intermediate buffer with one producer")
-    buf = produced[0]
-    ppath = writers(ctx.func.body, buf)[0]
-    producer: BlockRealize = ppath[-1]  # type: ignore[assignment]
-    pstore = _single_store(producer, what + " (producer)")
-    loads = [i for b, i in accesses(consumer.block)[0] if b is buf]
-    own = [iv.var for iv in consumer.block.iter_vars]
-    first = loads[0]
-    if any(i != first for i in loads) or sorted(map(id, first)) != sorted(map(id, own)):
-        raise ScheduleError(f"{what}: block {consumer.block.name!r} must read {buf.name!r} at "
-                            f"exactly its iter vars")
-    vmap: dict[Var, PrimExpr] = dict(zip(first, pstore.indices))  # type: ignore[arg-type]
-    value = _InlineLoads(buf, list(first), pstore.value).visit(store.value)  # type: ignore
-    new_store = BufferStore(store.buffer, substitute(value, vmap),
-                            tuple(substitute(i, vmap) for i in store.indices))
-    new_block: Block = dataclasses.replace(producer.block, body=new_store)
-    body = tree.replace(ppath, dataclasses.replace(producer, block=new_block))
-    body = _remove_nest(body, consumer.block.name)
-    return ctx.func.with_body(_drop_alloc(body, buf)), None
