@@ -1,4 +1,4 @@
-"""`Buffer.access_ptr` and `T.likely(..., dtype=)`: what TVM's schedule tests write."""
+"""`Buffer.access_ptr`, `T.likely(..., dtype=)` and `scope=""`: what TVM's schedule tests write."""
 
 import pytest
 
@@ -35,3 +35,15 @@ def test_likely_accepts_the_dtype_keyword():
                 A[i] = T.float32(1)
 
     assert "T.likely(i < 3)" in f.script()
+
+
+def test_alloc_buffer_with_an_empty_scope_is_global():
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32")):
+        B = T.alloc_buffer((4,), "float32", scope="")
+        for i in range(4):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi]
+
+    assert f.body.block.alloc_buffers[0].scope == "global"  # as TVM reads scope=""
