@@ -161,3 +161,26 @@ def test_compute_inline_refuses_a_buffer_used_through_its_pointer():
     sch = Schedule(opaque)
     with pytest.raises(ScheduleError, match="opaquely"):
         sch.compute_inline(sch.get_block("B"))
+
+
+def test_reverse_inline_into_a_fused_producer_guards_the_fused_loop():
+    @T.prim_func
+    def fused(A: T.Buffer((8, 8), "float32"), C: T.Buffer((7, 7), "float32")):
+        B = T.alloc_buffer((8, 8), "float32")
+        for i in range(64):
+            with T.block("B"):
+                vi = T.axis.spatial(8, i // 8)
+                vj = T.axis.spatial(8, i % 8)
+                B[vi, vj] = A[vi, vj] + T.float32(1)
+        for i, j in T.grid(7, 7):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                C[vi, vj] = B[vi, vj]
+
+    a = RNG.standard_normal((8, 8)).astype("float32")
+    sch = Schedule(fused)
+    sch.reverse_compute_inline(sch.get_block("C"))
+    # the last element kept is (6, 6) = 6 * 8 + 6, so i < 55 (with i % 8 < 7)
+    assert "T.where(i < 55 and i % 8 < 7)" in sch.mod["main"].script()
+    got = _run(sch.mod["main"], a, np.zeros((7, 7), "float32"))[1]
+    np.testing.assert_allclose(got, (a + 1)[:7, :7], rtol=1e-6)

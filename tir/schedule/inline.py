@@ -16,7 +16,7 @@ from ..functor import Mutator, substitute
 from ..stmt import Block, BlockRealize, Buffer, BufferStore, IterType, Stmt
 from . import regions, tree
 from .analysis import accesses, check_not_output, readers, writers
-from .inverse_index import invert_load
+from .inverse_index import canonical, invert_load
 from .state import Ctx, ScheduleError
 from .trace import BlockRV
 
@@ -223,14 +223,34 @@ def _predicate(producer: BlockRealize, guards: list[PrimExpr]) -> PrimExpr:
     written over the loop vars as TVM prints it."""
     binds = {iv.var: v for iv, v in zip(producer.block.iter_vars, producer.iter_values)}
     pred = producer.predicate
-    for g in guards:
-        g = _over_loops(g, binds)
+    for g in _merge_split_guards([_over_loops(g, binds) for g in guards]):
         pred = g if isinstance(pred, IntImm) and pred.value else BinOp(BinaryOp.AND, pred, g)
     return pred
 
 
-def _over_loops(guard: PrimExpr, binds: dict[Var, PrimExpr]) -> PrimExpr:
-    from .inverse_index import canonical
-
+def _over_loops(guard: PrimExpr, binds: dict[Var, PrimExpr]) -> BinOp:
     assert isinstance(guard, BinOp)
     return BinOp(guard.op, canonical(substitute(guard.a, binds)), guard.b)
+
+
+def _merge_split_guards(guards: list[BinOp]) -> list[BinOp]:
+    """`x // c < e1` next to `x % c < e2` says `x < (e1 - 1) * c + e2` (given the second),
+    the form TVM's iter-map analysis gives a fused loop's guard."""
+    def parts(g: BinOp, op: BinaryOp) -> tuple[Any, int, int] | None:
+        a = g.a
+        if g.op is BinaryOp.LT and isinstance(g.b, IntImm) and isinstance(a, BinOp) and \
+                a.op is op and isinstance(a.b, IntImm):
+            return a.a, a.b.value, g.b.value
+        return None
+
+    out = list(guards)
+    for k, g in enumerate(guards):
+        outer = parts(g, BinaryOp.FLOORDIV)
+        if outer is None:
+            continue
+        for h in guards:
+            inner = parts(h, BinaryOp.FLOORMOD)
+            if inner is not None and inner[0] == outer[0] and inner[1] == outer[1]:
+                x, c, e1 = outer
+                out[k] = BinOp(BinaryOp.LT, x, IntImm(g.b.dtype, (e1 - 1) * c + inner[2]))
+    return out
