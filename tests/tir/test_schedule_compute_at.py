@@ -146,3 +146,28 @@ def test_compute_at_of_a_block_whose_consumer_is_outside_the_loop_is_refused():
     sch = Schedule(two_inputs)
     with pytest.raises(ScheduleError, match="all the consumers"):
         sch.compute_at(sch.get_block("a"), sch.get_loops(sch.get_block("b"))[0])
+
+
+def test_compute_at_under_a_symbolic_loop_proves_the_window_in_bounds():
+    @T.prim_func
+    def tiled(x: T.handle, y: T.handle, n: T.int64):
+        X = T.match_buffer(x, (n * 4,), "float32")
+        Y = T.match_buffer(y, (n * 4,), "float32")
+        B = T.alloc_buffer((n * 4,), "float32")
+        for i in range(n * 4):
+            with T.block("B"):
+                vi = T.axis.spatial(n * 4, i)
+                B[vi] = X[vi] + T.float32(1)
+        for k_0, k_1 in T.grid(n, T.int64(4)):
+            with T.block("Y"):
+                vk = T.axis.spatial(n * 4, k_0 * 4 + k_1)
+                Y[vk] = B[vk] * T.float32(2)
+
+    sch = Schedule(tiled)
+    sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("Y"))[0])
+    text = sch.mod["main"].script()
+    # k_0 * 4 + ax0 < n * 4 for k_0 < n: TVM proves it, so no T.where
+    assert "k_0 * T.int64(4) + ax0" in text and "T.where" not in text
+    x = RNG.standard_normal(12).astype("float32")
+    got = _run(sch.mod["main"], x, np.zeros(12, "float32"), 3)[1]
+    np.testing.assert_allclose(got, (x + 1) * 2, rtol=1e-6)

@@ -113,6 +113,8 @@ def _term_top(t: PrimExpr, extents: dict[Var, PrimExpr]) -> PrimExpr | None:
         return simplify(extents[t] - one)
     if not (isinstance(t, BinOp) and isinstance(t.a, Var) and t.a in extents):
         return None
+    if t.op is BinaryOp.MUL and isinstance(t.b, IntImm) and t.b.value > 0:
+        return simplify((extents[t.a] - one) * t.b)
     if t.op is BinaryOp.FLOORMOD:
         return simplify(t.b - one)
     if t.op is BinaryOp.FLOORDIV:
