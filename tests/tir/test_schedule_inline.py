@@ -184,3 +184,49 @@ def test_reverse_inline_into_a_fused_producer_guards_the_fused_loop():
     assert "T.where(i < 55 and i % 8 < 7)" in sch.mod["main"].script()
     got = _run(sch.mod["main"], a, np.zeros((7, 7), "float32"))[1]
     np.testing.assert_allclose(got, (a + 1)[:7, :7], rtol=1e-6)
+
+
+def test_reverse_inline_keeps_refusing_a_consumer_predicate_on_data():
+    @T.prim_func
+    def masked(A: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+        B = T.alloc_buffer((8,), "float32")
+        for i in range(8):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi]
+        for i in range(8):
+            with T.block("C"):
+                vi = T.axis.remap("S", [i])
+                T.where(A[i] > T.float32(0))
+                C[vi] = B[vi]
+
+    sch = Schedule(masked)
+    with pytest.raises(ScheduleError, match="predicate beyond its domain"):
+        sch.reverse_compute_inline(sch.get_block("C"))
+
+
+def test_reverse_inline_drops_a_split_guard_of_the_consumer():
+    a = RNG.standard_normal((10, 4)).astype("float32")
+    sch = Schedule(sliced)
+    sch.split(sch.get_loops(sch.get_block("C"))[0], [None, 4])  # 7 rows: guard i0 * 4 + i1 < 7
+    sch.reverse_compute_inline(sch.get_block("C"))
+    got = _run(sch.mod["main"], a, np.zeros((7, 4), "float32"))[1]
+    np.testing.assert_allclose(got, (a * a)[:7], rtol=1e-6)
+
+
+def test_compute_inline_refuses_a_block_writing_one_element_many_times():
+    @T.prim_func
+    def last_wins(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4,), "float32")):
+        B = T.alloc_buffer((4,), "float32")
+        for i, j in T.grid(4, 4):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi] = A[vi, vj]
+        for i in range(4):
+            with T.block("C"):
+                vi = T.axis.remap("S", [i])
+                C[vi] = B[vi]
+
+    sch = Schedule(last_wins)
+    with pytest.raises(ScheduleError, match="several values of iter var 'vj'"):
+        sch.compute_inline(sch.get_block("B"))

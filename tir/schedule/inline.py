@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..arith import constant_difference
 from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
 from ..functor import Mutator, substitute
 from ..stmt import Block, BlockRealize, Buffer, BufferStore, IterType, Stmt
@@ -109,10 +110,49 @@ def compute_inline(ctx: Ctx, block_rv: BlockRV) -> tuple[Any, None]:
     if any(b is store.buffer for b, _ in accesses(br.block)[0]):
         raise ScheduleError(f"{what}: block {br.block.name!r} reads the buffer it writes")
     _check_intermediate(ctx, br, store.buffer, what)
+    value = substitute(store.value, _unindexed(br, params, what))
     body = remove_nest(ctx.func.body, br.block.name)
-    inliner = _InlineLoads(store.buffer, params, store.value,  # type: ignore[arg-type]
+    inliner = _InlineLoads(store.buffer, params, value,  # type: ignore[arg-type]
                            regions.block_reads(br.block))
     return finish(ctx, inliner.visit(body), store.buffer), None
+
+
+def _unindexed(br: BlockRealize, params: list[Any], what: str) -> dict[Var, PrimExpr]:
+    """Iter vars the store does not index: one of extent 1 is its start; another would make
+    the block write one element several times, which cannot be inlined."""
+    out: dict[Var, PrimExpr] = {}
+    for iv in br.block.iter_vars:
+        if any(iv.var is p for p in params):
+            continue
+        if not (isinstance(iv.dom.extent, IntImm) and iv.dom.extent.value == 1):
+            raise ScheduleError(f"{what}: block {br.block.name!r} writes each element for "
+                                f"several values of iter var {iv.var.name!r}")
+        out[iv.var] = iv.dom.min
+    return out
+
+
+def _only_domain_guards(br: BlockRealize) -> bool:
+    """Does the predicate only keep the iter vars in their domains (a split's guard)? The
+    merged block's own guards do that job, so such a predicate can go."""
+    def terms(e: PrimExpr) -> list[PrimExpr]:
+        if isinstance(e, BinOp) and e.op is BinaryOp.AND:
+            return terms(e.a) + terms(e.b)
+        return [e]
+
+    bounds = []
+    for iv, value in zip(br.block.iter_vars, br.iter_values):
+        if isinstance(iv.dom.min, IntImm) and isinstance(iv.dom.extent, IntImm):
+            bounds.append((value, iv.dom.min.value, iv.dom.min.value + iv.dom.extent.value))
+    for t in terms(br.predicate):
+        if isinstance(t, IntImm) and t.value:
+            continue
+        if not (isinstance(t, BinOp) and isinstance(t.b, IntImm) and any(
+                constant_difference(t.a, v) == 0 and (
+                    (t.op is BinaryOp.LT and t.b.value == end)
+                    or (t.op is BinaryOp.GE and t.b.value == lo))
+                for v, lo, end in bounds)):
+            return False
+    return True
 
 
 def _the_producer(ctx: Ctx, consumer: BlockRealize, what: str) -> tuple[Buffer, BlockRealize]:
@@ -172,6 +212,10 @@ def reverse_compute_inline(ctx: Ctx, block_rv: BlockRV) -> tuple[Any, None]:
     what = "reverse_compute_inline"
     consumer = ctx.block(block_rv)
     store = single_store(consumer, what)
+    if not _only_domain_guards(consumer):
+        raise ScheduleError(f"{what}: block {consumer.block.name!r} has a predicate beyond its "
+                            f"domain; only a consumer running over its whole domain can be "
+                            f"inlined")
     buf, producer = _the_producer(ctx, consumer, what)
     pstore = single_store(producer, what + " (producer)", allow_init=True)
     is_copy = isinstance(store.value, BufferLoad) and store.value.buffer is buf
