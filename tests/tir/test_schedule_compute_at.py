@@ -171,3 +171,24 @@ def test_compute_at_under_a_symbolic_loop_proves_the_window_in_bounds():
     x = RNG.standard_normal(12).astype("float32")
     got = _run(sch.mod["main"], x, np.zeros(12, "float32"), 3)[1]
     np.testing.assert_allclose(got, (x + 1) * 2, rtol=1e-6)
+
+
+def test_reverse_compute_at_refuses_a_consumer_reading_ahead():
+    @T.prim_func
+    def ahead(A: T.Buffer((9,), "float32"), C: T.Buffer((8,), "float32")):
+        B = T.alloc_buffer((9,), "float32")
+        for i in range(9):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi]
+        for i in range(8):
+            with T.block("C"):
+                vi = T.axis.remap("S", [i])
+                C[vi] = B[vi] + B[vi + 1]
+
+    sch = Schedule(ahead)
+    before = sch.mod["main"]
+    # under B's loop, iteration i has produced B[i] only; C[i] also needs B[i + 1]
+    with pytest.raises(ScheduleError, match="reads only the part of 'B'"):
+        sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[0])
+    assert sch.mod["main"] is before

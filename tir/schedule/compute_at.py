@@ -286,6 +286,7 @@ def reverse_compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV,
     scope = _scope_blocks(ctx, bpath)
     dims: dict[Var, tuple[PrimExpr, int]] = {}
     found = False
+    checks = []
     for buf in read_buffers(consumer.block):
         makers = [(b, p) for b, p in scope if b is not consumer and _touches(b, buf, False)]
         if not makers:
@@ -304,18 +305,56 @@ def reverse_compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV,
         used = iter_domain.block_region(consumer, buf, reads=True)
         for v, w in iter_domain.solve(consumer.block, used, needed).items():
             dims[v] = iter_domain._intersect(dims[v], w) if v in dims else w
+        checks.append((buf, used, needed))
     if not found:
         raise ScheduleError(f"{what}: no block under loop {loop.loop_var.name!r} writes a "
                             f"buffer that block {name!r} reads")
+    for buf, used, needed in checks:
+        _check_reads_produced(consumer, dims, buf, used, needed, lpath, what)
     return _move(ctx, bpath, lpath, dims, preserve_unit_loops, index, what), None
+
+
+def _check_reads_produced(consumer: BlockRealize, dims: dict[Var, tuple[PrimExpr, int]],
+                          buf: Buffer, used: list[Any], needed: list[Any], lpath: tree.Path,
+                          what: str) -> None:
+    """Over its new windows, does the consumer read only what one iteration produces? (Where
+    the produced window is a whole dim there is nothing to check.)"""
+    units = _unit_loops(lpath)
+    ranges = {iv.var: dims[iv.var] if iv.var in dims else (iv.dom.min, iv.dom.extent.value)
+              for iv in consumer.block.iter_vars if iv.var in dims
+              or isinstance(iv.dom.extent, IntImm)}
+    for region in used:
+        for d, ((lo, ext), want) in enumerate(zip(region, needed)):
+            if want is None or _whole(want, buf.shape[d]):
+                continue
+            got = iter_domain.window(lo, ranges) if lo is not None else None
+            ok = got is not None and isinstance(simplify(ext), IntImm)
+            if ok:
+                start = constant_difference(simplify(substitute(got[0], units)),
+                                            simplify(substitute(want[0], units)))
+                last = got[1] + simplify(ext).value - 1
+                ok = start is not None and start >= 0 and start + last <= want[1]
+            if not ok:
+                raise ScheduleError(f"{what}: cannot show that block {consumer.block.name!r}, "
+                                    f"moved there, reads only the part of {buf.name!r} that "
+                                    f"is produced in the same iteration (dim {d})")
+
+
+def _whole(w: tuple[PrimExpr, int], dim: PrimExpr) -> bool:
+    return isinstance(w[0], IntImm) and w[0].value == 0 and isinstance(dim, IntImm) \
+        and w[1] >= dim.value
+
+
+def _unit_loops(lpath: tree.Path) -> dict[Var, PrimExpr]:
+    return {s.loop_var: s.min for s in lpath if isinstance(s, For)
+            and isinstance(s.extent, IntImm) and s.extent.value == 1}
 
 
 def _single_values(block: BlockRealize, dims: dict[Var, tuple[PrimExpr, int]],
                    lpath: tree.Path) -> dict[Var, tuple[PrimExpr, int]]:
     """An iter var with a one-value domain whose window starts at loops of extent 1 takes
     that start as a constant (TVM's analyzer knows those loops are 0: `T.axis.spatial(1, 0)`)."""
-    units = {s.loop_var: s.min for s in lpath if isinstance(s, For)
-             and isinstance(s.extent, IntImm) and s.extent.value == 1}
+    units = _unit_loops(lpath)
     out = dict(dims)
     for iv in block.block.iter_vars:
         w = dims.get(iv.var)
