@@ -14,7 +14,7 @@ from typing import Any
 
 from ..expr import BinaryOp, BinOp, IntImm, PrimExpr, Var
 from ..function import free_vars
-from ..arith import constant_difference
+from ..arith import bound, constant_difference
 from ..functor import simplify, substitute
 from ..stmt import BlockRealize, Buffer, For, ForKind, Stmt, seq
 from . import iter_domain, tree
@@ -69,7 +69,7 @@ def _guards(value: PrimExpr, dom: Any, ranges: dict[Var, tuple[PrimExpr, int]],
             extents: dict[Var, PrimExpr]) -> list[PrimExpr]:
     """The conditions keeping `value` in the iter var's domain, those that can fail."""
     end = simplify(dom.min + dom.extent)
-    w = iter_domain.bound(value, ranges)
+    w = bound(value, ranges)
     first = w and simplify(w[0])
     if isinstance(first, IntImm):
         low_ok = isinstance(dom.min, IntImm) and first.value >= dom.min.value
@@ -304,7 +304,7 @@ def reverse_compute_at(ctx: Ctx, block_rv: BlockRV, loop_rv: LoopRV,
                                            reads=False)
         used = iter_domain.block_region(consumer, buf, reads=True)
         for v, w in iter_domain.solve(consumer.block, used, needed).items():
-            dims[v] = iter_domain._intersect(dims[v], w) if v in dims else w
+            dims[v] = iter_domain.intersect(dims[v], w) if v in dims else w
         checks.append((buf, used, needed))
     if not found:
         raise ScheduleError(f"{what}: no block under loop {loop.loop_var.name!r} writes a "

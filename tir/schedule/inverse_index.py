@@ -93,7 +93,7 @@ def _covers(g: _Group, c: int, e: PrimExpr, buf: Buffer | None) -> bool:
     return False
 
 
-def _split(index: PrimExpr) -> tuple[PrimExpr, int, int | None]:
+def split_index(index: PrimExpr) -> tuple[PrimExpr, int, int | None]:
     """`index` as (F, stride, modulus): `F // s % m`, `F % m`, `F // s` or `F`."""
     def const(e: PrimExpr) -> int | None:
         return e.value if isinstance(e, IntImm) and e.value > 0 else None
@@ -120,7 +120,7 @@ def invert_load(consumer: BlockRealize, buf: Buffer, load: tuple[PrimExpr, ...],
     groups: list[tuple[PrimExpr, list[tuple[int, int, int | None]]]] = []
     constants: dict[int, PrimExpr] = {}
     for d, index in enumerate(load):
-        f, s, m = _split(index)
+        f, s, m = split_index(index)
         if not set(free_vars(f)) & set(extents):
             constants[d] = simplify(index)
             continue

@@ -19,7 +19,7 @@ from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
 from ..functor import Visitor, simplify, substitute
 from ..stmt import Block, BlockRealize, Buffer, BufferStore, For
 from . import tree
-from .inverse_index import _split
+from .inverse_index import split_index
 
 Window = tuple[PrimExpr, int]
 Ranges = dict[Var, tuple[PrimExpr, int]]
@@ -251,7 +251,7 @@ def solve(block: Block, regions: list[list[tuple[PrimExpr, PrimExpr]]],
             hit = _solve_dim(lo, simplify(ext), want, own)
             if hit is not None:
                 var, w = hit
-                found[var] = _intersect(found[var], w) if var in found else w
+                found[var] = intersect(found[var], w) if var in found else w
     out = {}
     for v, w in found.items():
         iv = own[v]
@@ -263,7 +263,7 @@ def _solve_dim(index: PrimExpr, ext: PrimExpr, want: Window, own: dict[Var, Any]
                ) -> tuple[Var, Window] | None:
     lo, n = want
     if isinstance(ext, IntImm) and ext.value == 1:
-        f, s, m = _split(index)
+        f, s, m = split_index(index)
         if m is not None:
             return None  # a remainder constrains nothing TVM keeps (and full ones nothing)
         lo, n = simplify(lo * s) if s != 1 else lo, n * s
@@ -296,7 +296,7 @@ def _solve_dim(index: PrimExpr, ext: PrimExpr, want: Window, own: dict[Var, Any]
     return None if w is None else (var, w)
 
 
-def _intersect(a: Window, b: Window) -> Window:
+def intersect(a: Window, b: Window) -> Window:
     d = constant_difference(b[0], a[0])
     if d is None:  # both hold the intersection: the narrower, else the one with a known start
         if a[1] != b[1]:
