@@ -165,6 +165,8 @@ def _check_region_shape(source: ts.BufferRegion, buf: ts.Buffer) -> None:
 
 def alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
     p = _parser()
+    if kwargs.get("scope") == "":
+        kwargs["scope"] = "global"  # TVM's empty scope means global
     buf = make_buffer(p.pending_name or "buffer", _shape(shape), _dtype(dtype), **kwargs)
     block = p.find_frame(BlockFrame)
     (block.allocs if block is not None else func_frame(p).root_allocs).append(buf)
@@ -445,7 +447,8 @@ def if_then_else(cond: Any, t: Any, f: Any, dtype: Any = None) -> tx.PrimExpr:
     return tx.Call(t.dtype, "tir.if_then_else", (tx.const(cond), t, f))
 
 
-def likely(cond: Any) -> tx.PrimExpr:
+def likely(cond: Any, dtype: Any = None) -> tx.PrimExpr:
+    """`T.likely(c)`; the `dtype=` older TVMScript passes is accepted (it is always bool)."""
     return tx.Call("bool", "tir.likely", (tx.const(cond),))
 
 

@@ -37,8 +37,46 @@ class Buffer:
     def ndim(self) -> int:
         return len(self.shape)
 
+    def access_ptr(self, access_mask: Any, ptr_type: str = "handle", content_lanes: int = 1,
+                   offset: Any = 0, extent: Any = None) -> PrimExpr:
+        """`B.access_ptr("r", extent=n)`: a `tvm_access_ptr` call naming the elements of B an
+        opaque access touches ("r"=1, "w"=2, "rw"=3); extent defaults to the rest of B."""
+        from .expr import Call, IntImm
+
+        mask = access_mask if isinstance(access_mask, int) else _access_mask(access_mask)
+        begin = const(offset)
+        if self.elem_offset is not None:
+            begin = self.elem_offset + begin
+        if extent is None:
+            count = _element_count(self.shape)
+            extent = (IntImm("int32", count.value - begin.value)
+                      if isinstance(count, IntImm) and isinstance(begin, IntImm)
+                      else count - begin)
+        args = (Call(self.dtype, "tir.type_annotation", ()), self.data, begin, const(extent),
+                IntImm("int32", mask))
+        return Call(ptr_type, "tir.tvm_access_ptr", args)
+
     def __repr__(self) -> str:
         return f"Buffer({self.name}, {[str(s) for s in self.shape]}, {self.dtype})"
+
+
+def _access_mask(text: str) -> int:
+    if not text or set(text) - {"r", "w"}:
+        raise ValueError(f"access_ptr: access mask {text!r} must be 'r', 'w' or 'rw'")
+    return ("r" in text) * 1 + ("w" in text) * 2
+
+
+def _element_count(shape: tuple[PrimExpr, ...]) -> PrimExpr:
+    """The number of elements; a constant shape gives an int32 constant, as TVM prints it."""
+    if all(isinstance(d, IntImm) for d in shape):
+        count = 1
+        for d in shape:
+            count *= d.value  # type: ignore[attr-defined]
+        return IntImm("int32", count)
+    total: PrimExpr = const(1)
+    for d in shape:
+        total = total * d
+    return total
 
 
 def make_buffer(name: str, shape: Any, dtype: str = "float32", **kwargs: Any) -> Buffer:

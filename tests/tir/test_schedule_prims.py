@@ -125,9 +125,8 @@ def test_compute_inline_matches_expected() -> None:
 
     sch = Schedule(Chain)
     sch.compute_inline(sch.get_block("B"))
-    body = sch.mod["main"].body
-    assert not body.block.alloc_buffers
-    assert_structural_equal(body.block.body, expected.body, map_free_vars=True)
+    # the root block held only B's allocation, so it goes with it (as the parser makes none)
+    assert_structural_equal(sch.mod["main"].body, expected.body, map_free_vars=True)
     check(sch, _chain_args)
 
 

@@ -110,14 +110,15 @@ class Schedule(ExtraPrimitives, ScheduleBase):
     def compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False,
                    index: int = -1) -> None:
         self._apply("compute_at", {"block": block, "loop": loop,
-                                   "preserve_unit_loops": preserve_unit_loops},
-                    compute.compute_at, block, loop, preserve_unit_loops)
+                                   "preserve_unit_loops": preserve_unit_loops, "index": index},
+                    compute.compute_at, block, loop, preserve_unit_loops, index)
 
     def reverse_compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False,
                            index: int = -1) -> None:
         self._apply("reverse_compute_at", {"block": block, "loop": loop,
-                                           "preserve_unit_loops": preserve_unit_loops},
-                    compute.reverse_compute_at, block, loop, preserve_unit_loops)
+                                           "preserve_unit_loops": preserve_unit_loops,
+                                           "index": index},
+                    compute.reverse_compute_at, block, loop, preserve_unit_loops, index)
 
     def compute_inline(self, block: BlockRV) -> None:
         self._apply("compute_inline", {"block": block}, compute.compute_inline, block)
