@@ -10,9 +10,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..tir.attrs import Attrs
-from ..tir.expr import PrimExpr, Span
+from ..tir.expr import IntImm, PrimExpr, Span
 from .module import GlobalVar
-from .struct_info import ObjectStructInfo, StructInfo
+from .struct_info import ObjectStructInfo, StructInfo, TupleStructInfo
 
 
 class Expr:
@@ -26,6 +26,10 @@ class Expr:
     def ty(self) -> StructInfo | None:
         """TVM 0.27's name for `struct_info`."""
         return self.struct_info
+
+    def same_as(self, other: object) -> bool:
+        """TVM's identity test (the same node, not an equal one)."""
+        return self is other
 
     def script(self, **options: Any) -> str:
         """The expression as TVMScript, the variables it uses declared first (as TVM prints a
@@ -71,6 +75,31 @@ class Expr:
         from .op import op_attr
 
         return op_attr("relax.negative", "make")(self)
+
+    def __getitem__(self, index: int) -> "TupleGetItem":
+        """`t[i]`: field i of a tuple-valued expression (TVM's ExprWithOp), with its struct
+        info when the tuple's is known."""
+        if not isinstance(index, int):
+            raise TypeError(f"a relax expression is indexed by an int field number, got "
+                            f"{type(index).__name__}")
+        fields = getattr(self.struct_info, "fields", None)
+        if fields is None and self.struct_info is not None and \
+                type(self.struct_info).__name__ != "ObjectStructInfo":
+            raise TypeError(f"only a tuple is indexed; this expression is "
+                            f"{type(self.struct_info).__name__}")
+        if fields is not None and not -len(fields) <= index < len(fields):
+            raise IndexError(f"tuple index {index} out of range for {len(fields)} fields")
+        if fields is not None and index < 0:
+            index += len(fields)
+        return TupleGetItem(self, index, fields[index] if fields is not None else None)
+
+    def __iter__(self) -> Any:
+        """A tuple-valued expression unpacks into its fields (`a, b = bb.emit(tuple_call)`)."""
+        fields = getattr(self.struct_info, "fields", None)
+        if fields is None:
+            raise TypeError(f"a relax {type(self).__name__} that is not a tuple is not "
+                            "iterable")
+        return iter([self[i] for i in range(len(fields))])
 
     @property
     def shape_(self) -> Any:
@@ -187,6 +216,11 @@ class GlobalVarRef(Expr):
     struct_info: StructInfo | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def name_hint(self) -> str:
+        """The global's name (TVM's call_tir holds the GlobalVar itself)."""
+        return self.gvar.name_hint
+
 
 @dataclass(frozen=True, slots=True)
 class Call(Expr):
@@ -218,6 +252,21 @@ class Tuple(Expr):
     struct_info: StructInfo | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if self.struct_info is None and all(
+                getattr(f, "struct_info", None) is not None for f in self.fields):
+            object.__setattr__(self, "struct_info", TupleStructInfo(
+                tuple(f.struct_info for f in self.fields)))
+
+    def __getitem__(self, index: int) -> Expr:  # type: ignore[override]
+        return self.fields[index]
+
+    def __iter__(self) -> Any:
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
 
 @dataclass(frozen=True, slots=True)
 class TupleGetItem(Expr):
@@ -232,6 +281,21 @@ class ShapeExpr(Expr):
     values: tuple[PrimExpr, ...]
     struct_info: StructInfo | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        values = self.values
+        if not isinstance(values, tuple) or any(isinstance(v, int) for v in values):
+            object.__setattr__(self, "values", tuple(  # as TVM: ints become int64 immediates
+                IntImm("int64", v) if isinstance(v, int) else v for v in values))
+
+    def __getitem__(self, index: int) -> PrimExpr:  # type: ignore[override]
+        return self.values[index]
+
+    def __iter__(self) -> Any:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +353,11 @@ class MatchCast:
     value: Expr
     struct_info: StructInfo
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def ty(self) -> StructInfo:
+        """TVM 0.27's name for the struct info cast to."""
+        return self.struct_info
 
     def script(self, **options: Any) -> str:
         """The binding as TVMScript, the variables its value uses declared first."""

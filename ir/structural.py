@@ -99,6 +99,8 @@ class _Equal:
             return self.module(a, b, path)
         if isinstance(a, rx.Constant):
             return self.constant(a, b, path)
+        for x, y, where in _definitions(a, b, path):
+            self.define(x, y, where)
         if isinstance(a, _SCOPES):
             self.closed += 1
             try:
@@ -152,6 +154,17 @@ class _Equal:
         self.keep += [a, b]
         self.node(a, b, path)
 
+    def define(self, a: Any, b: Any, path: str) -> None:
+        """`a` and `b` are defined here (a loop var, a binding's var, a block's buffers):
+        they correspond from now on, wherever the comparison started."""
+        if type(a) is not type(b) or id(a) in self.lhs_to_rhs:
+            return
+        self.closed += 1
+        try:
+            self.var(a, b, path)
+        finally:
+            self.closed -= 1
+
     def constant(self, a: rx.Constant, b: rx.Constant, path: str) -> None:
         x, y = _array(a.data), _array(b.data)
         if x.dtype != y.dtype or x.shape != y.shape or not np.array_equal(x, y, equal_nan=True):
@@ -170,6 +183,23 @@ class _Equal:
         self.mapping(a.global_infos, b.global_infos, path + ".global_infos")
         for name in names_a:
             self.eq(a[name], b[name], f'{path}["{name}"]')
+
+
+def _definitions(a: Any, b: Any, path: str) -> list[tuple[Any, Any, str]]:
+    """The variables node `a` (and its counterpart `b`) defines, as TVM's SEqual maps them
+    at their definition points: so two loop nests compare equal on their own, outside a
+    function."""
+    if isinstance(a, ts.For):
+        return [(a.loop_var, b.loop_var, path + ".loop_var")]
+    if isinstance(a, (ts.LetStmt, tx.Let, rx.VarBinding, rx.MatchCast)):
+        return [(a.var, b.var, path + ".var")]
+    if isinstance(a, ts.Block) and len(a.iter_vars) == len(b.iter_vars) and \
+            len(a.alloc_buffers) == len(b.alloc_buffers):
+        return [(x.var, y.var, f"{path}.iter_vars[{i}].var")
+                for i, (x, y) in enumerate(zip(a.iter_vars, b.iter_vars))] + \
+            [(x, y, f"{path}.alloc_buffers[{i}]")
+             for i, (x, y) in enumerate(zip(a.alloc_buffers, b.alloc_buffers))]
+    return []
 
 
 def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:

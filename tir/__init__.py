@@ -31,6 +31,12 @@ def build(mod: object, target: object = "llvm", **_: object) -> object:
     return build_kernels(mod, target)
 
 
+def is_buffer_var(value: object) -> bool:
+    """TVM 0.27's test for a buffer variable (there a Var of BufferType): here a Buffer, or a
+    handle Var (what a PrimFunc's buffer parameters are)."""
+    return isinstance(value, Buffer) or (isinstance(value, Var) and value.dtype == "handle")
+
+
 def __getattr__(name: str) -> object:
     """TVM's reducers and limits as `tir` names (`tvm.tir.max(a, b)`, `tvm.tir.sum(x, axis=k)`,
     `tvm.tir.max_value("float32")`): te's own objects, looked up late (te is built on tir)."""

@@ -41,6 +41,10 @@ class PrimExpr:
     dtype: str
     script = node_script
 
+    def same_as(self, other: object) -> bool:
+        """TVM's identity test (`==` builds a comparison expression instead)."""
+        return self is other
+
     @property
     def ty(self) -> VarType:
         """TVM's type of the expression (`expr.ty.dtype`)."""
@@ -209,13 +213,23 @@ class StringImm(PrimExpr):
         return "handle"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, init=False)
 class Var(PrimExpr):
     """A scalar variable: loop variables, shape variables, buffer data handles."""
 
     name: str
     dtype: str = "int32"
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __init__(self, name: str = "v", dtype: Any = "int32", span: Span | None = None, *,
+                 ty: Any = None, name_hint: str | None = None) -> None:
+        # NOTE: TVM 0.27 spells the type `ty=` (`tirx.Var("m", ty="int64")`)
+        object.__setattr__(self, "name", name_hint if name_hint is not None else name)
+        kind = ty if ty is not None else dtype
+        if not isinstance(kind, str):  # a PrimType / DataType / VarType
+            kind = str(getattr(kind, "dtype", None) or kind)
+        object.__setattr__(self, "dtype", kind)
+        object.__setattr__(self, "span", span)
 
     def __repr__(self) -> str:
         return f"Var({self.name}: {self.dtype})"

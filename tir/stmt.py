@@ -107,6 +107,9 @@ class Stmt:
     __slots__ = ()
     script = node_script
 
+    def same_as(self, other: object) -> bool:
+        return self is other
+
 
 @dataclass(frozen=True, slots=True)
 class BufferStore(Stmt):

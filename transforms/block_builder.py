@@ -19,10 +19,17 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.module import GlobalVar, IRModule
 from ..ir.ops.base import as_expr
+from ..vm.errors import TVMError
 from .legalize.emit import TEEmitter
 
 
+class BlockBuilderError(TVMError, ValueError):
+    """A BlockBuilder used out of order: TVM raises its RuntimeError-derived TVMError."""
+
+
 class BlockBuilder:
+    _current: list["BlockBuilder"] = []  # the builders inside `with bb.function(...)`
+
     def __init__(self, mod: IRModule | None = None) -> None:
         self._funcs: dict[GlobalVar, Any] = dict(mod.functions) if mod is not None else {}
         self._emitter = TEEmitter(self._funcs)
@@ -31,27 +38,51 @@ class BlockBuilder:
         self._blocks: list[rx.BindingBlock] = []
         self._in_dataflow = False
         self._counts: dict[str, int] = {}
+        self._open_blocks: list[tuple[bool, list[rx.Binding]]] = []  # _begin_*_block nesting
 
     @contextmanager
     def function(self, name: str, params: Any = None, attrs: dict[str, Any] | None = None,
                  pure: bool = True, private: bool = False) -> Iterator[None]:
         if self._func is not None:
-            raise ValueError("BlockBuilder.function cannot be nested")
-        ps = [] if params is None else (list(params) if isinstance(params, (list, tuple))
-                                        else [params])
+            raise BlockBuilderError("BlockBuilder.function cannot be nested")
+        ps = None if params is None else (list(params) if isinstance(params, (list, tuple))
+                                          else [params])
         fattrs = dict(attrs or {})
         if not private:  # as in TVM, a function the builder names is public
             fattrs.setdefault("global_symbol", name)
         self._func = {"name": name, "params": ps, "attrs": fattrs, "done": False}
         self._blocks, self._bindings = [], []
+        BlockBuilder._current.append(self)
         try:
             yield
         finally:
             done = self._func["done"]
             self._func = None
+            BlockBuilder._current.remove(self)
         if not done:
-            raise ValueError(f"function {name!r} needs bb.emit_func_output(...) before its "
-                             "`with` ends")
+            raise BlockBuilderError(f"function {name!r} needs bb.emit_func_output(...) before "
+                                    "its `with` ends")
+
+    # -- TVM's explicit block scopes (bb._begin_dataflow_block() ... bb._end_block()) -----
+
+    def _begin_dataflow_block(self) -> None:
+        self._open_blocks.append((self._in_dataflow, self._bindings))
+        self._bindings, self._in_dataflow = [], True
+
+    def _begin_binding_block(self) -> None:
+        self._open_blocks.append((self._in_dataflow, self._bindings))
+        self._bindings, self._in_dataflow = [], False
+
+    def _end_block(self) -> rx.BindingBlock:
+        if not self._open_blocks:
+            raise BlockBuilderError("_end_block without a _begin_dataflow_block or "
+                                    "_begin_binding_block")
+        kind = rx.DataflowBlock if self._in_dataflow else rx.BindingBlock
+        block = kind(tuple(self._bindings))
+        self._in_dataflow, self._bindings = self._open_blocks.pop()
+        if self._func is not None and block.bindings:
+            self._blocks.append(block)
+        return block
 
     @contextmanager
     def dataflow(self) -> Iterator[None]:
@@ -119,6 +150,10 @@ class BlockBuilder:
         self._bindings.append(rx.VarBinding(var, e))
         return var
 
+    def emit_normalized(self, binding: rx.Binding) -> None:
+        """Append a binding made elsewhere (a VarBinding or MatchCast), as it is."""
+        self._bindings.append(binding)
+
     def match_cast(self, value: Any, struct_info: si.StructInfo, name_hint: str = "") -> rx.Var:
         var = self._new_var(name_hint or None, struct_info, self._in_dataflow)
         self._bindings.append(rx.MatchCast(var, as_expr(value), struct_info))
@@ -145,9 +180,17 @@ class BlockBuilder:
 
     def emit_func_output(self, output: Any, params: Any = None) -> rx.Var | Any:
         if self._func is None:
-            raise ValueError("emit_func_output must be inside `with bb.function(...)`")
+            raise BlockBuilderError("emit_func_output must be inside `with bb.function(...)`")
+        if self._func["done"]:
+            raise BlockBuilderError(f"function {self._func['name']!r} already has its output")
         if params is not None:
+            if self._func["params"] is not None:
+                raise BlockBuilderError("the function's params were given to bb.function "
+                                        "already; do not give them to emit_func_output too")
             self._func["params"] = list(params) if isinstance(params, (list, tuple)) else [params]
+        if self._func["params"] is None:
+            raise BlockBuilderError(f"function {self._func['name']!r} has no params: give them "
+                                    "to bb.function or to emit_func_output")
         self._flush()
         body = as_expr(output)
         func = rx.Function(tuple(self._func["params"]), rx.SeqExpr(tuple(self._blocks), body),
@@ -176,5 +219,6 @@ class BlockBuilder:
     finalize = get
 
     @staticmethod
-    def current() -> None:
-        return None
+    def current() -> "BlockBuilder | None":
+        """The builder whose `with bb.function(...)` is open (innermost), else None."""
+        return BlockBuilder._current[-1] if BlockBuilder._current else None

@@ -16,6 +16,7 @@ from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.module import GlobalVar, fresh_name
 from ...ir.op import CALL_TIR
+from ...ir.structural import structural_equal, structural_hash
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
 
@@ -29,6 +30,7 @@ class TEEmitter:
         self.funcs = funcs
         self.names = {gv.name_hint for gv in funcs}
         self.cache: dict[Any, GlobalVar] = {}
+        self.emitted: dict[int, list[tuple[PrimFunc, GlobalVar]]] = {}  # by structural hash
 
     def fresh_name(self, base: str) -> str:
         name = fresh_name(base, self.names)
@@ -36,14 +38,29 @@ class TEEmitter:
         return name
 
     def add_func(self, func: PrimFunc, base: str, key: Any = None) -> GlobalVar:
+        """The GlobalVar of `func` added under a fresh name from `base`; an earlier function
+        with the same `key`, or (without a key) structurally equal, is reused (as TVM's
+        emit_te dedups)."""
         if key is not None and key in self.cache:
             return self.cache[key]
+        if key is None:
+            same = self._equal_earlier(func)
+            if same is not None:
+                return same
         name = self.fresh_name(base)
         gv = GlobalVar(name)
         self.funcs[gv] = func.with_attr("global_symbol", name)
         if key is not None:
             self.cache[key] = gv
+        else:
+            self.emitted.setdefault(structural_hash(func), []).append((func, gv))
         return gv
+
+    def _equal_earlier(self, func: PrimFunc) -> GlobalVar | None:
+        for earlier, gv in self.emitted.get(structural_hash(func), ()):
+            if gv in self.funcs and structural_equal(earlier, func):
+                return gv
+        return None
 
     def call_te(self, fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any],
                 name: str, key: Any = None, out_sinfo: si.StructInfo | None = None
@@ -88,6 +105,8 @@ def _to_te(value: Any, inputs: list[rx.Expr], placeholders: list[te.Tensor]) -> 
         return [_to_te(f, inputs, placeholders) for f in value.fields]
     if isinstance(value, (list, tuple)):
         return type(value)(_to_te(v, inputs, placeholders) for v in value)
+    if isinstance(value, dict):
+        return {k: _to_te(v, inputs, placeholders) for k, v in value.items()}
     return value
 
 
