@@ -16,7 +16,8 @@ from .vm.registry import get_global_func, list_global_func_names, register_func
 # NOTE: the compiler (parser, IR, passes, codegen) is imported on first use, so a process that
 # only loads and runs an exported executable imports the runtime (vm/) alone.
 _LAZY_MODULES = ("arith", "contrib", "error", "ir", "meta_schedule", "relax", "rpc", "s_tir",
-                 "script", "sym", "target", "te", "testing", "tir", "tirx", "topi", "transform")
+                 "script", "support", "sym", "target", "te", "testing", "tir", "tirx", "topi",
+                 "transform")
 
 
 def __getattr__(name: str) -> Any:

@@ -38,9 +38,11 @@ def is_buffer_var(value: object) -> bool:
 
 
 def __getattr__(name: str) -> object:
-    """TVM's reducers and limits as `tir` names (`tvm.tir.max(a, b)`, `tvm.tir.sum(x, axis=k)`,
-    `tvm.tir.max_value("float32")`): te's own objects, looked up late (te is built on tir)."""
-    if name in ("max", "min", "sum", "comm_reducer", "max_value", "min_value"):
+    """TVM's reducers, limits and index arithmetic as `tir` names (`tvm.tir.max(a, b)`,
+    `tvm.tir.sum(x, axis=k)`, `tvm.tir.max_value("float32")`, `tvm.tir.floordiv(a, b)`,
+    `tvm.tir.if_then_else(c, a, b)`): te's own objects, looked up late (te is built on tir)."""
+    if name in ("max", "min", "sum", "comm_reducer", "max_value", "min_value", "if_then_else",
+                "floordiv", "floormod", "truncdiv", "truncmod", "indexdiv", "indexmod", "div"):
         from .. import te
 
         return getattr(te, name)

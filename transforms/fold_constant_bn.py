@@ -41,7 +41,10 @@ class _FoldConstantBN(BlockRewriter):
     def run(self, func: rx.Function) -> rx.Function:
         self.uses = var_use_counts(*(b.value for blk in func.body.blocks
                                      for b in blk.bindings), func.body.body)
-        return remove_unused(super().run(func))
+        out = super().run(func)
+        # NOTE: only the folded batch norms' leftovers go; the user's own unused bindings
+        # (a pure-declared packed call run for its effect, say) stay, as TVM's build keeps them
+        return remove_unused(out) if self.folded else out
 
     def rewrite(self, b: Any) -> Any:
         if isinstance(b, rx.VarBinding):

@@ -123,7 +123,7 @@ class FunctionLowering:
         if isinstance(binding, MatchCast):
             arg = self.value_of(binding.value)
             if isinstance(binding.struct_info, TensorStructInfo):
-                self.check_tensor(arg, binding.struct_info, binding.var.name_hint)
+                self.check_tensor(arg, binding.struct_info, f"match_cast {binding.var.name_hint}")
             elif isinstance(binding.struct_info, ShapeStructInfo):
                 self.bind_shape(arg, binding.struct_info)
             self.values[binding.var] = arg

@@ -24,34 +24,41 @@ def _tensor(t: Any, param: str) -> NDArray:
         return t
     if isinstance(t, np.ndarray):
         return as_ndarray(t)
-    raise ArgumentTypeError(f"parameter {param!r}: expected a tensor, got {type(t).__name__}")
+    raise ArgumentTypeError(f"{_subject(param)}: expected a tensor, got {type(t).__name__}")
+
+
+def _subject(param: str) -> str:
+    """What a check names: a parameter, or a match_cast inside the function (lower_to_vm
+    passes those as "match_cast <var>")."""
+    return param if param.startswith("match_cast ") else f"parameter {param!r}"
 
 
 def check_tensor_info(t: Any, ndim: int, dtype: str, param: str) -> None:
     x = _tensor(t, param)
     if ndim >= 0 and len(x.shape) != ndim:
-        raise ArgumentRankError(f"parameter {param!r}: expected a rank-{ndim} tensor, got rank "
-                         f"{len(x.shape)} (shape {x.shape})")
+        raise ArgumentRankError(f"{_subject(param)}: expected a rank-{ndim} tensor, got rank "
+                                f"{len(x.shape)} (shape {x.shape}: ndim {len(x.shape)} != "
+                                f"{ndim})")
     if dtype and x.dtype != dtype:
-        raise ArgumentDtypeError(f"parameter {param!r}: expected dtype {dtype}, got {x.dtype}")
+        raise ArgumentDtypeError(f"{_subject(param)}: expected dtype {dtype}, got {x.dtype}")
 
 
 def check_shape_info(s: Any, ndim: int, param: str) -> None:
     """A shape parameter (`R.Shape(["k"])`, nn.spec.Int): a tuple of `ndim` ints."""
     if not isinstance(s, (tuple, list)) or not all(isinstance(d, (int, np.integer))
                                                    and not isinstance(d, bool) for d in s):
-        raise ArgumentTypeError(f"parameter {param!r}: expected a shape (a tuple of {ndim} "
+        raise ArgumentTypeError(f"{_subject(param)}: expected a shape (a tuple of {ndim} "
                                 f"int{'s' if ndim != 1 else ''}, e.g. "
                                 f"tvm.runtime.ShapeTuple([...])), got {s!r}")
     if ndim >= 0 and len(s) != ndim:
-        raise ArgumentRankError(f"parameter {param!r}: expected a shape of {ndim} values, got "
+        raise ArgumentRankError(f"{_subject(param)}: expected a shape of {ndim} values, got "
                                 f"{len(s)} ({tuple(s)})")
 
 
 def check_dim(t: Any, axis: int, expected: int, param: str) -> None:
     got = _tensor(t, param).shape[axis]
     if got != expected:
-        raise ArgumentShapeError(f"parameter {param!r}: expected shape[{axis}] == {expected}, "
+        raise ArgumentShapeError(f"{_subject(param)}: expected shape[{axis}] == {expected}, "
                                  f"got {got} (shape {t.shape})")
 
 
@@ -62,7 +69,7 @@ def tensor_dim(t: Any, axis: int) -> int:
 def check_dim_equal(t: Any, axis: int, value: int, param: str, var: str) -> None:
     got = _tensor(t, param).shape[axis]
     if got != value:
-        raise ArgumentShapeError(f"parameter {param!r}: shape[{axis}] is {var}, which is {value} "
+        raise ArgumentShapeError(f"{_subject(param)}: shape[{axis}] is {var}, which is {value} "
                                  f"from an earlier argument, but got {got} (shape {t.shape})")
 
 

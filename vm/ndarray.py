@@ -144,6 +144,13 @@ class NDArray:
 
     asnumpy = numpy
 
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """`arr[:] = value`: copy a whole array in (TVM supports only the full slice)."""
+        if not (isinstance(index, slice) and index == slice(None)):
+            raise ValueError("NDArray supports only `arr[:] = value` (a copy of the whole "
+                             "array), as TVM does")
+        self.copyfrom(value)
+
     def copyfrom(self, source: "NDArray | np.ndarray | Sequence[Any]") -> "NDArray":
         src = source._arr if isinstance(source, NDArray) else source
         if not hasattr(src, "__cuda_array_interface__"):

@@ -63,6 +63,7 @@ class VirtualMachine:
         self._table = interpreter.resolve_func_table(ex, self.device, self._late_vm_call)
         self._plain_table, self._plain_mode = self._table, self.mode
         self._inputs: dict[str, tuple[Any, ...]] = {}
+        self._saved: dict[str, Callable[[], Any]] = {}  # save_function's closures
         self._outputs: dict[str, Any] = {}
 
     def _late_vm_call(self, name: str) -> Callable[..., Any]:
@@ -70,6 +71,8 @@ class VirtualMachine:
 
     def __getitem__(self, name: str) -> Callable[..., Any]:
         f = self._callables.get(name)
+        if f is None and name in self._saved:
+            return self._saved[name]
         if f is None:
             fn = self.executable.functions.get(name)
             if fn is None:
@@ -141,6 +144,28 @@ class VirtualMachine:
                 self.mode = "interpreter"
             self._callables.clear()
 
+    def save_function(self, func_name: str, saved_name: str, *args: Any,
+                      include_return: bool = True, **kwargs: Any) -> None:
+        """TVM's closure over fixed arguments: afterwards `vm[saved_name]()` calls
+        `vm[func_name](*args)` (returning None when `include_return` is False)."""
+        if kwargs:  # named arguments go to the parameters of those names
+            fn = self.executable.functions.get(func_name)
+            names = list(getattr(fn, "params", ()))[len(args):]
+            unknown = sorted(set(kwargs) - set(names))
+            if unknown:
+                raise TypeError(f"save_function: {func_name} has no parameters {unknown}")
+            missing = [n for n in names if n not in kwargs]
+            if missing:
+                raise TypeError(f"save_function: {func_name} needs {missing} too")
+            args = (*args, *(kwargs[n] for n in names))
+        func = self[func_name]
+
+        def saved() -> Any:
+            out = func(*args)
+            return out if include_return else None
+
+        self._saved[saved_name] = saved
+
     @property
     def module(self) -> "VirtualMachine":
         """`vm.module.time_evaluator(...)`, as TVM tutorials of the MLC course's era write it."""
@@ -149,8 +174,10 @@ class VirtualMachine:
     def time_evaluator(self, func_name: str, dev: Device | None = None, number: int = 10,
                        repeat: int = 1, min_repeat_ms: float = 0, **_: Any
                        ) -> Callable[..., ProfileResult]:
-        """TVM's `vm.time_evaluator("main", dev, number=, repeat=)(*args)`."""
-        return time_evaluator(self[func_name], number, repeat, min_repeat_ms)
+        """TVM's `vm.time_evaluator("main", dev, number=, repeat=)(*args)`; with
+        "invoke_stateful" it times `vm.invoke_stateful(name)` (inputs from set_input)."""
+        target = self.invoke_stateful if func_name == "invoke_stateful" else self[func_name]
+        return time_evaluator(target, number, repeat, min_repeat_ms)
 
     def set_input(self, func_name: str, *args: Any, **kwargs: Any) -> None:
         fn = self.executable.functions[func_name]
@@ -165,6 +192,9 @@ class VirtualMachine:
         self._outputs[func_name] = self[func_name](*self._inputs[func_name])
 
     def get_outputs(self, func_name: str) -> Any:
+        if func_name not in self._outputs:
+            raise ValueError(f"no outputs of {func_name!r} yet: call vm.invoke_stateful("
+                             f"{func_name!r}) after vm.set_input first")
         return self._outputs[func_name]
 
     def __repr__(self) -> str:
