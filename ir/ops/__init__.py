@@ -8,6 +8,7 @@ from . import (  # noqa: F401 (registers the operators)
     qdq_search, reduce_nn, runtime_ops, scatter_set,
 )
 from . import vision  # noqa: F401 (registers R.vision.*)
+from . import memory  # noqa: F401 (registers R.memory.*, R.vm.*, R.builtin.alloc_tensor)
 from .base import OpError
 from .elementwise import astype, where
 from .manipulate import (

@@ -33,3 +33,4 @@ from . import (  # noqa: E402,F401
     search, set, sorting, statistical, ternary, unary, vision,
 )
 roi_pool = vision.roi_pool  # noqa: E305 (TVM's relax.op also holds the vision operators)
+from . import builtin, memory, vm  # noqa: E402,F401 (relax.op.memory.alloc_storage, ...)
