@@ -10,6 +10,7 @@ from ...ir.ops.linalg_stats import linear, masked_fill  # noqa: F401 (built from
 from ...script.relax import (  # noqa: F401,A004 (R.print, R.assert_op, relax.op.call_tir)
     assert_op, call_dps_packed, call_pure_packed, call_tir, print,
 )
+from ...script.relax import call_tir_inplace  # noqa: F401 (relax.op.call_tir_inplace)
 from . import image, nn  # noqa: F401 (relax.op.nn, relax.op.image)
 from ._registry import builders
 
