@@ -92,7 +92,8 @@ def pool3d(data: te.Tensor, kind: str, pool_size: Any, strides: Any, padding: An
     def at(b: Any, f: Any, pos: Any) -> tx.PrimExpr:
         return x[(b, f, *(pos[k] * strides[k] + rk[k] * dilation[k] for k in range(3)))]
     if kind == "max":
-        return te.compute((n, c, *out), lambda b, f, d, y, xx: te.max(at(b, f, (d, y, xx)), axis=rk),
+        return te.compute((n, c, *out),
+                          lambda b, f, d, y, xx: te.max(at(b, f, (d, y, xx)), axis=rk),
                           name="pool_max")
     s = te.compute((n, c, *out),
                    lambda b, f, d, y, xx: te.sum(at(b, f, (d, y, xx)), axis=rk),
