@@ -11,6 +11,7 @@ from . import vision  # noqa: F401 (registers R.vision.*)
 from . import memory  # noqa: F401 (registers R.memory.*, R.vm.*, R.builtin.alloc_tensor)
 from . import nn3d  # noqa: F401 (registers R.nn.conv3d and the 3-d pools)
 from . import layout  # noqa: F401 (registers R.layout_transform)
+from . import image_ext  # noqa: F401 (registers R.image.resize3d, grid_sample)
 from .base import OpError
 from .elementwise import astype, where
 from .manipulate import (
