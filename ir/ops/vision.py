@@ -1,4 +1,4 @@
-"""Vision operators: `R.vision.roi_pool` (TVM 0.27's struct info and attributes)."""
+"""Vision operators: `R.vision.roi_pool` and `roi_align` (TVM 0.27's struct info and attributes)."""
 
 from __future__ import annotations
 
@@ -47,3 +47,38 @@ def roi_pool(data: Any, rois: Any, pooled_size: Any, spatial_scale: float,
 
 
 register(_ROI_POOL, _infer_roi_pool, roi_pool, OPAQUE)
+
+
+_ROI_ALIGN = "relax.vision.roi_align"
+
+
+def _infer_roi_align(c: rx.Call) -> si.StructInfo:
+    if c.attr("mode") not in ("avg", "max"):
+        raise op_error(_ROI_ALIGN, f"mode must be 'avg' or 'max', got {c.attr('mode')!r}")
+    x = tensor_arg(_ROI_ALIGN, c, 0, "data")
+    rois = tensor_arg(_ROI_ALIGN, c, 1, "rois")
+    if x.ndim not in (-1, 4):
+        raise op_error(_ROI_ALIGN, f"data must be 4-D (NCHW), got {x.ndim} dims")
+    if rois.ndim not in (-1, 2):
+        raise op_error(_ROI_ALIGN, f"rois must be 2-D (num_roi, 5), got {rois.ndim} dims")
+    if rois.shape is not None and as_int(rois.shape[1]) not in (None, 5):
+        raise op_error(_ROI_ALIGN, f"rois must have 5 columns (batch, x1, y1, x2, y2), got "
+                                   f"{as_int(rois.shape[1])}")
+    if c.attr("layout") != "NCHW":
+        raise op_error(_ROI_ALIGN, f"only the NCHW layout is supported, got {c.attr('layout')}")
+    ph, pw = c.attr("pooled_size")
+    if x.shape is None or rois.shape is None:
+        return si.TensorStructInfo(None, x.dtype, 4)
+    dims = (rois.shape[0], x.shape[1], tx.const(ph, "int64"), tx.const(pw, "int64"))
+    return out_tensor(dims, x.dtype)
+
+
+def roi_align(data: Any, rois: Any, pooled_size: Any, spatial_scale: float,
+              sample_ratio: int = -1, aligned: bool = False, layout: str = "NCHW",
+              mode: str = "avg") -> rx.Call:
+    return call(_ROI_ALIGN, (data, rois), pooled_size=list(_pair(pooled_size)),
+                spatial_scale=float(spatial_scale), sample_ratio=int(sample_ratio),
+                aligned=bool(aligned), layout=str(layout), mode=str(mode))
+
+
+register(_ROI_ALIGN, _infer_roi_align, roi_align, OPAQUE)
