@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.expr import Call, ExternFunc, GlobalVarRef, ShapeExpr, Tuple
-from ..ir.op import CALL_TIR, get_op
+from ..ir.op import CALL_TIR, get_op, op_attr
 from ..vm import bytecode as bc
 
 
@@ -31,8 +31,10 @@ def lower_builtin_op(fn: Any, call: Call, builtin: str) -> bc.Arg:
         builtin = target.global_symbol
     else:
         rest = call.args
+    # attributes the builtin takes after the arguments (ir/ops/vision_nms.py), as constants
+    attrs = [fn.b.const(call.attr(k)) for k in op_attr(call.op.name, "vm_builtin_attrs", ())]
     r = fn.new_reg()
-    fn.emit(builtin, [fn.value_of(a) for a in rest], dst=r)
+    fn.emit(builtin, [fn.value_of(a) for a in rest] + attrs, dst=r)
     return bc.reg(r)
 
 
