@@ -1,5 +1,5 @@
 """Box-selection vision operators whose work depends on the data: `R.vision.get_valid_counts`
-(TVM 0.27's struct info and attributes). They run as numpy builtins (vm/vision_builtins.py),
+and `R.vision.all_class_non_max_suppression` (TVM 0.27's struct info and attributes). They run as numpy builtins (vm/vision_builtins.py),
 which receive the attributes after the tensors (`vm_builtin_attrs`)."""
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ from typing import Any
 from .. import expr as rx
 from .. import struct_info as si
 from ..op import register_op
-from .base import OPAQUE, call, op_error, tensor_arg
+from ...tir import expr as tx
+from ...tir.functor import simplify
+from .base import OPAQUE, call, op_error, scalar_const, tensor_arg
 
 _GET_VALID_COUNTS = "relax.vision.get_valid_counts"
 
@@ -42,3 +44,45 @@ register_op(_GET_VALID_COUNTS, infer_struct_info=_infer_get_valid_counts,
             make=get_valid_counts, op_pattern=OPAQUE,
             vm_builtin="relax.run.vision.get_valid_counts",
             vm_builtin_attrs=("score_threshold", "id_index", "score_index"))
+
+
+_ALL_CLASS_NMS = "relax.vision.all_class_non_max_suppression"
+
+
+def _infer_all_class_nms(c: rx.Call) -> si.StructInfo:
+    boxes = tensor_arg(_ALL_CLASS_NMS, c, 0, "boxes")
+    scores = tensor_arg(_ALL_CLASS_NMS, c, 1, "scores")
+    if c.attr("output_format") != "onnx":
+        raise op_error(_ALL_CLASS_NMS, f"only output_format='onnx' is supported, got "
+                                       f"{c.attr('output_format')!r}")
+    if boxes.ndim not in (-1, 3) or scores.ndim not in (-1, 3):
+        raise op_error(_ALL_CLASS_NMS, f"boxes (batch, boxes, 4) and scores (batch, classes, "
+                                       f"boxes) must be 3-D, got {boxes.ndim} and "
+                                       f"{scores.ndim} dims")
+    count = si.TensorStructInfo((tx.const(1, "int64"),), "int64")
+    if scores.shape is None:
+        return si.TupleStructInfo((si.TensorStructInfo(None, "int64", 2), count))
+    b, classes, n = scores.shape
+    rows = simplify(b * classes * n)
+    return si.TupleStructInfo((si.TensorStructInfo((rows, tx.const(3, "int64")), "int64"),
+                               count))
+
+
+def all_class_non_max_suppression(boxes: Any, scores: Any, max_output_boxes_per_class: Any,
+                                  iou_threshold: Any, score_threshold: Any,
+                                  output_format: str = "onnx") -> rx.Call:
+    """ONNX's NonMaxSuppression: per batch and class, the best boxes that overlap no better
+    one by more than `iou_threshold`; rows of (batch, class, box), and their count."""
+    return call(_ALL_CLASS_NMS, (boxes, scores, _scalar(max_output_boxes_per_class, "int64"),
+                                 _scalar(iou_threshold, "float32"),
+                                 _scalar(score_threshold, "float32")),
+                output_format=str(output_format))
+
+
+def _scalar(value: Any, dtype: str) -> Any:
+    return value if isinstance(value, rx.Expr) else scalar_const(value, dtype)
+
+
+register_op(_ALL_CLASS_NMS, infer_struct_info=_infer_all_class_nms,
+            make=all_class_non_max_suppression, op_pattern=OPAQUE,
+            vm_builtin="relax.run.vision.all_class_non_max_suppression")

@@ -39,3 +39,41 @@ def test_get_valid_counts_struct_info_and_errors():
     flat = relax.Var("x", relax.TensorStructInfo((7, 6), "float32"))
     with pytest.raises(OpError, match="R.vision.get_valid_counts: data must be 3-D"):
         V.get_valid_counts(flat)
+
+
+def _onnx_nms(boxes, scores, limit, iou, threshold):
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    h = onnx.helper
+    inputs = [h.make_tensor_value_info("boxes", onnx.TensorProto.FLOAT, boxes.shape),
+              h.make_tensor_value_info("scores", onnx.TensorProto.FLOAT, scores.shape)]
+    consts = [h.make_tensor("limit", onnx.TensorProto.INT64, [1], [limit]),
+              h.make_tensor("iou", onnx.TensorProto.FLOAT, [1], [iou]),
+              h.make_tensor("thr", onnx.TensorProto.FLOAT, [1], [threshold])]
+    node = h.make_node("NonMaxSuppression", ["boxes", "scores", "limit", "iou", "thr"], ["out"])
+    out = h.make_tensor_value_info("out", onnx.TensorProto.INT64, None)
+    model = h.make_model(h.make_graph([node], "nms", inputs, [out], consts),
+                         opset_imports=[h.make_opsetid("", 13)])
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return sess.run(None, {"boxes": boxes, "scores": scores})[0]
+
+
+def test_all_class_nms_matches_onnxruntime():
+    corner = RNG.uniform(0, 8, (2, 12, 2)).astype("float32")
+    boxes = np.concatenate([corner, corner + RNG.uniform(1, 4, (2, 12, 2))], -1).astype(
+        "float32")
+    scores = RNG.uniform(0, 1, (2, 3, 12)).astype("float32")
+    selected, count = run_graph(lambda b, s: V.all_class_non_max_suppression(
+        b, s, 4, 0.3, 0.2), [boxes, scores])
+    ref = _onnx_nms(boxes, scores, 4, 0.3, 0.2)
+    np.testing.assert_array_equal(selected, ref)
+    assert count.tolist() == [len(ref)]
+
+
+def test_all_class_nms_struct_info():
+    b = relax.Var("b", relax.TensorStructInfo((2, 12, 4), "float32"))
+    s = relax.Var("s", relax.TensorStructInfo((2, 3, 12), "float32"))
+    sinfo = V.all_class_non_max_suppression(b, s, 4, 0.3, 0.2).struct_info
+    assert [int(d) for d in sinfo.fields[0].shape] == [72, 3]
+    with pytest.raises(OpError, match="only output_format='onnx'"):
+        V.all_class_non_max_suppression(b, s, 4, 0.3, 0.2, output_format="tensorflow")
