@@ -1,4 +1,4 @@
-"""Vision operators: `R.vision.roi_pool` and `roi_align` (TVM 0.27's struct info and attributes)."""
+"""Vision operators: `R.vision.roi_pool`, `roi_align`, `multibox_transform_loc` (TVM 0.27's attrs)."""
 
 from __future__ import annotations
 
@@ -82,3 +82,40 @@ def roi_align(data: Any, rois: Any, pooled_size: Any, spatial_scale: float,
 
 
 register(_ROI_ALIGN, _infer_roi_align, roi_align, OPAQUE)
+
+
+_MULTIBOX = "relax.vision.multibox_transform_loc"
+
+
+def _infer_multibox(c: rx.Call) -> si.StructInfo:
+    cls = tensor_arg(_MULTIBOX, c, 0, "cls_pred")
+    loc = tensor_arg(_MULTIBOX, c, 1, "loc_pred")
+    anchor = tensor_arg(_MULTIBOX, c, 2, "anchor")
+    for t, rank, what in ((cls, 3, "cls_pred (B, C, N)"), (loc, 2, "loc_pred (B, 4*N)"),
+                          (anchor, 3, "anchor (1, N, 4)")):
+        if t.ndim not in (-1, rank):
+            raise op_error(_MULTIBOX, f"{what} must be {rank}-D, got {t.ndim} dims")
+    if len({t.dtype for t in (cls, loc, anchor) if t.dtype}) > 1:
+        raise op_error(_MULTIBOX, f"cls_pred, loc_pred and anchor must share a dtype, got "
+                                  f"{cls.dtype}, {loc.dtype} and {anchor.dtype}")
+    if cls.shape is None:
+        return si.TupleStructInfo((si.TensorStructInfo(None, cls.dtype, 3), cls))
+    b, _, n = cls.shape
+    if loc.shape is not None and as_int(loc.shape[1]) is not None and \
+            as_int(n) is not None and as_int(loc.shape[1]) != 4 * as_int(n):
+        raise op_error(_MULTIBOX, f"loc_pred has {as_int(loc.shape[1])} values per batch; "
+                                  f"{as_int(n)} anchors need {4 * as_int(n)}")
+    boxes = out_tensor((b, n, tx.const(4, "int64")), cls.dtype)
+    return si.TupleStructInfo((boxes, out_tensor(cls.shape, cls.dtype)))
+
+
+def multibox_transform_loc(cls_pred: Any, loc_pred: Any, anchor: Any, clip: bool = False,
+                           threshold: float = 0.0, variances: Any = (1.0, 1.0, 1.0, 1.0),
+                           keep_background: bool = True, apply_softmax: bool = True
+                           ) -> rx.Call:
+    return call(_MULTIBOX, (cls_pred, loc_pred, anchor), clip=bool(clip),
+                threshold=float(threshold), variances=[float(v) for v in variances],
+                keep_background=bool(keep_background), apply_softmax=bool(apply_softmax))
+
+
+register(_MULTIBOX, _infer_multibox, multibox_transform_loc, OPAQUE)
