@@ -1,4 +1,4 @@
-"""Vision operators: `R.vision.roi_pool`, `roi_align`, `multibox_transform_loc` (TVM 0.27's attrs)."""
+"""Vision operators: `R.vision.roi_pool`, `roi_align`, `multibox_transform_loc` (TVM's attrs)."""
 
 from __future__ import annotations
 
