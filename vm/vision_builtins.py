@@ -67,6 +67,54 @@ def all_class_non_max_suppression(boxes: Any, scores: Any, max_per_class: Any, i
     return as_ndarray(selected), as_ndarray(np.array([len(rows)], "int64"))
 
 
+def _xyxy_iou(a: np.ndarray, others: np.ndarray) -> np.ndarray:
+    yx = a[[1, 0, 3, 2]]  # _iou takes (y1, x1, y2, x2)
+    return _iou(yx, others[:, [1, 0, 3, 2]])
+
+
+def _nms_order(boxes: np.ndarray, count: int, opts: dict[str, Any]) -> list[tuple[int, int]]:
+    """(rank by score, row position) of each box kept, best score first."""
+    scores = boxes[:count, opts["score_index"]]
+    order = [int(i) for i in np.argsort(-scores, kind="stable")
+             if scores[i] > opts["score_threshold"]]
+    if opts["top_k"] > 0:
+        order = order[:opts["top_k"]]
+    cs = opts["coord_start"]
+    kept: list[tuple[int, int]] = []
+    for rank, i in enumerate(order):
+        if 0 <= opts["max_output_size"] <= len(kept):
+            break
+        rivals = [k for _, k in kept if opts["force_suppress"] or opts["id_index"] < 0
+                  or boxes[k, opts["id_index"]] == boxes[i, opts["id_index"]]]
+        if not rivals or np.all(_xyxy_iou(boxes[i, cs:cs + 4],
+                                          boxes[rivals, cs:cs + 4]) < opts["iou_threshold"]):
+            kept.append((rank, i))
+    return kept
+
+
+def non_max_suppression(data: Any, valid_count: Any, indices: Any, *attrs: Any) -> Any:
+    opts = dict(zip(("max_output_size", "iou_threshold", "force_suppress", "top_k",
+                     "coord_start", "score_index", "id_index", "return_indices",
+                     "invalid_to_bottom", "score_threshold"), attrs))
+    boxes, counts, index = (t.numpy() if isinstance(t, NDArray) else np.asarray(t)
+                            for t in (data, valid_count, indices))
+    out = np.full_like(boxes, -1)
+    picked = np.full(boxes.shape[:2], -1, "int32")
+    totals = np.zeros((boxes.shape[0], 1), "int32")
+    for b in range(boxes.shape[0]):
+        ranks, kept = zip(*order) if (order := _nms_order(boxes[b], int(counts[b]), opts)) \
+            else ((), ())
+        # suppressed boxes leave -1 rows where they ranked, unless moved to the bottom
+        rows = list(range(len(kept))) if opts["invalid_to_bottom"] else list(ranks)
+        out[b, rows] = boxes[b, list(kept)]
+        picked[b, :len(kept)] = index[b, list(kept)]
+        totals[b, 0] = len(kept)
+    if opts["return_indices"]:
+        return as_ndarray(picked), as_ndarray(totals)
+    return as_ndarray(out)
+
+
+register_func("relax.run.vision.non_max_suppression", non_max_suppression, override=True)
 register_func("relax.run.vision.all_class_non_max_suppression", all_class_non_max_suppression,
               override=True)
 register_func("relax.run.vision.get_valid_counts", get_valid_counts, override=True)

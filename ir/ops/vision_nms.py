@@ -1,6 +1,6 @@
-"""Box-selection vision operators whose work depends on the data: `R.vision.get_valid_counts`
-and `R.vision.all_class_non_max_suppression` (TVM 0.27's struct info and attributes). They
-run as numpy builtins (vm/vision_builtins.py), which receive the attributes after the tensors
+"""Box-selection vision operators whose work depends on the data: `R.vision.get_valid_counts`,
+`non_max_suppression` and `all_class_non_max_suppression` (TVM 0.27's struct info and
+attributes). They run as numpy builtins (vm/vision_builtins.py), which receive the attributes after the tensors
 (`vm_builtin_attrs`)."""
 
 from __future__ import annotations
@@ -87,3 +87,47 @@ def _scalar(value: Any, dtype: str) -> Any:
 register_op(_ALL_CLASS_NMS, infer_struct_info=_infer_all_class_nms,
             make=all_class_non_max_suppression, op_pattern=OPAQUE,
             vm_builtin="relax.run.vision.all_class_non_max_suppression")
+
+
+_NMS = "relax.vision.non_max_suppression"
+_NMS_ATTRS = ("max_output_size", "iou_threshold", "force_suppress", "top_k", "coord_start",
+              "score_index", "id_index", "return_indices", "invalid_to_bottom",
+              "score_threshold")
+
+
+def _infer_nms(c: rx.Call) -> si.StructInfo:
+    data = tensor_arg(_NMS, c, 0, "data")
+    tensor_arg(_NMS, c, 1, "valid_count")
+    tensor_arg(_NMS, c, 2, "indices")
+    if data.ndim not in (-1, 3):
+        raise op_error(_NMS, f"data must be 3-D (batch, boxes, elements), got {data.ndim} dims")
+    if c.attr("soft_nms_sigma"):
+        raise op_error(_NMS, "soft NMS (soft_nms_sigma > 0) is not supported yet")
+    if not c.attr("return_indices"):
+        return data
+    if data.shape is None:
+        return si.TupleStructInfo((si.TensorStructInfo(None, "int32", 2),
+                                   si.TensorStructInfo(None, "int32", 2)))
+    b, n, _ = data.shape
+    return si.TupleStructInfo((si.TensorStructInfo((b, n), "int32"),
+                               si.TensorStructInfo((b, tx.const(1, "int64")), "int32")))
+
+
+def non_max_suppression(data: Any, valid_count: Any, indices: Any, max_output_size: int = -1,
+                        iou_threshold: float = 0.5, force_suppress: bool = False,
+                        top_k: int = -1, coord_start: int = 2, score_index: int = 1,
+                        id_index: int = 0, return_indices: bool = True,
+                        invalid_to_bottom: bool = False, soft_nms_sigma: float = 0.0,
+                        score_threshold: float = 0.0) -> rx.Call:
+    """Greedy NMS of get_valid_counts' output, best score first: a box is dropped when a kept
+    one (of its class, unless `force_suppress`) overlaps it by `iou_threshold` or more."""
+    return call(_NMS, (data, valid_count, indices), max_output_size=int(max_output_size),
+                iou_threshold=float(iou_threshold), force_suppress=bool(force_suppress),
+                top_k=int(top_k), coord_start=int(coord_start), score_index=int(score_index),
+                id_index=int(id_index), return_indices=bool(return_indices),
+                invalid_to_bottom=bool(invalid_to_bottom),
+                soft_nms_sigma=float(soft_nms_sigma), score_threshold=float(score_threshold))
+
+
+register_op(_NMS, infer_struct_info=_infer_nms, make=non_max_suppression, op_pattern=OPAQUE,
+            vm_builtin="relax.run.vision.non_max_suppression", vm_builtin_attrs=_NMS_ATTRS)
