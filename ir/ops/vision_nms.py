@@ -1,7 +1,7 @@
 """Box-selection vision operators whose work depends on the data: `R.vision.get_valid_counts`,
 `non_max_suppression` and `all_class_non_max_suppression` (TVM 0.27's struct info and
-attributes). They run as numpy builtins (vm/vision_builtins.py), which receive the attributes after the tensors
-(`vm_builtin_attrs`)."""
+attributes). They run as numpy builtins (vm/vision_builtins.py), which receive the
+attributes after the tensors (`vm_builtin_attrs`)."""
 
 from __future__ import annotations
 
