@@ -34,4 +34,8 @@ from . import (  # noqa: E402,F401
     search, set, sorting, statistical, ternary, unary, vision,
 )
 roi_pool = vision.roi_pool  # noqa: E305 (TVM's relax.op also holds the vision operators)
+roi_align, get_valid_counts = vision.roi_align, vision.get_valid_counts  # noqa: E305
+non_max_suppression = vision.non_max_suppression
+all_class_non_max_suppression = vision.all_class_non_max_suppression
+multibox_transform_loc = vision.multibox_transform_loc
 from . import builtin, memory, vm  # noqa: E402,F401 (relax.op.memory.alloc_storage, ...)
