@@ -16,6 +16,7 @@ from . import struct_info as si
 from .analysis import _bindings, _nodes
 from .functor import ExprVisitor, var_use_counts
 from .module import GlobalVar, IRModule
+from .op import op_attr
 from .type_analysis import definable_tir_vars_in_type, tir_vars_in_type
 
 
@@ -104,6 +105,8 @@ def _impure(call: rx.Call, own_name: Any) -> bool:
     callee = call.op
     if isinstance(callee, rx.ExternFunc):
         return True  # R.call_packed (call_pure_packed wraps it as an argument instead)
+    if isinstance(callee, rx.Op) and op_attr(callee.name, "impure"):
+        return True  # writes memory (R.vm.call_tir_dyn) or frees it (R.memory.kill_*)
     if isinstance(callee, rx.Var) and own_name is not None and callee is own_name:
         return False  # a recursive call's purity is the function's own, not yet known
     if isinstance(callee, rx.GlobalVarRef) and own_name is not None and \

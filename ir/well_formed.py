@@ -150,7 +150,7 @@ class _Checker:
             self.error(f"{e.gvar.name_hint!r} is not a function of the module")
 
 
-_LEAVES = (rx.Var, rx.Constant, rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.Op,
+_LEAVES = (rx.Var, rx.Constant, rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.DataTypeImm, rx.Op,
            rx.GlobalVarRef, rx.ExternFunc, rx.Function, GlobalVar)
 
 

@@ -526,6 +526,8 @@ nn = _OpNamespace("relax.nn")
 image = _OpNamespace("relax.image")
 vision = _OpNamespace("relax.vision")
 builtin = _OpNamespace("relax.builtin")  # R.builtin.stop_lift_params, as TVM prints it
+memory = _OpNamespace("relax.memory")  # R.memory.alloc_storage, ... (memory planning)
+vm = _OpNamespace("relax.vm")  # R.vm.alloc_storage, R.vm.call_tir_dyn (VM lowering)
 
 # -- devices and IR classes TVMScript names (R.cpu() in R.hint_on_device, R.ExternFunc) ---------
 

@@ -543,6 +543,14 @@ def min_value(dtype: Any) -> tx.PrimExpr:
     return tx.const(info.min.item(), d)
 
 
+def index_map(mapping: Callable[..., Any], *, index_dtype: str = "int64") -> Any:
+    """`T.index_map(lambda i, j: (i // 4, j, i % 4))`: a tir.IndexMap, as TVM prints the map of
+    `R.layout_transform`."""
+    from ..tir.index_map import IndexMap
+
+    return IndexMap.from_func(mapping, index_dtype=index_dtype)
+
+
 from .tir_dtypes import *  # noqa: E402,F401,F403 (T.i32, T.float32x4, T.float8_e4m3fn, ...)
 from .tir_intrin import *  # noqa: E402,F401,F403 (T.atan2, T.popcount, T.tvm_mma_sync, ...)
 from .tir_nodes import *  # noqa: E402,F401,F403 (T.Add, T.Ramp, T.IterVar, ...)

@@ -55,6 +55,18 @@ class IndexMap:
                 finals.append(item)
         return IndexMap(params, finals, inverse_index_map), separators
 
+    def __eq__(self, other: object) -> bool:
+        """Structural: the same outputs of the same inputs, whatever the variables' names."""
+        if not isinstance(other, IndexMap):
+            return NotImplemented
+        if self.ndim != other.ndim or len(self.final_indices) != len(other.final_indices):
+            return False
+        probe = [Var(f"_probe{k}", v.dtype) for k, v in enumerate(self.initial_indices)]
+        return repr(self.map_indices(probe)) == repr(other.map_indices(probe))
+
+    def __hash__(self) -> int:
+        return hash((self.ndim, len(self.final_indices)))
+
     @property
     def ndim(self) -> int:
         return len(self.initial_indices)

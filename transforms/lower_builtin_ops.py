@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.expr import Call, ExternFunc, Tuple
+from ..ir.expr import Call, ExternFunc, GlobalVarRef, ShapeExpr, Tuple
+from ..ir.op import CALL_TIR, get_op, op_attr
 from ..vm import bytecode as bc
 
 
@@ -14,6 +15,8 @@ def lower_builtin_op(fn: Any, call: Call, builtin: str) -> bc.Arg:
     """Emit `call` into `fn` (a FunctionLowering) as a call of `builtin`; "extern" means the
     call's first argument names the function (an ExternFunc) and the rest are its arguments.
     NOTE: `call_builtin_with_ctx` passes no VM context: tvmlite's builtins take none."""
+    if builtin == "call_tir_dyn":
+        return _lower_call_tir_dyn(fn, call)
     if builtin == "unsupported":
         raise NotImplementedError(f"{call.op.name}: tvmlite's VM has no closures yet; the "
                                   "call parses, prints and infers its struct info only")
@@ -28,6 +31,45 @@ def lower_builtin_op(fn: Any, call: Call, builtin: str) -> bc.Arg:
         builtin = target.global_symbol
     else:
         rest = call.args
+    # attributes the builtin takes after the arguments (ir/ops/vision_nms.py), as constants
+    attrs = [fn.b.const(call.attr(k)) for k in op_attr(call.op.name, "vm_builtin_attrs", ())]
     r = fn.new_reg()
-    fn.emit(builtin, [fn.value_of(a) for a in rest], dst=r)
+    fn.emit(builtin, [fn.value_of(a) for a in rest] + attrs, dst=r)
     return bc.reg(r)
+
+
+def _lower_call_tir_dyn(fn: Any, call: Call) -> bc.Arg:
+    """`R.vm.call_tir_dyn(f, (tensors..., R.shape([values])))`: the kernel `f` called on the
+    tensors (inputs and outputs alike, written in place) and its scalar parameters."""
+    callee, args = call.args[0], call.args[1]
+    assert isinstance(args, Tuple)
+    fields = list(args.fields)
+    values = fields.pop() if fields and isinstance(fields[-1], ShapeExpr) else ShapeExpr(())
+    kname = callee.gvar.name_hint if isinstance(callee, GlobalVarRef) else \
+        getattr(callee, "global_symbol", None)
+    if kname is None or kname not in fn.mod:
+        if kname is None:
+            raise TypeError(f"R.vm.call_tir_dyn: the callee must be a prim_func of the module, "
+                            f"got {type(callee).__name__}")
+        fn.emit(kname, [fn.value_of(a) for a in fields + [values]])
+        return fn.value_of(Tuple(()))
+    sig = fn.b.kernel_signature(kname)
+    tensors = [fn.value_of(a) for a in fields]
+    buffers = [p for p in sig.params if p.kind == "buffer"]
+    if len(buffers) != len(tensors):
+        raise TypeError(f"R.vm.call_tir_dyn: {kname} takes {len(buffers)} buffers, the call "
+                        f"passes {len(tensors)} tensors")
+    bound: dict[str, bc.Arg] = {}
+    for param, arg, arg_arg in zip(buffers, fields, tensors):
+        fn.match_buffer(kname, param, arg.struct_info, arg_arg, bound)
+    as_call_tir = Call(CALL_TIR, (callee, args, values))
+    scalars = fn.scalar_args(kname, sig, as_call_tir, bound)
+    shape_args = fn.shape_var_args(kname, sig, bound)
+    fn.emit(kname, fn.kernel_args(sig, tensors, scalars) + shape_args, kind="kernel")
+    return fn.value_of(Tuple(()))
+
+
+def as_call_tir_dyn(call: Call) -> Call:
+    """A direct call of a module prim_func, `f(x, y, out)` (TVM's form after CallTIRRewrite),
+    as the `R.vm.call_tir_dyn` it means."""
+    return Call(get_op("relax.vm.call_tir_dyn"), (call.op, Tuple(call.args)))

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..ir.expr import (
     Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, If, MatchCast, Op,
-    PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var, VarBinding,
+    DataTypeImm, PrimValue, ShapeExpr, StringImm, Tuple, TupleGetItem, Var, VarBinding,
 )
 from ..ir.module import IRModule
 from ..ir.op import CALL_DPS_PACKED, CALL_PURE_PACKED, CALL_TIR, CALL_TIR_INPLACE, op_attr
@@ -26,7 +26,7 @@ from ..vm import bytecode as bc
 from ..vm.bytecode import Arg
 from ..vm.kernel_signature import shape_text
 from .exec_builder import ExecBuilder
-from .lower_builtin_ops import lower_builtin_op
+from .lower_builtin_ops import as_call_tir_dyn, lower_builtin_op
 from .lower_shapes import _dim_text, lower_if
 
 
@@ -152,7 +152,7 @@ class FunctionLowering:
             self.emit("vm.builtin.make_tuple", [self.dim_arg(d, "R.shape") for d in e.values],
                       dst=r)
             return bc.reg(r)
-        if isinstance(e, StringImm):
+        if isinstance(e, (StringImm, DataTypeImm)):  # DataTypeImm: R.memory.* allocations
             return self.b.const(e.value)
         if isinstance(e, Tuple):
             r = self.new_reg()
@@ -195,6 +195,9 @@ class FunctionLowering:
             r = self.new_reg()
             self.emit(target.global_symbol, [self.value_of(a) for a in args], dst=r)
             return bc.reg(r)
+        if isinstance(call.op, GlobalVarRef) and call.op.gvar.name_hint in self.mod and \
+                isinstance(self.mod[call.op.gvar.name_hint], PrimFunc):  # in place (DPS)
+            return lower_builtin_op(self, as_call_tir_dyn(call), "call_tir_dyn")
         if isinstance(call.op, GlobalVarRef):
             callee = call.op.gvar.name_hint
             r = self.new_reg()

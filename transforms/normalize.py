@@ -19,7 +19,7 @@ from ..ir import struct_info as si
 from ..ir.op import with_inferred_struct_info
 from ..ir.type_analysis import type_lca
 
-_LEAVES = (rx.Var, rx.Constant, rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.Op,
+_LEAVES = (rx.Var, rx.Constant, rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.DataTypeImm, rx.Op,
            rx.GlobalVarRef, rx.ExternFunc, rx.Function)
 
 

@@ -15,6 +15,7 @@ from .errors import (
     ArgumentDtypeError, ArgumentRankError, ArgumentShapeError, ArgumentTypeError,
 )
 from .ndarray import NDArray, as_ndarray, data_ptr, empty_array
+from .storage import STORAGE_BUILTIN_NAMES, make_storage_builtins
 
 Builtin = Callable[..., Any]
 
@@ -227,8 +228,10 @@ def make_builtins(device: Device) -> dict[str, Builtin]:
     if device.device_type != 1:  # issue 7 hook: a CUDA VM allocates CuPy arrays (vm/cuda.py)
         from .cuda import alloc_on as cuda_alloc_on
 
-        return {**_PURE, "vm.builtin.alloc_tensor": cuda_alloc_on(device)}
-    return {**_PURE, "vm.builtin.alloc_tensor": alloc_on(device)}
+        alloc = cuda_alloc_on(device)
+    else:
+        alloc = alloc_on(device)
+    return {**_PURE, "vm.builtin.alloc_tensor": alloc, **make_storage_builtins(device, alloc)}
 
 
-BUILTIN_NAMES = frozenset(_PURE) | {"vm.builtin.alloc_tensor"}
+BUILTIN_NAMES = frozenset(_PURE) | {"vm.builtin.alloc_tensor"} | STORAGE_BUILTIN_NAMES

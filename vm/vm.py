@@ -20,6 +20,7 @@ import numpy as np
 
 from . import bounds_runtime, debug_builtins, interpreter  # noqa: F401 (registers relax.run.*)
 from . import set_builtins  # noqa: F401 (registers relax.run.nonzero, unique, ...)
+from . import vision_builtins  # noqa: F401 (relax.run.vision.get_valid_counts)
 from .closures import compile_closures
 from .device import Device, cpu, intern
 from .executable import Executable, VMFunction

@@ -10,6 +10,7 @@ from ...ir.ops.linalg_stats import linear, masked_fill  # noqa: F401 (built from
 from ...script.relax import (  # noqa: F401,A004 (R.print, R.assert_op, relax.op.call_tir)
     assert_op, call_dps_packed, call_pure_packed, call_tir, print,
 )
+from ...script.relax import call_tir_inplace  # noqa: F401 (relax.op.call_tir_inplace)
 from . import image, nn  # noqa: F401 (relax.op.nn, relax.op.image)
 from ._registry import builders
 
@@ -33,3 +34,8 @@ from . import (  # noqa: E402,F401
     search, set, sorting, statistical, ternary, unary, vision,
 )
 roi_pool = vision.roi_pool  # noqa: E305 (TVM's relax.op also holds the vision operators)
+roi_align, get_valid_counts = vision.roi_align, vision.get_valid_counts  # noqa: E305
+non_max_suppression = vision.non_max_suppression
+all_class_non_max_suppression = vision.all_class_non_max_suppression
+multibox_transform_loc = vision.multibox_transform_loc
+from . import builtin, memory, vm  # noqa: E402,F401 (relax.op.memory.alloc_storage, ...)

@@ -26,7 +26,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
                "ones_like", "tril", "triu", "zeros", "zeros_like"),
     "datatype": ("astype", "wrap_param"),
     "index": ("dynamic_strided_slice", "strided_slice", "take"),
-    "linear_algebra": ("einsum", "linear", "matmul", "outer"),
+    "linear_algebra": ("einsum", "linear", "matmul", "outer", "permute_dims"),
     "manipulate": ("broadcast_to", "collapse_sum_like", "collapse_sum_to", "concat",
                    "expand_dims", "flatten", "flip", "gather_elements", "gather_nd",
                    "index_put", "index_tensor", "layout_transform", "meshgrid", "one_hot",

@@ -12,6 +12,7 @@ through the namespaces and `tir.PrimExpr` arithmetic. Any foreign exception is t
 from __future__ import annotations
 
 import ast
+import inspect
 import builtins
 import contextlib
 import operator
@@ -406,6 +407,9 @@ class Parser:
                 for name, value in zip(names, values):
                     self.bind(name, value)
                 return self.eval(node.body)
+        # NOTE: the parameters' names, for callers that read them (T.index_map's variables)
+        fn.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
         return fn
 
     def _eval_Call(self, node: ast.Call) -> Any:

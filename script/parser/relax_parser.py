@@ -24,7 +24,7 @@ from ...tir.function import PrimFunc
 from .core import _MISSING, ArgError, Dialect, Parser, current
 
 LEAF = (rx.Var, rx.Constant, rx.GlobalVarRef, rx.ExternFunc, rx.Op, rx.ShapeExpr, rx.PrimValue,
-        rx.StringImm)
+        rx.StringImm, rx.DataTypeImm)
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,12 @@ class _RelaxDialect(Dialect):
         if kwargs:
             raise ValueError(f"calls to module function {gv.name_hint!r} take no keywords")
         callee = p.module.function(gv.name_hint) if p.module is not None else None
+        frame = function_frame(p)
+        if isinstance(callee, PrimFunc) and frame is not None and \
+                _truthy(frame.attrs.get("relax.force_pure")):
+            # `cls.add(x, y, out)`: an in-place kernel call, as TVM prints after CallTIRRewrite
+            return rx.Call(rx.GlobalVarRef(gv, si.FuncStructInfo(None, _VOID, False)),
+                           tuple(to_expr(a) for a in args), struct_info=_VOID)
         if isinstance(callee, PrimFunc):
             raise ValueError(f"{gv.name_hint!r} is a prim_func; call it with "
                              f"R.call_tir({gv.name_hint}, (args...), out_sinfo)")
@@ -91,6 +97,13 @@ class _RelaxDialect(Dialect):
             raise ValueError(f"operator {op.__name__} is not defined on relax values; use "
                              f"+ - * / // ** or call the operator (R.add, R.multiply, ...)")
         return op(a, b)  # relax.Expr's operators build R.add(a, b) and the like
+
+
+_VOID = si.TupleStructInfo(())
+
+
+def _truthy(value: Any) -> bool:
+    return bool(getattr(value, "value", value))
 
 
 RELAX = _RelaxDialect("relax")

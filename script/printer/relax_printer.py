@@ -17,6 +17,7 @@ from ...ir import expr as rx
 from ...ir import op as ops
 from ...ir import struct_info as si
 from ...tir import expr as tx
+from ...tir.index_map import IndexMap
 from .common import ExprPrinter, Namer, decorator_options, q, value_text
 
 IND = "    "
@@ -234,6 +235,8 @@ class RelaxPrinter:
             return self.sinfo(v)
         if isinstance(v, rx.Expr):
             return self.value(v)
+        if isinstance(v, IndexMap):  # R.layout_transform's map
+            return f"T.index_map({v.trace_text()})"
         if isinstance(v, tuple):  # TVM prints an operator's array attributes as lists
             return "[" + ", ".join(self.value_attr(x) for x in v) + "]"
         return value_text(v, self.expr)

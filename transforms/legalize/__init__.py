@@ -21,6 +21,9 @@ from .emit import TEEmitter, sinfo_key
 from . import rules_ext  # noqa: F401 (registers the newer operators' rules)
 from . import rules_base  # noqa: F401 (bitwise and base operators' rules)
 from . import rules_vision  # noqa: F401 (R.vision.*)
+from . import rules_nn3d  # noqa: F401 (R.nn.conv3d, the 3-d pools)
+from . import rules_layout  # noqa: F401 (R.layout_transform)
+from . import rules_image  # noqa: F401 (R.image.resize3d, grid_sample)
 from .rules import LEGALIZE, primfunc_name, register_legalize
 
 __all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]

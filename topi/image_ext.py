@@ -1,0 +1,87 @@
+"""Computes of `R.image.resize3d` (NCDHW, nearest or trilinear) and `R.image.grid_sample`
+(NCHW, bilinear or nearest, zeros or border padding), as TVM's topi defines them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import te
+from ..tir import expr as tx
+from .nn_ext import _f, _floor_i64, _i, _nearest, _source_coord
+
+B = tx.BinaryOp
+F32 = "float32"
+
+
+def _clamp(v: tx.PrimExpr, n: tx.PrimExpr) -> tx.PrimExpr:
+    return tx.binop(B.MIN, tx.binop(B.MAX, v, _i(0)), n - 1)
+
+
+def resize3d(x: te.Tensor, size: Any, method: str, coords: str, rounding: str,
+             out_dtype: str) -> te.Tensor:
+    n, c, *dims = x.shape
+    out = [_i(s) for s in size]
+    if method == "nearest_neighbor" and coords != "align_corners" and not rounding:
+        rounding = "floor"  # TVM's default for nearest without align_corners
+
+    def body(b: Any, f: Any, z: Any, y: Any, xx: Any) -> tx.PrimExpr:
+        src = [_source_coord(v, dims[k], out[k], coords) for k, v in enumerate((z, y, xx))]
+        if method == "nearest_neighbor":
+            return _f(x[(b, f, *(_nearest(s, rounding, dims[k]) for k, s in enumerate(src)))],
+                      out_dtype)
+        lo = [_floor_i64(s) for s in src]
+        frac = [s - _f(v, F32) for s, v in zip(src, lo)]
+        total = None
+        for corner in range(8):
+            bits = [(corner >> (2 - k)) & 1 for k in range(3)]
+            idx = tuple(_clamp(lo[k] + bits[k], dims[k]) for k in range(3))
+            weight = None
+            for k in range(3):
+                w = frac[k] if bits[k] else _f(1.0, F32) - frac[k]
+                weight = w if weight is None else weight * w
+            term = _f(x[(b, f, *idx)], F32) * weight
+            total = term if total is None else total + term
+        return _f(total, out_dtype)
+    return te.compute((n, c, *out), body, name="resize")
+
+
+def _unnormalize(g: tx.PrimExpr, size: tx.PrimExpr, align_corners: bool) -> tx.PrimExpr:
+    one, half = _f(1.0, F32), _f(0.5, F32)
+    fsize = _f(size, F32)
+    if align_corners:
+        return (g + one) * half * (fsize - one)
+    return ((g + one) * fsize - one) * half
+
+
+def grid_sample(x: te.Tensor, grid: te.Tensor, method: str, padding_mode: str,
+                align_corners: bool) -> te.Tensor:
+    n, c, h, w = x.shape
+    _, _, oh, ow = grid.shape
+    zero = _f(0.0, F32)
+
+    def coords(b: Any, y: Any, xx: Any) -> tuple[tx.PrimExpr, tx.PrimExpr]:
+        ix = _unnormalize(_f(grid[b, 0, y, xx], F32), w, align_corners)
+        iy = _unnormalize(_f(grid[b, 1, y, xx], F32), h, align_corners)
+        if padding_mode == "border":
+            ix = tx.binop(B.MIN, tx.binop(B.MAX, ix, zero), _f(w, F32) - _f(1.0, F32))
+            iy = tx.binop(B.MIN, tx.binop(B.MAX, iy, zero), _f(h, F32) - _f(1.0, F32))
+        return iy, ix
+
+    def read(b: Any, f: Any, yy: tx.PrimExpr, xc: tx.PrimExpr) -> tx.PrimExpr:
+        v = _f(x[b, f, _clamp(yy, h), _clamp(xc, w)], F32)
+        inside = tx.binop(B.AND, tx.binop(B.AND, yy >= 0, yy < h),
+                          tx.binop(B.AND, xc >= 0, xc < w))
+        return tx.Select(inside, v, zero)
+
+    def body(b: Any, f: Any, y: Any, xx: Any) -> tx.PrimExpr:
+        iy, ix = coords(b, y, xx)
+        if method == "nearest":
+            return _f(read(b, f, _floor_i64(iy + _f(0.5, F32)), _floor_i64(ix + _f(0.5, F32))),
+                      x.dtype)
+        y0, x0 = _floor_i64(iy), _floor_i64(ix)
+        dy, dx = iy - _f(y0, F32), ix - _f(x0, F32)
+        one = _f(1.0, F32)
+        top = read(b, f, y0, x0) * (one - dx) + read(b, f, y0, x0 + 1) * dx
+        bottom = read(b, f, y0 + 1, x0) * (one - dx) + read(b, f, y0 + 1, x0 + 1) * dx
+        return _f(top * (one - dy) + bottom * dy, x.dtype)
+    return te.compute((n, c, oh, ow), body, name="grid_sample")

@@ -1,0 +1,61 @@
+"""The compute of `R.layout_transform`: each output element read from the input position the
+inverse of the index map gives, or `pad_value` where the map does not reach.
+
+The inverse is found for maps built of the index itself, splits (`i // c` with `i % c`) and any
+reordering of those (NCHW -> NCHW4c, transposes, tiling); other maps are refused by name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import te
+from ..tir import expr as tx
+from ..tir.index_map import IndexMap
+
+B = tx.BinaryOp
+
+
+def _parts(imap: IndexMap) -> dict[Any, dict[str, Any]]:
+    """For each input variable: the output position it sits at whole ('whole'), or those of
+    its quotient ('div', with the divisor) and remainder ('mod')."""
+    found: dict[Any, dict[str, Any]] = {v: {} for v in imap.initial_indices}
+    for pos, e in enumerate(imap.final_indices):
+        if isinstance(e, tx.Var) and e in found:
+            found[e]["whole"] = pos
+            continue
+        if isinstance(e, tx.BinOp) and e.op in (B.FLOORDIV, B.FLOORMOD) and \
+                isinstance(e.a, tx.Var) and e.a in found and isinstance(e.b, tx.IntImm):
+            key = "div" if e.op == B.FLOORDIV else "mod"
+            found[e.a][key] = (pos, e.b.value)
+            continue
+        raise NotImplementedError(f"R.layout_transform: cannot invert the output index {e} "
+                                  f"(supported: i, i // c and i % c, in any order)")
+    return found
+
+
+def _source_index(var: Any, part: dict[str, Any], out: tuple[Any, ...]) -> tx.PrimExpr:
+    if "whole" in part:
+        return out[part["whole"]]
+    if "div" in part and "mod" in part and part["div"][1] == part["mod"][1]:
+        return out[part["div"][0]] * part["div"][1] + out[part["mod"][0]]
+    raise NotImplementedError(f"R.layout_transform: the index map loses input index "
+                              f"{var.name} (it needs {var.name} itself, or both "
+                              f"{var.name} // c and {var.name} % c)")
+
+
+def layout_transform(x: te.Tensor, imap: IndexMap, out_shape: Any, pad_value: Any
+                     ) -> te.Tensor:
+    parts = _parts(imap)
+    fill = tx.const(0.0 if pad_value is None else pad_value, x.dtype)
+
+    def body(*out: Any) -> tx.PrimExpr:
+        src = [_source_index(v, parts[v], out) for v in imap.initial_indices]
+        inside = None
+        for s, d in zip(src, x.shape):
+            cond = s < d
+            inside = cond if inside is None else tx.binop(B.AND, inside, cond)
+        if inside is None:
+            return x[tuple(src)]
+        return te.if_then_else(inside, x[tuple(src)], fill)
+    return te.compute(tuple(out_shape), body, name="te_layout_transform")
