@@ -529,7 +529,7 @@ def max_value(dtype: Any) -> tx.PrimExpr:
 
     d = _dtype(dtype, 0)
     info = np.finfo(d) if is_float(d) else np.iinfo(d)
-    return tx.const(info.max.item(), d)
+    return tx.const(getattr(info.max, "item", lambda: info.max)(), d)
 
 
 def min_value(dtype: Any) -> tx.PrimExpr:
@@ -537,7 +537,7 @@ def min_value(dtype: Any) -> tx.PrimExpr:
 
     d = _dtype(dtype, 0)
     info = np.finfo(d) if is_float(d) else np.iinfo(d)
-    return tx.const(info.min.item(), d)
+    return tx.const(getattr(info.min, "item", lambda: info.min)(), d)
 
 
 from .tir_dtypes import *  # noqa: E402,F401,F403 (T.i32, T.float32x4, T.float8_e4m3fn, ...)
