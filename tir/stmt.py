@@ -69,6 +69,10 @@ class Stmt:
     __slots__ = ()
     script = node_script
 
+    def same_as(self, other: object) -> bool:
+        """TVM's reference identity: the very same node object."""
+        return self is other
+
 
 @dataclass(frozen=True, slots=True)
 class BufferStore(Stmt):
