@@ -147,6 +147,10 @@ def make_buffer(name: str, shape: Any, dtype: str = "float32", data: Any = None,
         if not isinstance(d, tx.PrimExpr):
             raise ValueError(f"a buffer dimension must be an integer or a T.int64() variable, "
                              f"not {d!r}")
+    if type(elem_offset) is int and elem_offset == 0:
+        elem_offset = None  # a literal 0 is TVM's default offset, not a distinct buffer
+    if offset_factor == 1:
+        offset_factor = 0  # TVM stores an offset factor of 0 as 1: the two are one buffer
     return ts.Buffer(name, dims, dtype, data if data is not None else tx.Var(name, "handle"),
                      tuple(strides or ()), elem_offset, scope, offset_factor)
 
@@ -245,7 +249,11 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
         root = ts.Block("root", (), body, alloc_buffers=tuple(frame.root_allocs))
         body = ts.BlockRealize((), TRUE, root)
     ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
-    return PrimFunc(tuple(frame.params), tuple(frame.buffer_map), body,
+    # TVM's buffer_map is a map keyed by parameter: order it as the parameters, not as the
+    # match_buffer calls happen to come
+    order = {id(param): n for n, param in enumerate(frame.params)}
+    buffer_map = sorted(frame.buffer_map, key=lambda hb: order.get(id(hb[0]), len(order)))
+    return PrimFunc(tuple(frame.params), tuple(buffer_map), body,
                     tuple(frame.attrs.items()), ret_dtype, p.source.span(node))
 
 
