@@ -157,3 +157,12 @@ class Schedule(ExtraPrimitives, ScheduleBase):
         self._apply("rolling_buffer", {"block": block,
                                        "write_buffer_index": int(write_buffer_index)},
                     rolling.rolling_buffer, block, int(write_buffer_index))
+
+    def cache_inplace(self, block: BlockRV | str, read_buffer_index: int,
+                      storage_scope: str) -> list[BlockRV]:
+        """The block's in-place buffer is staged through a `storage_scope` copy: returns
+        the copy-in and copy-out blocks (cache.py)."""
+        return self._apply("cache_inplace", {"block": block,
+                                             "read_buffer_index": int(read_buffer_index),
+                                             "storage_scope": storage_scope},
+                           cache.cache_inplace, block, int(read_buffer_index), storage_scope)

@@ -183,3 +183,24 @@ def _and_all(terms: list[PrimExpr]) -> PrimExpr:
     for n, term in enumerate(terms):
         out = term if n == 0 else BinOp(BinaryOp.AND, out, term)
     return out
+
+
+def cache_inplace(ctx: Ctx, rv: BlockRV, index: int, scope: str) -> tuple[Any, list[BlockRV]]:
+    """A block that reads and writes one buffer in place works on a `scope` copy of it: a
+    copy-in stage right before the block and a copy-out stage right after it, under the
+    block's own loops. TVM names both stages `<buffer>_<scope>`; handles here are names, so
+    the copy-out stage gets a `_1` suffix to stay addressable."""
+    what = "cache_inplace"
+    path = ctx.block_path(rv)
+    br: BlockRealize = path[-1]  # type: ignore[assignment]
+    buf = _nth(read_buffers(br.block), index, what, br.block.name, "read")
+    if not any(b is buf for b in written_buffers(br.block)):
+        raise ScheduleError(f"{what}: block {br.block.name!r} reads {buf.name!r} but does not "
+                            f"write it: it is not an in-place access (use cache_read)")
+    cache = _cache_buffer(buf, scope)
+    renamed = dataclasses.replace(br, block=_Rename(buf, cache, loads=True,
+                                                     stores=True).generic_visit(br.block))
+    copy_in, copy_out = cache.name, f"{cache.name}_1"
+    staged = seq([copy_nest(copy_in, cache, buf), renamed, copy_nest(copy_out, buf, cache)])
+    func = tree.add_root_alloc(ctx.func.with_body(tree.replace(path, staged)), cache)
+    return func, [BlockRV(copy_in, ctx.func_name), BlockRV(copy_out, ctx.func_name)]
