@@ -164,3 +164,57 @@ def test_rfactor_rejects_a_consumer_reading_beyond_the_reduction():
     with pytest.raises(ScheduleError, match="stage pipeline.*'D' reads 'C'"):
         sch.rfactor(sch.get_loops("C")[1], 0)
     assert sch.mod is before
+
+
+@T.prim_func(s_tir=True)
+def argmax_rows(idx: T.Buffer((4, 16), "int32"), val: T.Buffer((4, 16), "float32"),
+                out_i: T.Buffer((4,), "int32"), out_v: T.Buffer((4,), "float32")):
+    for i, k in T.grid(4, 16):
+        with T.sblock("argmax"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                out_v[vi] = T.min_value("float32")
+                out_i[vi] = -1
+            vi_new: T.let[T.int32] = T.Select(out_v[vi] >= val[vi, vk], out_i[vi], idx[vi, vk])
+            vv_new: T.let[T.float32] = T.Select(out_v[vi] >= val[vi, vk], out_v[vi],
+                                                val[vi, vk])
+            out_v[vi] = vv_new
+            out_i[vi] = vi_new
+
+
+def test_rfactor_of_an_argmax_keeps_both_accumulators():
+    sch = Schedule(argmax_rows)
+    _, k = sch.get_loops("argmax")
+    _, k1 = sch.split(k, [None, 4])
+    rf = sch.rfactor(k1, 1)
+    allocs = [b.name for b in sch.get(sch.get_block("root")).alloc_buffers]
+    assert allocs == ["out_i_rf", "out_v_rf"]  # in the order of the lets, as TVM puts them
+    assert sch.get(rf).name_hint == "argmax_rf"
+    verify_trace_roundtrip(sch, argmax_rows)
+    val = RNG.permutation(64).astype("float32").reshape(4, 16)  # no ties
+    idx = np.tile(np.arange(16, dtype="int32"), (4, 1))
+    args = [idx, val, np.zeros(4, "int32"), np.zeros(4, "float32")]
+    _run_both(sch.mod, args, 2, val.argmax(1))
+    _run_both(sch.mod, args, 3, val.max(1))
+
+
+def test_rfactor_of_a_tuple_reduction_needs_one_let_per_accumulator():
+    @T.prim_func(s_tir=True)
+    def no_let(idx: T.Buffer((4, 16), "int32"), val: T.Buffer((4, 16), "float32"),
+               out_i: T.Buffer((4,), "int32"), out_v: T.Buffer((4,), "float32")):
+        for i, k in T.grid(4, 16):
+            with T.sblock("argmax"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    out_i[vi] = -1
+                    out_v[vi] = T.min_value("float32")
+                vi_new: T.let[T.int32] = T.Select(out_v[vi] >= val[vi, vk], out_i[vi],
+                                                  idx[vi, vk])
+                out_i[vi] = vi_new
+                out_v[vi] = T.Select(out_v[vi] >= val[vi, vk], out_v[vi], val[vi, vk])
+
+    sch = Schedule(no_let)
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="block 'argmax' must store each accumulator"):
+        sch.rfactor(sch.get_loops("argmax")[1], 0)
+    assert sch.mod is before

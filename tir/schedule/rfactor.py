@@ -13,7 +13,7 @@ copies of the spatial loops and of the rf loop, in their original order.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Callable
 
 from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
 from ..function import free_vars
@@ -23,6 +23,7 @@ from ..stmt import (
     seq,
 )
 from . import rfactor_checks as checks
+from . import rfactor_tuple
 from . import tree
 from .state import Ctx, ScheduleError
 from .trace import BlockRV, LoopRV
@@ -118,27 +119,48 @@ def rfactor(ctx: Ctx, rv: LoopRV, factor_axis: int) -> tuple[Any, BlockRV]:
                             f"(it holds {len(blocks)})")
     path = ctx.block_path(BlockRV(blocks[0].block.name, ctx.func_name))
     br: BlockRealize = path[-1]  # type: ignore[assignment]
-    store, op, rhs = _reduction_parts(br.block)
     loops = tree.loops_above(path)
-    spatial_vars, reduce_vars = _check(ctx, path, store, op, loop, loops)
+    tup = rfactor_tuple.parse(br.block) if br.block.init is not None else None
+    if tup is not None:
+        store = tup.stores[0]
+        for st in tup.stores:
+            checks.check_dominant(br, st)
+        checks.check_bindings(br, loops)
+        spatial_vars, reduce_vars = _loop_roles(br, loops, loop)
+        checks.check_serial(br.block.name, [lp for lp in loops if lp.loop_var in reduce_vars])
+        checks.check_stage_pipeline(ctx, path, store)
+    else:
+        store, op, rhs = _reduction_parts(br.block)
+        spatial_vars, reduce_vars = _check(ctx, path, store, op, loop, loops)
     ndim = len(store.indices)
     axis = factor_axis + ndim + 1 if factor_axis < 0 else factor_axis
     if not 0 <= axis <= ndim:
         raise ScheduleError(f"rfactor: factor_axis {factor_axis} is out of range for buffer "
                             f"{store.buffer.name!r} of {ndim} dims")
-    rf_buf = _rf_buffer(store.buffer, loop, axis)
-    rf_nest = _rf_nest(br, store, op, rhs, loop, loops, rf_buf, axis)
+    if tup is not None:
+        rf = {st.buffer: _rf_buffer(st.buffer, loop, axis) for st in tup.stores}
+        rf_bufs = list(rf.values())
+        rf_parts: Callable = lambda ivs, vmap: rfactor_tuple.rf_block_parts(  # noqa: E731
+            br.block, tup, vmap, rf, axis, ivs[0].var)
+        wb_parts: Callable = lambda rf_var, vmap: rfactor_tuple.writeback_parts(  # noqa: E731
+            br.block, tup, vmap, rf, axis, rf_var)
+    else:
+        rf_bufs = [_rf_buffer(store.buffer, loop, axis)]
+        rf_parts = _single_rf_parts(br, store, op, rhs, rf_bufs[0], axis)
+        wb_parts = _single_wb_parts(br, store, op, rf_bufs[0], axis)
+    rf_nest = _rf_nest(br, rf_parts, loop, loops)
     outer = next(i for i, s in enumerate(path) if s is loops[0])
     top = max(tree.exclusive_top(path), outer)
     exclusive = [s for s in path[top:-1] if isinstance(s, For)]
     fresh = {lp.loop_var: Var(lp.loop_var.name, lp.loop_var.dtype) for lp in loops}
     kept = [lp for lp in exclusive if lp is loop or lp.loop_var not in reduce_vars]
-    wb_nest = _writeback_nest(br, store, op, loop, kept, fresh, rf_buf, axis)
+    wb_nest = _writeback_nest(br, wb_parts, loop, kept, fresh)
     # the shared loops above stay where they are, renamed, around the write-back nest
     shared_map = {lp.loop_var: fresh[lp.loop_var] for lp in loops if lp not in exclusive}
     wb_tree = substitute(tree.replace(path[outer:top + 1], wb_nest), shared_map)
-    body = tree.replace(path[:outer + 1], seq([rf_nest, wb_tree]))
-    func = tree.add_root_alloc(ctx.func.with_body(body), rf_buf)
+    func = ctx.func.with_body(tree.replace(path[:outer + 1], seq([rf_nest, wb_tree])))
+    for buf in rf_bufs:
+        func = tree.add_root_alloc(func, buf)
     return func, BlockRV(f"{br.block.name}_rf", ctx.func_name)
 
 
@@ -174,20 +196,11 @@ def _rf_iters(br: BlockRealize, rf_loop: For, loops: list[For]
     return ivs, values, vmap
 
 
-def _rf_nest(br: BlockRealize, store: BufferStore, op: BinaryOp, rhs: PrimExpr, rf_loop: For,
-             loops: list[For], rf_buf: Buffer, axis: int) -> Stmt:
-    """The rfactor block under copies of all the original loops."""
+def _rf_nest(br: BlockRealize, parts: Callable, rf_loop: For, loops: list[For]) -> Stmt:
+    """The rfactor block under copies of all the original loops; `parts(ivs, vmap)` gives
+    its body and init."""
     ivs, values, vmap = _rf_iters(br, rf_loop, loops)
-    idx = list(substitute(store.indices, vmap))
-    idx.insert(axis, ivs[0].var)
-    new_rhs = substitute(rhs, vmap)
-    if any(iv.iter_type is not IterType.SPATIAL for iv in ivs):
-        update: Stmt = BufferStore(rf_buf, BinOp(op, BufferLoad(rf_buf, tuple(idx)), new_rhs),
-                                   tuple(idx))
-        init: Stmt | None = BufferStore(rf_buf, substitute(br.block.init.value, vmap),
-                                        tuple(idx))
-    else:  # every reduction loop is now spatial: a plain store, as TVM makes it
-        update, init = BufferStore(rf_buf, new_rhs, tuple(idx)), None
+    update, init = parts(ivs, vmap)
     block = Block(f"{br.block.name}_rf", tuple(ivs), update, init=init,
                   annotations=br.block.annotations)
     body: Stmt = BlockRealize(tuple(values), br.predicate, block)
@@ -196,9 +209,37 @@ def _rf_nest(br: BlockRealize, store: BufferStore, op: BinaryOp, rhs: PrimExpr, 
     return body
 
 
-def _writeback_nest(br: BlockRealize, store: BufferStore, op: BinaryOp, rf_loop: For,
-                    kept: list[For], fresh: dict, rf_buf: Buffer, axis: int) -> Stmt:
-    """The original block, now reducing the rf buffer over the rf loop alone."""
+def _single_rf_parts(br: BlockRealize, store: BufferStore, op: BinaryOp, rhs: PrimExpr,
+                     rf_buf: Buffer, axis: int) -> Callable:
+    def parts(ivs: list[IterVar], vmap: dict) -> tuple[Stmt, Stmt | None]:
+        idx = list(substitute(store.indices, vmap))
+        idx.insert(axis, ivs[0].var)
+        new_rhs = substitute(rhs, vmap)
+        if all(iv.iter_type is IterType.SPATIAL for iv in ivs):
+            # every reduction loop is now spatial: a plain store, as TVM makes it
+            return BufferStore(rf_buf, new_rhs, tuple(idx)), None
+        load = BufferLoad(rf_buf, tuple(idx))
+        return (BufferStore(rf_buf, BinOp(op, load, new_rhs), tuple(idx)),
+                BufferStore(rf_buf, substitute(br.block.init.value, vmap), tuple(idx)))
+    return parts
+
+
+def _single_wb_parts(br: BlockRealize, store: BufferStore, op: BinaryOp, rf_buf: Buffer,
+                     axis: int) -> Callable:
+    def parts(rf_var: Var, vmap: dict) -> tuple[Stmt, Stmt]:
+        idx = tuple(substitute(store.indices, vmap))
+        rf_idx = list(idx)
+        rf_idx.insert(axis, rf_var)
+        combined = BinOp(op, BufferLoad(store.buffer, idx), BufferLoad(rf_buf, tuple(rf_idx)))
+        return (BufferStore(store.buffer, combined, idx),
+                BufferStore(store.buffer, substitute(br.block.init.value, vmap), idx))
+    return parts
+
+
+def _writeback_nest(br: BlockRealize, parts: Callable, rf_loop: For, kept: list[For],
+                    fresh: dict) -> Stmt:
+    """The original block, now reducing the rf buffer over the rf loop alone;
+    `parts(rf_var, vmap)` gives its body and init."""
     rf_iv = _iv(rf_loop, IterType.REDUCE)
     ivs, values, vmap = [rf_iv], [fresh[rf_loop.loop_var]], {}
     for iv, value in zip(br.block.iter_vars, br.iter_values):
@@ -207,18 +248,14 @@ def _writeback_nest(br: BlockRealize, store: BufferStore, op: BinaryOp, rf_loop:
             ivs.append(copy)
             values.append(substitute(value, fresh))
             vmap[iv.var] = copy.var
-    idx = tuple(substitute(store.indices, vmap))
-    rf_idx = list(idx)
-    rf_idx.insert(axis, rf_iv.var)
-    combined = BinOp(op, BufferLoad(store.buffer, idx), BufferLoad(rf_buf, tuple(rf_idx)))
-    init = BufferStore(store.buffer, substitute(br.block.init.value, vmap), idx)
+    body, init = parts(rf_iv.var, vmap)
     block = dataclasses.replace(br.block, iter_vars=tuple(ivs), reads=(), writes=(),
-                                body=BufferStore(store.buffer, combined, idx), init=init)
+                                body=body, init=init)
     kept_vars = {lp.loop_var for lp in kept}
     pred = br.predicate
     if any(v in fresh and v not in kept_vars for v in free_vars(pred)):
         pred = IntImm("bool", 1)  # the predicate guards a dropped loop: the rf block keeps it
-    body: Stmt = BlockRealize(tuple(values), substitute(pred, fresh), block)
+    node: Stmt = BlockRealize(tuple(values), substitute(pred, fresh), block)
     for lp in reversed(kept):
-        body = dataclasses.replace(lp, loop_var=fresh[lp.loop_var], body=body)
-    return body
+        node = dataclasses.replace(lp, loop_var=fresh[lp.loop_var], body=node)
+    return node
