@@ -64,3 +64,36 @@ def test_a_condition_true_everywhere_is_not_padding():
     assert not sch.can_decompose_padding("pad", sch.get_loops("pad")[0])
     with pytest.raises(ScheduleError, match="block 'pad' holds on its whole domain"):
         sch.decompose_padding("pad", sch.get_loops("pad")[0])
+
+
+@T.prim_func(s_tir=True)
+def pad_then_sum(x: T.Buffer((4, 6), "int32"), out: T.Buffer((4,), "int32")):
+    p = T.sblock_alloc_buffer((4, 8), "int32")
+    for r in range(4):
+        for j in range(8):
+            with T.sblock("pad"):
+                vr, vj = T.axis.remap("SS", [r, j])
+                p[vr, vj] = T.if_then_else(1 <= vj and vj < 7, x[vr, vj - 1], 5)
+        for j in range(8):
+            with T.sblock("sum"):
+                vr, vj = T.axis.remap("SR", [r, j])
+                with T.init():
+                    out[vr] = 0
+                out[vr] = out[vr] + p[vr, vj] * (vj + 1)
+
+
+def test_decompose_at_a_loop_shared_with_a_sibling_lifts_the_fill():
+    sch = Schedule(pad_then_sum)
+    r = sch.get_loops("pad")[0]
+    sch.decompose_padding("pad", r)
+    # the fill got its own copy of r; the copy stays beside "sum" under the original r
+    assert len(sch.get_loops("pad_pad_const")) == 2
+    assert sch.get(sch.get_loops("pad")[0]) is sch.get(sch.get_loops("sum")[0])
+    verify_trace_roundtrip(sch, pad_then_sum)
+    x = np.arange(24, dtype="int32").reshape(4, 6)
+    padded = np.pad(x, ((0, 0), (1, 1)), constant_values=5)
+    want = (padded * np.arange(1, 9)).sum(1).astype("int32")
+    for run in (lambda *a: tvm.build(sch.mod)(*a), lambda *a: interpret(sch.mod["main"], *a)):
+        out = np.zeros(4, "int32")
+        run(x, out)
+        np.testing.assert_array_equal(out, want)

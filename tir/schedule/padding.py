@@ -84,11 +84,14 @@ def decompose_padding(ctx: Ctx, rv: BlockRV, loop_rv: LoopRV) -> tuple[Any, Bloc
     if at is None:
         raise ScheduleError(f"decompose_padding: loop {loop.loop_var.name!r} is not above "
                             f"block {name!r}")
-    nest = path[at:-1]
-    if not all(isinstance(s, For) for s in nest) or any(
-            s.body is not nxt for s, nxt in zip(nest, path[at + 1:])):
-        raise ScheduleError(f"decompose_padding: the loops from {loop.loop_var.name!r} to block "
-                            f"{name!r} must nest only it")
+    if any(isinstance(s, (Block, BlockRealize)) for s in path[at:-1]):
+        raise ScheduleError(f"decompose_padding: loop {loop.loop_var.name!r} is outside the "
+                            f"scope of block {name!r}")
+    # the fill nest copies the loops on the way to the block (siblings under them stay
+    # behind, as when TVM lifts the fill out); loops holding only the block may shrink
+    nest = [s for s in path[at:-1] if isinstance(s, For)]
+    top = max(tree.exclusive_top(path), at)
+    exclusive = [s for s in path[top:-1] if isinstance(s, For)]
     if _always_inside(br, cond):
         raise ScheduleError(f"decompose_padding: the condition of block {name!r} holds on its "
                             f"whole domain: there is no padding to decompose")
@@ -97,7 +100,7 @@ def decompose_padding(ctx: Ctx, rv: BlockRV, loop_rv: LoopRV) -> tuple[Any, Bloc
             if lp not in nest and getattr(simplify(lp.extent), "value", None) == 1
             and getattr(simplify(lp.min), "value", None) == 0}
     fill = _fill_nest(br, store, pad, nest, unit)
-    copy = _copy_nest(br, store, cond, inside, nest, unit)
+    copy = tree.replace(path[at:top + 1], _copy_nest(br, store, cond, inside, exclusive, unit))
     body = tree.replace(path[:at + 1], seq([fill, copy]))
     return ctx.func.with_body(body), BlockRV(f"{name}_pad_const", ctx.func_name)
 
