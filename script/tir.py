@@ -532,7 +532,7 @@ def max_value(dtype: Any) -> tx.PrimExpr:
 
     d = _dtype(dtype, 0)
     info = np.finfo(d) if is_float(d) else np.iinfo(d)
-    return tx.const(info.max.item(), d)
+    return tx.const(getattr(info.max, "item", lambda: info.max)(), d)
 
 
 def min_value(dtype: Any) -> tx.PrimExpr:
@@ -540,7 +540,7 @@ def min_value(dtype: Any) -> tx.PrimExpr:
 
     d = _dtype(dtype, 0)
     info = np.finfo(d) if is_float(d) else np.iinfo(d)
-    return tx.const(info.min.item(), d)
+    return tx.const(getattr(info.min, "item", lambda: info.min)(), d)
 
 
 def index_map(mapping: Callable[..., Any], *, index_dtype: str = "int64") -> Any:

@@ -108,6 +108,7 @@ class Stmt:
     script = node_script
 
     def same_as(self, other: object) -> bool:
+        """TVM's reference identity: the very same node object."""
         return self is other
 
 

@@ -147,6 +147,10 @@ def make_buffer(name: str, shape: Any, dtype: str = "float32", data: Any = None,
         if not isinstance(d, tx.PrimExpr):
             raise ValueError(f"a buffer dimension must be an integer or a T.int64() variable, "
                              f"not {d!r}")
+    if type(elem_offset) is int and elem_offset == 0:
+        elem_offset = None  # a literal 0 is TVM's default offset, not a distinct buffer
+    if offset_factor == 1:
+        offset_factor = 0  # TVM stores an offset factor of 0 as 1: the two are one buffer
     return ts.Buffer(name, dims, dtype, data if data is not None else tx.Var(name, "handle"),
                      tuple(strides or ()), elem_offset, scope, offset_factor)
 
@@ -241,12 +245,28 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
         ret = p.eval_annotation(node.returns) if node.returns is not None else None
         frame.ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
         body = _non_empty(p.visit_body(node.body))
+    body = _unwrap_bare_root(body)
     if frame.root_allocs:
         root = ts.Block("root", (), body, alloc_buffers=tuple(frame.root_allocs))
         body = ts.BlockRealize((), TRUE, root)
     ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
-    return PrimFunc(tuple(frame.params), tuple(frame.buffer_map), body,
+    # TVM's buffer_map is a map keyed by parameter: order it as the parameters, not as the
+    # match_buffer calls happen to come
+    order = {id(param): n for n, param in enumerate(frame.params)}
+    buffer_map = sorted(frame.buffer_map, key=lambda hb: order.get(id(hb[0]), len(order)))
+    return PrimFunc(tuple(frame.params), tuple(buffer_map), body,
                     tuple(frame.attrs.items()), ret_dtype, p.source.span(node))
+
+
+def _unwrap_bare_root(body: Any) -> Any:
+    """An explicit `with T.sblock("root")` holding only statements is the root TVM makes
+    anyway: keep its body, so it equals the function written without it."""
+    if isinstance(body, ts.BlockRealize) and not body.iter_values:
+        b = body.block
+        if (b.name == "root" and not b.alloc_buffers and not b.match_buffers
+                and not b.annotations and b.init is None and not b.iter_vars):
+            return b.body
+    return body
 
 
 def _serial_range() -> Any:

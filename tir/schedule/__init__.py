@@ -17,6 +17,7 @@ from typing import Any
 from ..expr import IntImm
 from ..stmt import ForKind
 from . import blockize, cache, compute, loops, sampling
+from . import rolling_buffer as rolling
 from .extra import ExtraPrimitives
 from .state import ScheduleBase, ScheduleError
 from .trace import BlockRV, ExprRV, Instruction, LoopRV, Trace
@@ -150,3 +151,19 @@ class Schedule(ExtraPrimitives, ScheduleBase):
         return self._apply("blockize", {"target": target,
                                         "preserve_unit_iters": preserve_unit_iters},
                            blockize.blockize, target, preserve_unit_iters)
+
+    def rolling_buffer(self, block: BlockRV | str, write_buffer_index: int) -> None:
+        """The producer's buffer keeps only the window its consumer tile needs, reused
+        across the tile loop's iterations (rolling_buffer.py)."""
+        self._apply("rolling_buffer", {"block": block,
+                                       "write_buffer_index": int(write_buffer_index)},
+                    rolling.rolling_buffer, block, int(write_buffer_index))
+
+    def cache_inplace(self, block: BlockRV | str, read_buffer_index: int,
+                      storage_scope: str) -> list[BlockRV]:
+        """The block's in-place buffer is staged through a `storage_scope` copy: returns
+        the copy-in and copy-out blocks (cache.py)."""
+        return self._apply("cache_inplace", {"block": block,
+                                             "read_buffer_index": int(read_buffer_index),
+                                             "storage_scope": storage_scope},
+                           cache.cache_inplace, block, int(read_buffer_index), storage_scope)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..expr import BufferLoad, IntImm, PrimExpr, Var
+from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
 from ..function import free_vars
 from ..functor import Mutator, substitute
 from ..stmt import (
@@ -140,6 +140,11 @@ def decompose_reduction(ctx: Ctx, rv: BlockRV, loop_rv: LoopRV) -> tuple[Any, Bl
     if loop not in below:
         raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is not above block "
                             f"{br.block.name!r}")
+    reduce_vars = {x for iv, v in zip(br.block.iter_vars, br.iter_values)
+                   if iv.iter_type is not IterType.SPATIAL for x in free_vars(v)}
+    if any(lp.loop_var in reduce_vars for lp in below[:below.index(loop)]):
+        raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} must be higher than every "
+                            f"loop that binds a reduce iter var of block {br.block.name!r}")
     below = below[below.index(loop):]
     spatial = [(iv, v) for iv, v in zip(br.block.iter_vars, br.iter_values)
                if iv.iter_type is IterType.SPATIAL]
@@ -147,14 +152,13 @@ def decompose_reduction(ctx: Ctx, rv: BlockRV, loop_rv: LoopRV) -> tuple[Any, Bl
     kept = [lp for lp in below if lp.loop_var in used]
     vmap = {lp.loop_var: Var(lp.loop_var.name + "_init", lp.loop_var.dtype) for lp in kept}
     dropped = {lp.loop_var for lp in below} - set(vmap)
-    pred = substitute(br.predicate, vmap)
-    if any(v in dropped for v in free_vars(pred)):
-        raise ScheduleError(f"{what}: the predicate of block {br.block.name!r} depends on a "
-                            f"reduction loop")
+    # conjuncts on the dropped reduction loops go, as in TVM: they only limit the reduction
+    pred = substitute(_and_all([c for c in _conjuncts(br.predicate)
+                                if not any(v in dropped for v in free_vars(c))]), vmap)
     fresh = {iv.var: Var(iv.var.name, iv.var.dtype) for iv, _ in spatial}  # own binders
     init_block = Block(br.block.name + "_init",
                        tuple(dataclasses.replace(iv, var=fresh[iv.var]) for iv, _ in spatial),
-                       substitute(br.block.init, fresh))
+                       substitute(br.block.init, fresh), annotations=br.block.annotations)
     init: Stmt = BlockRealize(tuple(substitute(v, vmap) for _, v in spatial), pred, init_block)
     for lp in reversed(kept):
         init = For(vmap[lp.loop_var], lp.min, lp.extent, lp.kind, init, lp.thread_tag,
@@ -166,3 +170,37 @@ def decompose_reduction(ctx: Ctx, rv: BlockRV, loop_rv: LoopRV) -> tuple[Any, Bl
     body = tree.replace(lpath, seq([init, lpath[-1]]))
     rv.name = update.name  # NOTE: the handle follows the update block, as in TVM
     return ctx.func.with_body(body), BlockRV(init_block.name, ctx.func_name)
+
+
+def _conjuncts(e: PrimExpr) -> list[PrimExpr]:
+    if isinstance(e, BinOp) and e.op is BinaryOp.AND:
+        return _conjuncts(e.a) + _conjuncts(e.b)
+    return [e]
+
+
+def _and_all(terms: list[PrimExpr]) -> PrimExpr:
+    out: PrimExpr = IntImm("bool", 1)
+    for n, term in enumerate(terms):
+        out = term if n == 0 else BinOp(BinaryOp.AND, out, term)
+    return out
+
+
+def cache_inplace(ctx: Ctx, rv: BlockRV, index: int, scope: str) -> tuple[Any, list[BlockRV]]:
+    """A block that reads and writes one buffer in place works on a `scope` copy of it: a
+    copy-in stage right before the block and a copy-out stage right after it, under the
+    block's own loops. TVM names both stages `<buffer>_<scope>`; handles here are names, so
+    the copy-out stage gets a `_1` suffix to stay addressable."""
+    what = "cache_inplace"
+    path = ctx.block_path(rv)
+    br: BlockRealize = path[-1]  # type: ignore[assignment]
+    buf = _nth(read_buffers(br.block), index, what, br.block.name, "read")
+    if not any(b is buf for b in written_buffers(br.block)):
+        raise ScheduleError(f"{what}: block {br.block.name!r} reads {buf.name!r} but does not "
+                            f"write it: it is not an in-place access (use cache_read)")
+    cache = _cache_buffer(buf, scope)
+    renamed = dataclasses.replace(br, block=_Rename(buf, cache, loads=True,
+                                                     stores=True).generic_visit(br.block))
+    copy_in, copy_out = cache.name, f"{cache.name}_1"
+    staged = seq([copy_nest(copy_in, cache, buf), renamed, copy_nest(copy_out, buf, cache)])
+    func = tree.add_root_alloc(ctx.func.with_body(tree.replace(path, staged)), cache)
+    return func, [BlockRV(copy_in, ctx.func_name), BlockRV(copy_out, ctx.func_name)]

@@ -16,7 +16,7 @@ import dataclasses
 from typing import Any
 
 from ..expr import BinaryOp, BinOp, BufferLoad, Call, IntImm, PrimExpr, Var
-from ..functor import Visitor, simplify, substitute
+from ..functor import Mutator, Visitor, simplify, substitute
 from ..stmt import Block, BlockRealize, BufferStore, For, Stmt, seq
 from . import tree
 from .state import Ctx, ScheduleError
@@ -84,68 +84,141 @@ def decompose_padding(ctx: Ctx, rv: BlockRV, loop_rv: LoopRV) -> tuple[Any, Bloc
     if at is None:
         raise ScheduleError(f"decompose_padding: loop {loop.loop_var.name!r} is not above "
                             f"block {name!r}")
-    nest = path[at:-1]
-    if not all(isinstance(s, For) for s in nest) or any(
-            s.body is not nxt for s, nxt in zip(nest, path[at + 1:])):
-        raise ScheduleError(f"decompose_padding: the loops from {loop.loop_var.name!r} to block "
-                            f"{name!r} must nest only it")
-    fill = _fill_nest(br, store, pad, nest)
-    copy = _copy_nest(br, store, cond, inside, nest)
+    if any(isinstance(s, (Block, BlockRealize)) for s in path[at:-1]):
+        raise ScheduleError(f"decompose_padding: loop {loop.loop_var.name!r} is outside the "
+                            f"scope of block {name!r}")
+    # the fill nest copies the loops on the way to the block (siblings under them stay
+    # behind, as when TVM lifts the fill out); loops holding only the block may shrink
+    nest = [s for s in path[at:-1] if isinstance(s, For)]
+    top = max(tree.exclusive_top(path), at)
+    exclusive = [s for s in path[top:-1] if isinstance(s, For)]
+    if _always_inside(br, cond):
+        raise ScheduleError(f"decompose_padding: the condition of block {name!r} holds on its "
+                            f"whole domain: there is no padding to decompose")
+    # a unit loop outside the decomposed nest binds as 0, as TVM's bindings simplify
+    unit = {lp.loop_var: IntImm(lp.loop_var.dtype, 0) for lp in tree.loops_above(path)
+            if lp not in nest and getattr(simplify(lp.extent), "value", None) == 1
+            and getattr(simplify(lp.min), "value", None) == 0}
+    fill = _fill_nest(br, store, pad, nest, unit)
+    copy = tree.replace(path[at:top + 1], _copy_nest(br, store, cond, inside, exclusive, unit))
     body = tree.replace(path[:at + 1], seq([fill, copy]))
     return ctx.func.with_body(body), BlockRV(f"{name}_pad_const", ctx.func_name)
 
 
-def _fill_nest(br: BlockRealize, store: BufferStore, pad: PrimExpr, nest: list[For]) -> Stmt:
+def _fill_nest(br: BlockRealize, store: BufferStore, pad: PrimExpr, nest: list[For],
+               unit: dict) -> Stmt:
     fresh = {lp.loop_var: Var(lp.loop_var.name, lp.loop_var.dtype) for lp in nest}
     ivars = {iv.var: Var(iv.var.name, iv.var.dtype) for iv in br.block.iter_vars}
     block = Block(f"{br.block.name}_pad_const",
                   tuple(dataclasses.replace(iv, var=ivars[iv.var]) for iv in br.block.iter_vars),
                   BufferStore(store.buffer, pad, tuple(substitute(store.indices, ivars))))
-    node: Stmt = BlockRealize(tuple(substitute(br.iter_values, fresh)),
-                              substitute(br.predicate, fresh), block)
+    node: Stmt = BlockRealize(tuple(substitute(br.iter_values, {**fresh, **unit})),
+                              substitute(br.predicate, {**fresh, **unit}), block)
     for lp in reversed(nest):
         node = dataclasses.replace(lp, loop_var=fresh[lp.loop_var], body=node)
     return node
 
 
-def _copy_nest(br: BlockRealize, store: BufferStore, cond: PrimExpr, inside: PrimExpr,
-               nest: list[For]) -> Stmt:
-    """The block storing `inside` where `cond` holds, loops shrunk to the bounds found."""
-    direct = {v: iv.var for iv, v in zip(br.block.iter_vars, br.iter_values)
-              if isinstance(v, Var) and any(v is lp.loop_var for lp in nest)}
-    by_iv = {iv_var: loop_var for loop_var, iv_var in direct.items()}
+def _bounds(cond: PrimExpr, ivars: set) -> tuple[dict, dict, list[PrimExpr]]:
+    """`cond`'s constant bounds on iter vars (lo inclusive, hi exclusive) and its other terms."""
     lo: dict[Var, int] = {}
     hi: dict[Var, int] = {}
     rest = []
     for term in _conjuncts(cond):
         b = _bound(term)
-        if b is None or b[0] not in by_iv:
+        if b is None or b[0] not in ivars:
             rest.append(term)
             continue
         v, kind, c = b
-        table = lo if kind == "lo" else hi
-        table[v] = max(table.get(v, c), c) if kind == "lo" else min(table.get(v, c), c)
-    shift: dict[Var, PrimExpr] = {}
-    new_loops = []
-    for lp in nest:
-        iv_var = direct.get(lp.loop_var)
-        ext = simplify(lp.extent)
-        if iv_var is None or not isinstance(ext, IntImm) or (iv_var not in lo and iv_var not in hi):
-            new_loops.append(lp)
+        if kind == "lo":
+            lo[v] = max(lo.get(v, c), c)
+        else:
+            hi[v] = min(hi.get(v, c), c)
+    return lo, hi, rest
+
+
+class _FoldOffsets(Mutator):
+    """`(v + 3) - 3` back to `v` (and `(v + 3) - 1` to `v + 2`): the body gets the lower
+    bound added back where the old index subtracted it."""
+
+    def visit_BinOp(self, e: BinOp) -> PrimExpr:
+        e = self.generic_visit(e)
+        if (e.op is BinaryOp.SUB and isinstance(e.b, IntImm) and isinstance(e.a, BinOp)
+                and e.a.op is BinaryOp.ADD and isinstance(e.a.b, IntImm)):
+            left = e.a.b.value - e.b.value
+            if left == 0:
+                return e.a.a
+            op = BinaryOp.ADD if left > 0 else BinaryOp.SUB
+            return BinOp(op, e.a.a, IntImm(e.b.dtype, abs(left)))
+        return e
+
+
+def _always_inside(br: BlockRealize, cond: PrimExpr) -> bool:
+    """Does every bound in `cond` cover its iter var's whole domain (and nothing else)?"""
+    lo, hi, rest = _bounds(cond, {iv.var for iv in br.block.iter_vars})
+    if rest:
+        return False
+    for iv in br.block.iter_vars:
+        dom = simplify(iv.dom.extent)
+        if iv.var in lo and lo[iv.var] > 0:
+            return False
+        if iv.var in hi and not (isinstance(dom, IntImm) and hi[iv.var] >= dom.value):
+            return False
+    return True
+
+
+def _and(terms: list[PrimExpr]) -> PrimExpr:
+    out: PrimExpr | None = None
+    for t in terms:
+        if isinstance(t, IntImm) and t.value:
             continue
-        start, stop = lo.get(iv_var, 0), min(hi.get(iv_var, ext.value), ext.value)
-        start = max(start, 0)
-        new_loops.append(dataclasses.replace(lp, extent=IntImm(ext.dtype, max(stop - start, 0))))
-        if start:
-            shift[lp.loop_var] = lp.loop_var + IntImm(lp.loop_var.dtype, start)
-    pred = br.predicate
-    for term in rest:
-        pred = term if isinstance(pred, IntImm) and pred.value else BinOp(BinaryOp.AND, pred, term)
+        out = t if out is None else BinOp(BinaryOp.AND, out, t)
+    return IntImm("bool", 1) if out is None else out
+
+
+def _copy_nest(br: BlockRealize, store: BufferStore, cond: PrimExpr, inside: PrimExpr,
+               nest: list[For], unit: dict) -> Stmt:
+    """The block storing `inside` where `cond` holds. As TVM does it, each bounded iter var
+    gets the bounded domain, starting at 0 (the body adds the lower bound back); a loop bound
+    straight to it shrinks to match, any other binding is offset and guarded by a predicate."""
+    loops = {lp.loop_var: lp for lp in nest}
+    lo, hi, rest = _bounds(cond, {iv.var for iv in br.block.iter_vars})
+    ivs, values, body_map, guards, new_ext = [], [], {}, [], {}
+    for iv, v in zip(br.block.iter_vars, br.iter_values):
+        v = substitute(v, unit)
+        dom = simplify(iv.dom.extent)
+        if (iv.var not in lo and iv.var not in hi) or not isinstance(dom, IntImm):
+            ivs.append(iv)
+            values.append(v)
+            continue
+        low, high = max(lo.get(iv.var, 0), 0), min(hi.get(iv.var, dom.value), dom.value)
+        dt = iv.var.dtype
+        new = dataclasses.replace(iv, var=Var(iv.var.name, dt), dom=dataclasses.replace(
+            iv.dom, extent=IntImm(dom.dtype, max(high - low, 0))))
+        ivs.append(new)
+        body_map[iv.var] = new.var + IntImm(dt, low) if low else new.var
+        lp = loops.get(v) if isinstance(v, Var) else None
+        if lp is not None and getattr(simplify(lp.extent), "value", None) == dom.value \
+                and getattr(simplify(lp.min), "value", None) == 0:
+            new_ext[v] = max(high - low, 0)
+            values.append(v)
+            continue
+        values.append(BinOp(BinaryOp.SUB, v, IntImm(dt, low)) if low else v)
+        if low:
+            guards.append(BinOp(BinaryOp.GE, v, IntImm(dt, low)))
+        if high < dom.value:
+            guards.append(BinOp(BinaryOp.LT, v, IntImm(dt, high)))
     ivmap = {iv.var: v for iv, v in zip(br.block.iter_vars, br.iter_values)}
-    pred = substitute(pred, ivmap)  # a predicate speaks of loop vars, not iter vars
-    block = dataclasses.replace(br.block, body=dataclasses.replace(store, value=inside))
-    node: Stmt = BlockRealize(tuple(simplify(substitute(v, shift)) for v in br.iter_values),
-                              simplify(substitute(pred, shift)), block)
-    for lp in reversed(new_loops):
+    pred = _and(guards + _conjuncts(substitute(br.predicate, unit))
+                + [substitute(t, {**ivmap, **unit}) for t in rest])
+    fold = _FoldOffsets()
+    new_store = BufferStore(store.buffer, fold.visit(substitute(inside, body_map)),
+                            tuple(fold.visit(substitute(i, body_map)) for i in store.indices))
+    block = dataclasses.replace(br.block, iter_vars=tuple(ivs), body=new_store,
+                                reads=(), writes=())
+    node: Stmt = BlockRealize(tuple(values), pred, block)
+    for lp in reversed(nest):
+        if lp.loop_var in new_ext:
+            lp = dataclasses.replace(lp, extent=IntImm(lp.extent.dtype, new_ext[lp.loop_var]))
         node = dataclasses.replace(lp, body=node)
     return node
