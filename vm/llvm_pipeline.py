@@ -49,11 +49,11 @@ def parse(llvm_ir: str) -> Any:
     return module
 
 
-def optimize(module: Any) -> None:
-    """The -O3 pipeline with the loop and SLP vectorizers."""
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
+def optimize(module: Any, speed_level: int = 3) -> None:
+    """The -O3 pipeline with the loop and SLP vectorizers (or a lighter one: `speed_level`)."""
+    pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
+    pto.loop_vectorization = speed_level >= 2
+    pto.slp_vectorization = speed_level >= 2
     pb = llvm.create_pass_builder(pass_target_machine(), pto)
     pb.getModulePassManager().run(module, pb)
 
