@@ -140,7 +140,7 @@ class KernelLibrary:
         if self.mentions("tvmlite_parallel_launch"):
             from .parallel_runtime import ensure_loaded  # parallel loops call the native pool
 
-            ensure_loaded()
+            ensure_loaded(self._cache)
         if self.mentions(bounds_runtime.SYMBOL):
             bounds_runtime.ensure_loaded()  # checks report through a symbol of the runtime
         with _LLVM_LOCK:

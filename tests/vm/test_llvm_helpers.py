@@ -96,3 +96,23 @@ def test_a_dead_helper_is_not_reused(one_helper: None, monkeypatch: pytest.Monke
     assert llvm_helpers.compile_in_helper("colsum", text) is None  # it died: no crash
     assert llvm_helpers._broken  # and this process compiles in-process from now on
     assert kernels.compile_unit(KernelUnit("colsum", None, text), None)
+
+
+def test_the_thread_pool_object_comes_from_the_cache(tmp_path, monkeypatch) -> None:
+    import llvmlite.binding as llvm
+
+    from tvmlite.tir.kernel_cache import KernelCache
+    from tvmlite.vm import parallel_runtime as pr
+
+    cache = KernelCache(str(tmp_path))
+    tm = kernels._new_target_machine()
+    first = pr._pool_object(pr.runtime_ir(3), tm, cache)
+    assert len(first) > 100  # object code, stored
+
+    def no_compiling(*args, **kwargs):
+        raise AssertionError("the pool was compiled again")
+
+    monkeypatch.setattr(llvm, "parse_assembly", no_compiling)
+    assert pr._pool_object(pr.runtime_ir(3), tm, cache) == first  # a hit
+    with pytest.raises(AssertionError, match="compiled again"):
+        pr._pool_object(pr.runtime_ir(4), tm, cache)  # other thread count: another key
