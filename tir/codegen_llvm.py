@@ -119,6 +119,9 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, LoopJumps, Visitor):
         self.parallel_depth = 0
         self.serial_loops: list[Var] = []  # enclosing scalar loops, innermost last
         self.loop_jumps: list[tuple[ir.Block, ir.Block]] = []  # (continue, break) targets
+        self._int_constants: dict[tuple[str, int], ir.Constant] = {}
+        self._numbered_block: ir.Block | None = None
+        self._numbered: dict[tuple, tuple[ir.Value, tuple]] = {}
 
     # -- functions --------------------------------------------------------------------------
 
@@ -130,6 +133,9 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, LoopJumps, Visitor):
         fn.attributes.add("nounwind")
         self.kernel_name, self.num_outlined = name, 0
         self.vars: dict[Var, ir.Value] = {}
+        self._int_constants: dict[tuple[str, int], ir.Constant] = {}
+        self._numbered_block: ir.Block | None = None
+        self._numbered: dict[tuple, tuple[ir.Value, tuple]] = {}
         self.heap: list[ir.Value] = []  # live malloc'd buffers, freed on early return
         entry = fn.append_basic_block("entry")
         self.alloca_builder = ir.IRBuilder(entry)
@@ -199,7 +205,8 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, LoopJumps, Visitor):
         self.visit(s.body)
 
     def visit_BufferStore(self, s: BufferStore) -> None:
-        ptr = self._address(s.buffer, s.indices[0])
+        # NOTE: a vector store takes its address from lane 0 (vector_store), not from here
+        ptr = None if self.lanes else self._address(s.buffer, s.indices[0])
         if self._is_reduction_update(s):
             # A strided sum is not reassociated (see _strided_reduction). A scalar one is a
             # latency-bound chain, where a fused multiply-add (4 cycles on Zen 4) is slower
@@ -396,7 +403,11 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, LoopJumps, Visitor):
     # -- expressions ------------------------------------------------------------------------
 
     def visit_IntImm(self, e: IntImm) -> ir.Value:
-        return ir.Constant(llvm_type(e.dtype), e.value)
+        key = (e.dtype, e.value)
+        c = self._int_constants.get(key)
+        if c is None:  # one object per constant, so the block's value numbering can match it
+            c = self._int_constants[key] = ir.Constant(llvm_type(e.dtype), e.value)
+        return c
 
     def visit_FloatImm(self, e: FloatImm) -> ir.Value:
         return ir.Constant(llvm_type(e.dtype), e.value)
@@ -424,7 +435,10 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, LoopJumps, Visitor):
             raise ValueError(f"buffer {buf.name!r} is not flattened; run tir.lower.lower first")
         base = self.visit(buf.data)
         idx = self.cast(self.visit(index), index.dtype, "int64")
-        return self.builder.gep(base, [idx], inbounds=True, source_etype=memory_type(buf.dtype))
+        elem = memory_type(buf.dtype)
+        return self.numbered(("gep", id(base), id(idx), elem), (base, idx),
+                             lambda: self.builder.gep(base, [idx], inbounds=True,
+                                                      source_etype=elem))
 
     def visit_Cast(self, e: Cast) -> ir.Value:
         return self.cast(self.visit(e.value), e.value.dtype, e.dtype)
@@ -439,13 +453,33 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, LoopJumps, Visitor):
 
     def visit_BinOp(self, e: BinOp) -> ir.Value:
         a, b = self.match_lanes(self.visit(e.a), self.visit(e.b))
-        if e.op.is_comparison:
-            return self._compare(e.op, a, b, e.a.dtype)
-        if e.op is BinaryOp.AND:
+        if not dt.is_float(e.a.dtype):
+            return self.numbered(("binop", e.op, e.a.dtype, id(a), id(b)), (a, b),
+                                 lambda: self._binop(e.op, a, b, e.a.dtype))
+        return self._binop(e.op, a, b, e.a.dtype)
+
+    def numbered(self, key: tuple, operands: tuple, emit: Callable[[], ir.Value]) -> ir.Value:
+        """`emit()`, or the value an identical pure instruction already has in this basic block
+        (local value numbering): the register tiles of unrolled loops recompute the same index
+        arithmetic for every access, which made the IR text (and LLVM's parse and CSE) several
+        times larger than the code it becomes."""
+        block = self.builder.block
+        if block is not self._numbered_block:
+            self._numbered_block, self._numbered = block, {}
+        hit = self._numbered.get(key)
+        if hit is None:
+            # NOTE: the operands are kept with the value: the key holds their ids
+            hit = self._numbered[key] = (emit(), operands)
+        return hit[0]
+
+    def _binop(self, op: BinaryOp, a: ir.Value, b: ir.Value, dtype: str) -> ir.Value:
+        if op.is_comparison:
+            return self._compare(op, a, b, dtype)
+        if op is BinaryOp.AND:
             return self.builder.and_(a, b)
-        if e.op is BinaryOp.OR:
+        if op is BinaryOp.OR:
             return self.builder.or_(a, b)
-        return self._arith(e.op, a, b, e.a.dtype)
+        return self._arith(op, a, b, dtype)
 
     def _compare(self, op: BinaryOp, a: ir.Value, b: ir.Value, dtype: str) -> ir.Value:
         if dt.is_float(dtype):
@@ -516,9 +550,12 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, LoopJumps, Visitor):
 
     def cast(self, v: ir.Value, src: str, dst: str) -> ir.Value:
         """Converts `v` from TIR dtype `src` to `dst` (C semantics; to bool means `!= 0`)."""
-        b = self.builder
         if src == dst:
             return v
+        return self.numbered(("cast", id(v), src, dst), (v,), lambda: self._convert(v, src, dst))
+
+    def _convert(self, v: ir.Value, src: str, dst: str) -> ir.Value:
+        b = self.builder
         to = llvm_type(dst)
         elem = v.type.element if isinstance(v.type, ir.VectorType) else v.type
         width = getattr(elem, "width", 0)  # NOTE: float types have no width attribute

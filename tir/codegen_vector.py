@@ -90,6 +90,30 @@ def vectorizable(loop: For) -> int:
     return ext.value if check.ok else 0
 
 
+class _Zeros(ir.Constant):
+    """The all-zero i32 vector of a broadcast's shuffle mask, printed as `zeroinitializer`."""
+
+    def __init__(self, lanes: int) -> None:
+        i32 = ir.IntType(32)
+        super().__init__(ir.VectorType(i32, lanes), [ir.Constant(i32, 0)] * lanes)
+
+    def get_reference(self) -> str:
+        return "zeroinitializer"
+
+
+_ZEROS: dict[int, _Zeros] = {}
+
+
+class _Undef(ir.Constant):
+    """An undefined vector, printed as `undef` (llvmlite prints each lane's `undef`)."""
+
+    def __init__(self, ty: ir.VectorType) -> None:
+        super().__init__(ty, ir.Undefined)
+
+    def get_reference(self) -> str:
+        return "undef"
+
+
 class VectorLoops:
     """Mixin for CodeGenLLVM: explicit vectors for `vectorized` loops."""
 
@@ -106,17 +130,24 @@ class VectorLoops:
         steps = ir.Constant(ir.VectorType(ty, lanes), [ir.Constant(ty, k) for k in range(lanes)])
         self.lanes, self.vec_var = lanes, loop.loop_var
         self._vec_start = loop.min
-        self.vars[loop.loop_var] = self.builder.add(ramp, steps)
+        self.vars[loop.loop_var] = self.numbered(  # type: ignore[attr-defined]
+            ("ramp", id(ramp), lanes), (ramp,), lambda: self.builder.add(ramp, steps))
         try:
             self.visit(loop.body)  # type: ignore[attr-defined]
         finally:
             self.lanes, self.vec_var = 0, None
 
     def _broadcast(self, v: ir.Value, lanes: int) -> ir.Value:
+        return self.numbered(("broadcast", id(v), lanes), (v,),  # type: ignore[attr-defined]
+                             lambda: self._splat(v, lanes))
+
+    def _splat(self, v: ir.Value, lanes: int) -> ir.Value:
         vec_ty = ir.VectorType(v.type, lanes)
-        undef = ir.Constant(vec_ty, ir.Undefined)
+        # NOTE: both constants spelled as LLVM folds them (undef, zeroinitializer): printed lane
+        # by lane by llvmlite, they were a good part of a vector kernel's IR text
+        undef = _Undef(vec_ty)
         one = self.builder.insert_element(undef, v, ir.Constant(ir.IntType(32), 0))
-        mask = ir.Constant(ir.VectorType(ir.IntType(32), lanes), [0] * lanes)
+        mask = _ZEROS.get(lanes) or _ZEROS.setdefault(lanes, _Zeros(lanes))
         return self.builder.shuffle_vector(one, undef, mask)
 
     def match_lanes(self, *values: ir.Value) -> list[ir.Value]:

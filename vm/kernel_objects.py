@@ -2,7 +2,7 @@
 kernel cache stores), and an MCJIT engine that links such object files.
 
 A `KernelUnit` is one kernel: its cache key, and either its own LLVM module's text (a cache
-miss, compiled on the one background LLVM thread, `pending` until `load()` collects it) or its
+miss, compiled in the background (vm/llvm_helpers.py), `pending` until `load()` collects it) or its
 object code (a hit). Compiling each kernel alone runs the same -O3 pipeline for the same CPU as
 the one-module path of `vm.kernels`, and a hit loads the very object a miss compiled, so a
 kernel's machine code does not depend on whether it came from the cache.
@@ -36,10 +36,14 @@ _COMPILER: ThreadPoolExecutor | None = None
 
 
 def background_compiler() -> ThreadPoolExecutor:
-    """The one thread that compiles kernel modules while Python lowers the next ones."""
+    """The threads that compile kernel modules while Python lowers the next ones: one runs
+    this process's LLVM, the others feed helper processes (vm/llvm_helpers.py)."""
     global _COMPILER
     if _COMPILER is None:
-        _COMPILER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tvmlite-llvm")
+        from .llvm_helpers import helper_limit  # one more thread per helper process
+
+        _COMPILER = ThreadPoolExecutor(max_workers=1 + helper_limit(),
+                                       thread_name_prefix="tvmlite-llvm")
     return _COMPILER
 
 

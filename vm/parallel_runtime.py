@@ -2,7 +2,8 @@
 
 Kernels call `void @tvmlite_parallel_launch(ptr fn, ptr closure, i32 num_tasks)`, where `fn` is
 the outlined loop body `void fn(i32 task, i32 num_tasks, ptr closure)` (tir/codegen_llvm.py).
-The pool is itself LLVM IR, JIT-compiled once per process and registered as a symbol for every
+The pool is itself LLVM IR, compiled once (its object code kept in the kernel cache), loaded
+once per process and registered as a symbol for every
 later kernel engine (`ensure_loaded()` must run before a kernel module that uses it is
 compiled; `vm.kernels.KernelLibrary.load` does it).
 
@@ -21,13 +22,17 @@ Threads: `TVMLITE_NUM_THREADS`, else `TVM_NUM_THREADS`, else the CPUs this proce
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import platform
 import sys
 import threading
 from typing import Any
 
+import llvmlite
 import llvmlite.binding as llvm
+
+from .kernel_objects import link_objects
 
 LAUNCH_SYMBOL = "tvmlite_parallel_launch"
 TASKS_PER_THREAD = 4  # chunks per thread when the kernel leaves the count to the pool
@@ -243,25 +248,53 @@ out:
 """
 
 
-def ensure_loaded() -> int:
-    """JIT-compiles the pool once and registers its launch symbol; returns its address."""
+def ensure_loaded(cache: Any = None) -> int:
+    """Loads the pool once (its object code from `cache` when there) and registers its launch
+    symbol; returns its address."""
     global _ENGINE, _MODULE, _NUM_THREADS
     with _LOCK:
         if _ENGINE is None:
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
             threads = default_num_threads()
-            module = llvm.parse_assembly(runtime_ir(threads))
-            module.verify()
             target = llvm.Target.from_triple(llvm.get_process_triple())
             tm = target.create_target_machine(opt=2, codemodel="jitdefault")
-            engine = llvm.create_mcjit_compiler(module, tm)
-            engine.finalize_object()
+            engine, keep = link_objects([_pool_object(runtime_ir(threads), tm, cache)], tm)
             llvm.add_symbol(LAUNCH_SYMBOL, engine.get_function_address(LAUNCH_SYMBOL))
-            _ENGINE, _MODULE, _NUM_THREADS = engine, module, threads
+            _ENGINE, _MODULE, _NUM_THREADS = engine, keep, threads
             if hasattr(os, "register_at_fork"):
                 os.register_at_fork(after_in_child=_reset_after_fork)
         return int(_ENGINE.get_function_address(LAUNCH_SYMBOL))
+
+
+def _pool_object(text: str, tm: Any, cache: Any) -> bytes:
+    """The pool's object code, from `cache` (a tir.kernel_cache.KernelCache, or None) when it
+    has it: compiling the pool was ~15 ms of every process's first build, most of a warm build
+    of a small model. The key digests the IR, this file (which makes the target machine) and
+    the LLVM, CPU and llvmlite it is compiled with."""
+    key = None
+    if cache is not None:
+        with open(__file__, "rb") as f:
+            source = f.read()
+        parts = [_POOL_CACHE_FORMAT, text, llvm.get_process_triple(), llvm.get_host_cpu_name(),
+                 llvm.get_host_cpu_features().flatten(), str(llvm.llvm_version_info),
+                 llvmlite.__version__]
+        digest = hashlib.sha256(source)
+        for part in parts:
+            digest.update(b"\0" + part.encode())
+        key = digest.hexdigest()
+        obj = cache.get(key)
+        if obj is not None:
+            return obj
+    module = llvm.parse_assembly(text)
+    module.verify()
+    obj = bytes(tm.emit_object(module))
+    if cache is not None and key:
+        cache.put(key, obj)
+    return obj
+
+
+_POOL_CACHE_FORMAT = "tvmlite-parallel-pool-1"
 
 
 def _reset_after_fork() -> None:

@@ -328,18 +328,17 @@ entry:
 body:
   br label %"for_header"
 for_header:
-  %"i" = phi  i32 [0, %"body"], [%".14", %"for_body"]
+  %"i" = phi  i32 [0, %"body"], [%".13", %"for_body"]
   %".5" = icmp slt i32 %"i", 4
   br i1 %".5", label %"for_body", label %"for_end"
 for_body:
   %".7" = sext i32 %"i" to i64
   %".8" = getelementptr inbounds float, ptr %"B", i64 %".7"
-  %".9" = sext i32 %"i" to i64
-  %".10" = getelementptr inbounds float, ptr %"A", i64 %".9"
-  %".11" = load float, ptr %".10", align 4
-  %".12" = fadd float %".11", 0x3ff0000000000000
-  store float %".12", ptr %".8", align 4
-  %".14" = add nsw i32 %"i", 1
+  %".9" = getelementptr inbounds float, ptr %"A", i64 %".7"
+  %".10" = load float, ptr %".9", align 4
+  %".11" = fadd float %".10", 0x3ff0000000000000
+  store float %".11", ptr %".8", align 4
+  %".13" = add nsw i32 %"i", 1
   br label %"for_header"
 for_end:
   ret void
