@@ -279,14 +279,13 @@ class Module:
         """Trace the methods `spec` names into an IRModule.
 
         Returns `(mod, [(name, Parameter), ...])`; each function takes its inputs first, then
-        every parameter in that order (`R.func_attr({"num_input": k})`).
+        every parameter in that order (`R.func_attr({"num_input": k})`). With `debug=True`, as
+        in TVM, each also takes the effect state `_io` after its inputs and returns
+        `(result, (_io,))`, and `_initialize_effect()` makes the first state.
         """
         from .exporter import export
 
-        if debug:
-            raise NotImplementedError("export_tvm(debug=True) (effects for nn.op.print_) is not "
-                                      "supported by tvmlite")
-        mod, params = export(self, spec)
+        mod, params = export(self, spec, debug)
         return (mod, params, []) if allow_extern else (mod, params)
 
 

@@ -95,7 +95,7 @@ class Exporter:
     # -- one method ---------------------------------------------------------------------------
 
     def export_method(self, name: str, method_spec: Any,
-                      params: list[tuple[str, Parameter]]) -> None:
+                      params: list[tuple[str, Parameter]], debug: bool = False) -> None:
         method, inputs = _spec.method_inputs(self.module, name, method_spec)
         dims: dict[str, tx.Var] = {}  # a name is one symbolic dim throughout the function
 
@@ -117,13 +117,32 @@ class Exporter:
                 args[arg] = Tensor(_expr=var)
         param_vars = [rx.Var(pname.replace(".", "_"), si.tensor_sinfo(shape(p._shape), p.dtype))
                       for pname, p in params]
+        # NOTE: debug=True threads TVM's effect state `_io` through every method: an input
+        # after the others, handed back beside the result
+        io = [rx.Var("_io", si.ObjectStructInfo())] if debug else []
         with _bound(params, param_vars):
             bb = self.builder
-            with bb.function(name, input_vars + param_vars, attrs={"num_input": len(inputs)}):
+            with bb.function(name, input_vars + io + param_vars,
+                             attrs={"num_input": len(inputs) + len(io)}):
                 with bb.dataflow():
                     out = _unwrap(method(**args), f"{type(self.module).__name__}.{name}")
-                    gv = bb.emit_output(self._flatten(out), name_hint=self.fresh("gv"))
+                    out = self._flatten(out)
+                    if io:
+                        out = rx.Tuple((out, rx.Tuple(tuple(io))))
+                    gv = bb.emit_output(out, name_hint=self.fresh("gv"))
                 bb.emit_func_output(gv)
+
+    def export_effect_initializer(self) -> None:
+        """TVM's `_initialize_effect()`: the initial effect state, `(R.null_value(),)`."""
+        from ...ir.ops.runtime_ops import null_value
+
+        bb = self.builder
+        with bb.function("_initialize_effect", []):
+            with bb.dataflow():
+                io = bb.emit(null_value(), "_io")
+                state = bb.emit(rx.Tuple((io,)), self.fresh("lv"))
+                gv = bb.emit_output(state, name_hint=self.fresh("gv"))
+            bb.emit_func_output(gv)
 
 
 @contextmanager
@@ -155,7 +174,8 @@ def _methods(spec: Any) -> list[tuple[str, Any]]:
     return list(spec.items())
 
 
-def export(module: Module, spec: Any) -> tuple[IRModule, list[tuple[str, Parameter]]]:
+def export(module: Module, spec: Any, debug: bool = False
+           ) -> tuple[IRModule, list[tuple[str, Parameter]]]:
     exporter = Exporter(module)
     params = list(module.named_parameters())
     for pname, _ in params:  # bindings never shadow a parameter's name
@@ -164,8 +184,10 @@ def export(module: Module, spec: Any) -> tuple[IRModule, list[tuple[str, Paramet
     exporter.reserved.update(name for name, _ in methods)
     _ACTIVE.append(exporter)
     try:
+        if debug:
+            exporter.export_effect_initializer()
         for name, method_spec in methods:
-            exporter.export_method(name, method_spec, params)
+            exporter.export_method(name, method_spec, params, debug)
     finally:
         _ACTIVE.pop()
     return exporter.builder.get(), params
