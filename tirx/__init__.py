@@ -11,4 +11,5 @@ from ..script import tir_intrin as _intrin  # noqa: E402
 globals().update({k: getattr(_intrin, k) for k in _intrin.__all__ if k not in globals()})
 from ..script import tir as _T  # noqa: E402
 
-globals().update({k: getattr(_T, k) for k in (*_T._MATH, "pow", "isnan") if k not in globals()})
+_T_NAMES = (*_T._MATH, "pow", "isnan", "if_then_else", "max", "min")
+globals().update({k: getattr(_T, k) for k in _T_NAMES if k not in globals()})
