@@ -373,6 +373,13 @@ Binding = VarBinding | MatchCast
 class BindingBlock:
     bindings: tuple[Binding, ...]
 
+    def script(self, **options: Any) -> str:
+        """The block as TVMScript (a dataflow block in `with R.dataflow():`), the variables
+        its bindings use declared first."""
+        from ..script.printer.node_printer import print_node  # the printer lives above ir/
+
+        return print_node(self)
+
 
 @dataclass(frozen=True, slots=True)
 class DataflowBlock(BindingBlock):

@@ -133,6 +133,12 @@ class PointerType:
     element_type: Any
     storage_scope: str = ""
 
+    def script(self, **_options: Any) -> str:
+        """`T.handle("int32", "global")`, as TVM 0.27 prints a pointer type."""
+        from ..script.printer.tir_node_printer import print_type  # the printer lives above ir
+
+        return print_type(self)
+
 
 @dataclass(frozen=True)
 class StringType:

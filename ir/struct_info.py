@@ -104,6 +104,7 @@ class FuncStructInfo(StructInfo):
 
 
 def _dims(shape: Any) -> tuple[PrimExpr, ...]:
+    shape = getattr(shape, "values", shape)  # TVM passes a relax.ShapeExpr too
     if all(isinstance(d, PrimExpr) for d in shape) and isinstance(shape, tuple):
         return shape
     return tuple(IntImm("int64", int(d)) if not isinstance(d, PrimExpr) else d for d in shape)

@@ -272,7 +272,7 @@ class EwiseFMARewriter(relax.PyExprMutator):
 
 def test_chapter_7_pattern_rewrite_with_py_expr_mutator():
     updated_fn = EwiseFMARewriter().visit_expr(FMAModule["main"])
-    text = updated_fn.script()
+    text = updated_fn.script(show_all_struct_info=False)
     assert "lv0 = R.multiply(x, y)" in text and "gv0 = R.ewise_fma(x, y, y)" in text
     cleaned = relax.analysis.remove_all_unused(updated_fn)
     assert "R.multiply" not in cleaned.script() and "R.ewise_fma(x, y, y)" in cleaned.script()
@@ -416,7 +416,7 @@ def test_chapter_7_fuse_dense_add_and_lower_to_tensor_ir():
     ref = np.maximum(img @ mlp_params["w0"].T + mlp_params["b0"], 0) @ mlp_params["w1"].T + mlp_params["b1"]
     np.testing.assert_allclose(nd_res.numpy(), ref, rtol=1e-4)
 
-    text = MLPModel.script()
+    text = MLPModel.script(show_all_struct_info=False)
     assert "lv = R.permute_dims(" in text and "lv1 = R.matmul(x, lv)" in text  # A-normal form
     fused = MLPFused.script()
     assert fused.count('R.func_attr({"Primitive": 1})') == 2
@@ -564,7 +564,7 @@ def test_chapter_5_from_fx(monkeypatch):
         call_module_map={torch.nn.Linear: map_nn_linear_op, torch.nn.ReLU: map_nn_relu_op})
 
     assert "R.output(gv)\n        return lv1\n" in MyModule.script()  # as TVM prints it
-    text = MLPModuleHighLevel.script()
+    text = MLPModuleHighLevel.script(show_all_struct_info=False)
     assert "lv = R.permute_dims(" in text and "lv1 = R.matmul(x, lv)" in text
     assert "lv3 = R.nn.relu(lv2)" in text
     mod = relax.transform.LegalizeOps()(MLPModuleHighLevel)

@@ -46,11 +46,17 @@ def module_body(mod: IRModule, metadata: list[Any], show_all_ty: bool = False) -
     return "\n".join(lines) + "\n" + "\n\n".join(chunks)
 
 
-def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool = False,
-                 **_: Any) -> str:
+def _annotate_all(show_all_struct_info: bool, show_all_ty: bool | None) -> bool:
+    """TVM 0.27 annotates every binding unless `show_all_struct_info=False`; tvmlite's older
+    spelling of that option, `show_all_ty`, wins when given."""
+    return show_all_struct_info if show_all_ty is None else show_all_ty
+
+
+def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool | None = None,
+                 show_all_struct_info: bool = True, **_: Any) -> str:
     """`mod.script()`: the module as TVMScript with its `# from tvm.script import` header."""
     metadata: list[Any] = []
-    body = module_body(mod, metadata, show_all_ty)
+    body = module_body(mod, metadata, _annotate_all(show_all_struct_info, show_all_ty))
     if not mod.functions and not (mod.attrs or mod.global_infos):
         body += "    pass"
     if metadata:
@@ -62,9 +68,11 @@ def print_prim_func(f: PrimFunc, **_: Any) -> str:
     return header(_tir(f), module=False)
 
 
-def print_relax_function(f: rx.Function, show_all_ty: bool = False, **_: Any) -> str:
+def print_relax_function(f: rx.Function, show_all_ty: bool | None = None,
+                         show_all_struct_info: bool = True, **_: Any) -> str:
     metadata: list[Any] = []
-    body = _relax(f, metadata=metadata, show_all_ty=show_all_ty)
+    body = _relax(f, metadata=metadata,
+                  show_all_ty=_annotate_all(show_all_struct_info, show_all_ty))
     if metadata:
         body += "\n\n" + _OMITTED
     return header(body, module=False)

@@ -17,6 +17,7 @@ class _NodePrinter(RelaxPrinter):
     def __init__(self) -> None:
         super().__init__(None)
         self.declared: set[int] = set()
+        self.show_all_ty = True  # a node alone prints every binding annotated, as TVM 0.27
 
     def declare_dims(self, s: Any) -> None:
         """`x = T.int64()` for each symbolic dim of struct info `s` not declared yet."""
@@ -70,6 +71,8 @@ def print_node(node: Any) -> str:
     p.declare_vars(node)
     if isinstance(node, (rx.VarBinding, rx.MatchCast)):
         p.binding(node)
+    elif isinstance(node, rx.BindingBlock):
+        p.block(node)
     elif isinstance(node, rx.SeqExpr):
         p.emit(p.seq(node, ret=False))
     elif isinstance(node, rx.If):

@@ -98,6 +98,9 @@ def _definition(p: TIRPrinter, obj: Any, name: str) -> str | None:
         if obj.dtype == "float32":
             return f"{name} = T.Buffer({p._buffer_args(obj, False)})"
         return f"{name} = T.Buffer({p._buffer_args(obj, True)})"
+    if isinstance(obj, tx.Var) and type(obj.dtype).__name__ == "PointerType":
+        text = print_type(obj.dtype)  # `T.handle(storage_scope="shared")` is already a call
+        return f"{name} = {text}" if text.endswith(")") else f"{name} = {text}()"
     if isinstance(obj, tx.Var):
         return f"{name} = T.{obj.dtype}()"
     return None
