@@ -225,10 +225,7 @@ class Var(PrimExpr):
                  ty: Any = None, name_hint: str | None = None) -> None:
         # NOTE: TVM 0.27 spells the type `ty=` (`tirx.Var("m", ty="int64")`)
         object.__setattr__(self, "name", name_hint if name_hint is not None else name)
-        kind = ty if ty is not None else dtype
-        if not isinstance(kind, str):  # a PrimType / DataType / VarType
-            kind = str(getattr(kind, "dtype", None) or kind)
-        object.__setattr__(self, "dtype", kind)
+        object.__setattr__(self, "dtype", ty if ty is not None else dtype)
         object.__setattr__(self, "span", span)
 
     def __repr__(self) -> str:

@@ -220,9 +220,9 @@ def test_forward_returning_a_non_tensor():
         Odd().export_tvm(SPEC)
 
 
-def test_debug_export_is_refused_clearly():
-    with pytest.raises(NotImplementedError, match="debug=True"):
-        MLP().export_tvm(SPEC, debug=True)
+def test_debug_export_adds_the_effect_state():
+    mod, _ = MLP().export_tvm(SPEC, debug=True)  # tests/frontend/test_nn_debug_effects.py
+    assert mod["forward"].params[1].name_hint == "_io"
 
 
 def test_a_failed_export_leaves_the_module_usable():
