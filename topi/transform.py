@@ -311,7 +311,10 @@ def min(x: te.Tensor, axis: Any = None, keepdims: bool = False) -> te.Tensor:  #
 def mean(x: te.Tensor, axis: Any = None, keepdims: bool = False) -> te.Tensor:
     s = sum(x, axis, keepdims)
     count = simplify(_prod(x.shape[a] for a in _reduce_axes(x, axis)))
-    return te.compute(s.shape, lambda *i: s[i] / tx.Cast(x.dtype, count), name="T_divide")
+    # a static count is a float literal, as TVM writes it; a symbolic one is cast
+    divisor = tx.const(float(count.value), x.dtype) if isinstance(count, tx.IntImm) \
+        and x.dtype.startswith("float") else tx.Cast(x.dtype, count)
+    return te.compute(s.shape, lambda *i: s[i] / divisor, name="T_divide")
 
 
 def argmax(x: te.Tensor, axis: Any = None, keepdims: bool = False, lowest: bool = False

@@ -171,3 +171,74 @@ def test_floor_divide_and_kernel_names_follow_topi():
     y = np.array([[2, 2, -3], [3, 0.5, 4]], "float32")
     want = np.concatenate([np.floor(x / y), y], axis=1).T.reshape(3, 4)
     np.testing.assert_allclose(_run(Before, x, y), want)
+
+
+def test_full_like_reads_only_the_shape_and_inlines_its_constant():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3), "int32")) -> R.Tensor((2, 3), "int32"):
+            a: R.Tensor((2, 3), "int32") = R.full_like(x, R.const(-5.7, "float32"))
+            b: R.Tensor((2, 3), "int32") = R.ones_like(x)
+            c: R.Tensor((2, 3), "int32") = R.add(a, b)
+            return c
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((2, 3), "int32")) -> R.Tensor((2, 3), "int32"):
+            a = R.call_tir(Expected.full, R.tuple(), R.Tensor((2, 3), dtype="int32"))
+            b = R.call_tir(Expected.ones, R.tuple(), R.Tensor((2, 3), dtype="int32"))
+            c = R.call_tir(Expected.add, (a, b), R.Tensor((2, 3), dtype="int32"))
+            return c
+
+        @T.prim_func(private=True, s_tir=True)
+        def full(T_full: T.Buffer((T.int64(2), T.int64(3)), "int32")):
+            T.func_attr({"tirx.noalias": True})
+            for i0, i1 in T.grid(T.int64(2), T.int64(3)):
+                with T.sblock("T_full"):
+                    ax0, ax1 = T.axis.remap("SS", [i0, i1])
+                    T_full[ax0, ax1] = T.int32(-5)
+
+        @T.prim_func(private=True, s_tir=True)
+        def ones(T_full: T.Buffer((T.int64(2), T.int64(3)), "int32")):
+            T.func_attr({"tirx.noalias": True})
+            for i0, i1 in T.grid(T.int64(2), T.int64(3)):
+                with T.sblock("T_full"):
+                    ax0, ax1 = T.axis.remap("SS", [i0, i1])
+                    T_full[ax0, ax1] = T.int32(1)
+
+        @T.prim_func(private=True, s_tir=True)
+        def add(a: T.Buffer((T.int64(2), T.int64(3)), "int32"),
+                b: T.Buffer((T.int64(2), T.int64(3)), "int32"),
+                T_add: T.Buffer((T.int64(2), T.int64(3)), "int32")):
+            T.func_attr({"tirx.noalias": True})
+            for i0, i1 in T.grid(T.int64(2), T.int64(3)):
+                with T.sblock("T_add"):
+                    ax0, ax1 = T.axis.remap("SS", [i0, i1])
+                    T_add[ax0, ax1] = a[ax0, ax1] + b[ax0, ax1]
+
+    after = relax.transform.LegalizeOps()(Before)
+    assert_structural_equal(after, Expected)
+    x = np.zeros((2, 3), "int32")
+    np.testing.assert_array_equal(_run(Before, x), np.full((2, 3), -4, "int32"))
+
+
+def test_buffer_map_order_does_not_count():
+    @T.prim_func(private=True)
+    def declared_first(var_a: T.handle, b: T.Buffer((), "float32")):
+        n = T.int64()
+        a = T.match_buffer(var_a, (n,))
+        for i in range(n):
+            b[()] = b[()] + a[i]
+
+    @T.prim_func(private=True)
+    def matched_first(var_a: T.handle, var_b: T.handle):
+        n = T.int64()
+        a = T.match_buffer(var_a, (n,))
+        b = T.match_buffer(var_b, ())
+        for i in range(n):
+            b[()] = b[()] + a[i]
+
+    assert_structural_equal(declared_first, matched_first)
+    assert tvm.ir.structural_hash(declared_first) == tvm.ir.structural_hash(matched_first)

@@ -41,6 +41,9 @@ class _Legalizer(ExprMutator):
         if not all(_known(a) for a in call.args):
             return call
         args = [_expand_tuple(a) for a in call.args]
+        if call.op.name in SHAPE_ONLY_FIRST:  # the kernel needs x's shape, not its data
+            args[0] = rx.ShapeExpr(tuple(args[0].struct_info.shape), si.ShapeStructInfo(
+                tuple(args[0].struct_info.shape)))
         if call.op.name in SCALAR_OPERAND_OPS:
             args = _inline_scalar_constants(args)
         rule = self.rules[call.op.name]
@@ -55,7 +58,10 @@ class _Legalizer(ExprMutator):
 
 # Binary elementwise operators: a 0-d constant operand is written into the kernel as a
 # literal (`x + T.float32(1)`), as TVM's legalization does, rather than passed as a buffer.
-SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in BINARY + COMPARE + LOGICAL)
+SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in (
+    *BINARY, *COMPARE, *LOGICAL, "full", "full_like"))
+# `full_like(x, v)` and kin read only x's shape: TVM's kernel takes no buffer for x.
+SHAPE_ONLY_FIRST = frozenset(("relax.full_like", "relax.zeros_like", "relax.ones_like"))
 
 
 def _scalar_constant(e: rx.Expr) -> tx.PrimExpr | None:

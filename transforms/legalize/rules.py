@@ -115,7 +115,19 @@ def _take(call: rx.Call, x: Any, indices: Any) -> Any:
     return topi.take(x, indices, call.attr("axis"), call.attr("mode") or "fast")
 register_legalize("relax.strided_slice",
                   lambda c, x: topi.strided_slice(x, slice_spec(c, x.shape)))
-register_legalize("relax.full", lambda c, shape, v: topi.full(shape, c.attr("dtype"), v))
+def fill_value(v: Any, dtype: str) -> Any:
+    """A fill value inlined from a 0-d constant, converted to the output dtype as TVM does
+    (3.5 fills an int32 tensor with 3); a tensor value stays a tensor."""
+    if not isinstance(v, (tx.IntImm, tx.FloatImm)) or v.dtype == dtype:
+        return v
+    if dtype == "bool":
+        return tx.const(bool(v.value), dtype)
+    return tx.const(float(v.value) if dtype.startswith("float") else int(v.value), dtype)
+
+
+register_legalize("relax.full",
+                  lambda c, shape, v: topi.full(shape, c.attr("dtype"), fill_value(v, c.attr(
+                      "dtype"))))
 register_legalize("relax.zeros", lambda c, shape: topi.full(shape, c.attr("dtype"), 0))
 register_legalize("relax.ones", lambda c, shape: topi.full(shape, c.attr("dtype"), 1))
 
