@@ -68,9 +68,35 @@ def _compared_map(node: Any, value: Any) -> dict[Any, Any] | None:
     function with blocks, set by `@T.prim_func(s_tir=True)`) is not part of its structure
     here, since tvmlite's parser accepts blocks with or without it."""
     m = _as_map(value)
-    if m is not None and isinstance(node, PrimFunc) and "s_tir" in m:
-        m = {k: v for k, v in m.items() if k != "s_tir"}
+    if m is not None and isinstance(node, PrimFunc):
+        # TVM 0.27 spells the `tir.` attribute keys `tirx.`; both spellings are one key here
+        m = {_TIRX_KEY.get(k, k): v for k, v in m.items() if k != "s_tir"}
     return m
+
+
+_TIRX_KEY = {"tirx.noalias": "tir.noalias", "tirx.is_scheduled": "tir.is_scheduled"}
+
+
+def _without_implicit_root(body: Any) -> Any:
+    """A prim_func body with its bare root block (no buffers, attributes or regions) removed:
+    TVM's parser adds that block to every function with blocks, te.create_prim_func always
+    makes one, and tvmlite's parser only when root buffers need it; all mean the same."""
+    if not isinstance(body, ts.BlockRealize) or body.iter_values:
+        return body
+    root = body.block
+    if root.name != "root" or root.iter_vars or root.alloc_buffers or root.match_buffers \
+            or root.annotations or root.init is not None or root.reads or root.writes:
+        return body
+    if not (isinstance(body.predicate, tx.IntImm) and body.predicate.value):
+        return body
+    return root.body
+
+
+def _in_param_order(func: PrimFunc, buffer_map: Any) -> Any:
+    """The buffer map ordered by parameter: TVM's is a map (the parser adds `T.Buffer`
+    parameters first and `T.match_buffer` ones later), so its order does not count."""
+    order = {id(p): k for k, p in enumerate(func.params)}
+    return tuple(sorted(buffer_map, key=lambda item: order.get(id(item[0]), len(order))))
 
 
 def _array(data: Any) -> np.ndarray:
@@ -126,6 +152,10 @@ class _Equal:
         for (name, x), (_, y) in zip(_fields(a), _fields(b)):
             if isinstance(a, ts.Block) and name in _INFERABLE and not (x and y):
                 continue
+            if isinstance(a, PrimFunc) and name == "body":
+                x, y = _without_implicit_root(x), _without_implicit_root(y)
+            if isinstance(a, PrimFunc) and name == "buffer_map":
+                x, y = _in_param_order(a, x), _in_param_order(b, y)
             m = _compared_map(a, x) if name in _UNORDERED else None
             if m is not None and _as_map(y) is not None:
                 self.mapping(m, _compared_map(b, y), f"{path}.{name}")  # type: ignore[arg-type]
@@ -258,6 +288,10 @@ class _Hasher:
             for name, v in _fields(x):
                 if isinstance(x, ts.Block) and name in _INFERABLE:
                     continue
+                if isinstance(x, PrimFunc) and name == "body":
+                    v = _without_implicit_root(v)
+                if isinstance(x, PrimFunc) and name == "buffer_map":
+                    v = _in_param_order(x, v)
                 m = _compared_map(x, v) if name in _UNORDERED else None
                 self.visit_map(m) if m is not None else self.visit(v)
             self.closed -= isinstance(x, _SCOPES)

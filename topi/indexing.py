@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import te
 from ..tir import expr as tx
+from ..tir.functor import simplify
 from .transform import _prod, reshape
 
 B = tx.BinaryOp
@@ -42,7 +43,7 @@ def tile(x: te.Tensor, reps: tuple[int, ...]) -> te.Tensor:
     n = max(x.ndim, len(reps))
     reps = (1,) * (n - len(reps)) + tuple(reps)
     shape = (tx.const(1, "int64"),) * (n - x.ndim) + tuple(x.shape)
-    out_shape = tuple(d * r for d, r in zip(shape, reps))
+    out_shape = tuple(simplify(d * r) for d, r in zip(shape, reps))
     lead = n - x.ndim
     return te.compute(out_shape, lambda *i: x[tuple(tx.binop(B.FLOORMOD, v, d) for v, d in zip(
         i[lead:], x.shape))], name="T_tile")
@@ -53,7 +54,7 @@ def repeat(x: te.Tensor, r: int, axis: int | None) -> te.Tensor:
         x = reshape(x, (_prod(x.shape),))
         axis = 0
     axis %= x.ndim
-    shape = _at(tuple(x.shape), axis, x.shape[axis] * r)
+    shape = _at(tuple(x.shape), axis, simplify(x.shape[axis] * r))
     return te.compute(shape, lambda *i: x[_at(i, axis, tx.binop(B.FLOORDIV, i[axis], r))],
                       name="T_repeat")
 

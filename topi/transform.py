@@ -76,6 +76,12 @@ def _div(a: tx.PrimExpr, b: tx.PrimExpr) -> tx.PrimExpr:
     return tx.binop(tx.BinaryOp.FLOORDIV, a, b)  # TVM's relax.divide on ints floors
 
 
+def _floor_div(a: tx.PrimExpr, b: tx.PrimExpr) -> tx.PrimExpr:
+    if a.dtype.startswith("float"):  # TVM's form for floats: floor(a / b)
+        return tx.Call(a.dtype, "tir.floor", (tx.binop(tx.BinaryOp.DIV, a, b),))
+    return tx.binop(tx.BinaryOp.FLOORDIV, a, b)
+
+
 def _call(op: str) -> Fn:
     return lambda x, *rest: tx.Call(x.dtype, f"tir.{op}", (x, *rest))
 
@@ -85,7 +91,7 @@ add = binary("add", _b(B.ADD))
 subtract = binary("subtract", _b(B.SUB))
 multiply = binary("multiply", _b(B.MUL))
 divide = binary("divide", _div)
-floor_divide = binary("floor_divide", _b(B.FLOORDIV))
+floor_divide = binary("floor_divide", _floor_div)
 floor_mod = binary("floor_mod", _b(B.FLOORMOD))
 power = binary("power", lambda a, b: tx.Call(a.dtype, "tir.pow", (a, b)))
 maximum = binary("maximum", _b(B.MAX))
@@ -94,8 +100,8 @@ equal = binary("equal", _b(B.EQ))
 not_equal = binary("not_equal", _b(B.NE))
 less = binary("less", _b(B.LT))
 less_equal = binary("less_equal", _b(B.LE))
-greater = binary("greater", _b(B.GT))
-greater_equal = binary("greater_equal", _b(B.GE))
+greater = binary("greater", lambda a, b: tx.binop(B.LT, b, a))  # TVM writes `b < a`
+greater_equal = binary("greater_equal", lambda a, b: tx.binop(B.LE, b, a))
 logical_and = binary("logical_and", _b(B.AND))
 logical_or = binary("logical_or", _b(B.OR))
 
@@ -305,7 +311,10 @@ def min(x: te.Tensor, axis: Any = None, keepdims: bool = False) -> te.Tensor:  #
 def mean(x: te.Tensor, axis: Any = None, keepdims: bool = False) -> te.Tensor:
     s = sum(x, axis, keepdims)
     count = simplify(_prod(x.shape[a] for a in _reduce_axes(x, axis)))
-    return te.compute(s.shape, lambda *i: s[i] / tx.Cast(x.dtype, count), name="T_divide")
+    # a static count is a float literal, as TVM writes it; a symbolic one is cast
+    divisor = tx.const(float(count.value), x.dtype) if isinstance(count, tx.IntImm) \
+        and x.dtype.startswith("float") else tx.Cast(x.dtype, count)
+    return te.compute(s.shape, lambda *i: s[i] / divisor, name="T_divide")
 
 
 def argmax(x: te.Tensor, axis: Any = None, keepdims: bool = False, lowest: bool = False

@@ -218,7 +218,11 @@ class _Rebind(Mutator):
         self.bufs, self.vmap = bufs, vmap
 
     def visit_buffer(self, buf: Buffer) -> Buffer:
-        return self.bufs.get(buf, buf)
+        if buf not in self.bufs:  # a member's own buffer: its dims in the fused function's vars
+            shape = tuple(self.visit(d) for d in buf.shape)
+            changed = any(a is not b for a, b in zip(shape, buf.shape))
+            self.bufs[buf] = replace(buf, shape=shape) if changed else buf
+        return self.bufs[buf]
 
     def visit_Var(self, v: tx.Var) -> tx.PrimExpr:
         return self.vmap.get(v, v)
@@ -254,8 +258,9 @@ def fuse_tir(mod: IRModule, fn: rx.Function, name: str) -> PrimFunc:
                 if isinstance(fd, tx.Var) and fd is not ad:
                     vmap.setdefault(fd, ad)
         body, allocs = _root_parts(prim)
-        stmts.append(_Rebind(bufs, vmap).visit(body))
-        locals_.extend(allocs)
+        rebind = _Rebind(bufs, vmap)
+        stmts.append(rebind.visit(body))
+        locals_.extend(rebind.visit_buffer(a) for a in allocs)
     root = Block("root", (), seq(stmts), alloc_buffers=tuple(locals_))
     outs = [bindings[-1].var]
     args = list(fn.params) + outs

@@ -119,9 +119,9 @@ def _calls(func: rx.Function) -> list[str]:
 def test_legalize_ops_structure():
     mod = T.LegalizeOps()(MLP)
     assert [n for n in mod.names() if n != "main"] == [
-        "permute_dims", "matmul", "add", "relu", "permute_dims1", "matmul1", "add1"]
+        "transpose", "matmul", "add", "relu", "transpose1", "matmul1", "add1"]
     assert all(isinstance(mod[n], PrimFunc) for n in mod.names() if n != "main")
-    assert _calls(mod["main"]) == ["permute_dims", "matmul", "add", "relu", "permute_dims1",
+    assert _calls(mod["main"]) == ["transpose", "matmul", "add", "relu", "transpose1",
                                    "matmul1", "add1"]
     assert T.LegalizeOps()(mod).names() == mod.names()  # idempotent
 
@@ -130,7 +130,7 @@ def test_annotate_patterns():
     mod = T.AnnotateTIROpPattern()(T.LegalizeOps()(MLP))
     pat = {n: mod[n].attr_dict["op_pattern"] for n in mod.names() if n != "main"}
     assert pat["add"] == 1 and pat["relu"] == 0 and pat["matmul"] == 4
-    assert pat["permute_dims"] == 2
+    assert pat["transpose"] == 2
 
 
 def test_fuse_ops_and_fuse_tir():
@@ -138,11 +138,11 @@ def test_fuse_ops_and_fuse_tir():
     fused = [n for n in mod.names() if n.startswith("fused_")]
     assert fused == ["fused_matmul_add_relu", "fused_matmul1_add1"]
     assert mod["fused_matmul_add_relu"].attr_dict["Primitive"]
-    assert _calls(mod["main"]) == ["permute_dims", "fused_matmul_add_relu", "permute_dims1",
+    assert _calls(mod["main"]) == ["transpose", "fused_matmul_add_relu", "transpose1",
                                    "fused_matmul1_add1"]
     mod = T.FuseTIR()(mod)
     assert sorted(mod.names()) == ["fused_matmul1_add1", "fused_matmul_add_relu", "main",
-                                   "permute_dims", "permute_dims1"]
+                                   "transpose", "transpose1"]
     assert isinstance(mod["fused_matmul_add_relu"], PrimFunc)
     rng = np.random.default_rng(1)
     args = [rng.standard_normal(s).astype("float32") * 0.1

@@ -12,10 +12,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
+import numpy as np
+
 from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.functor import ExprMutator
 from ...ir.module import IRModule
+from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL
+from ...tir import expr as tx
 from ..pass_infra import Pass, PassContext
 from .emit import TEEmitter, sinfo_key
 from . import rules_ext  # noqa: F401 (registers the newer operators' rules)
@@ -40,14 +44,46 @@ class _Legalizer(ExprMutator):
         if not all(_known(a) for a in call.args):
             return call
         args = [_expand_tuple(a) for a in call.args]
+        if call.op.name in SHAPE_ONLY_FIRST:  # the kernel needs x's shape, not its data
+            args[0] = rx.ShapeExpr(tuple(args[0].struct_info.shape), si.ShapeStructInfo(
+                tuple(args[0].struct_info.shape)))
+        if call.op.name in SCALAR_OPERAND_OPS:
+            args = _inline_scalar_constants(args)
         rule = self.rules[call.op.name]
         ids = [id(a) for a in args]
-        key = (call.op.name, call.attrs, tuple(sinfo_key(a) for a in args),
+        key = (call.op.name, call.attrs, tuple(_arg_key(a) for a in args),
                tuple(ids.index(i) for i in ids))
         base = primfunc_name(call.op.name)
         out = call.struct_info if _known_sinfo(call.struct_info) else None
         new = self.emitter.call_te(lambda *a: rule(call, *a), args, {}, base, key, out)
         return replace(new, span=call.span)
+
+
+# Binary elementwise operators: a 0-d constant operand is written into the kernel as a
+# literal (`x + T.float32(1)`), as TVM's legalization does, rather than passed as a buffer.
+SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in (
+    *BINARY, *COMPARE, *LOGICAL, "full", "full_like"))
+# `full_like(x, v)` and kin read only x's shape: TVM's kernel takes no buffer for x.
+SHAPE_ONLY_FIRST = frozenset(("relax.full_like", "relax.zeros_like", "relax.ones_like"))
+
+
+def _scalar_constant(e: rx.Expr) -> tx.PrimExpr | None:
+    s = e.struct_info
+    if not (isinstance(e, rx.Constant) and isinstance(s, si.TensorStructInfo)
+            and s.shape is not None and len(s.shape) == 0):
+        return None
+    return tx.const(np.asarray(e.data.numpy()).item(), s.dtype)
+
+
+def _inline_scalar_constants(args: list[rx.Expr]) -> list[Any]:
+    scalars = [_scalar_constant(a) for a in args]
+    if all(c is not None for c in scalars):  # keep one tensor operand: its shape is the output's
+        scalars[0] = None
+    return [a if c is None else c for a, c in zip(args, scalars)]
+
+
+def _arg_key(a: Any) -> Any:
+    return ("C", a.dtype, a.value) if isinstance(a, tx.PrimExpr) else sinfo_key(a)
 
 
 def _known(e: rx.Expr) -> bool:

@@ -9,6 +9,7 @@ fresh name (or reuses an identical earlier one) and returns the `call_tir` expre
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 from ... import te
@@ -18,7 +19,8 @@ from ...ir.module import GlobalVar, fresh_name
 from ...ir.op import CALL_TIR
 from ...ir.structural import structural_equal, structural_hash
 from ...tir import expr as tx
-from ...tir.function import PrimFunc
+from ...tir.function import PrimFunc, shape_vars
+from ...tir.functor import Substituter
 
 _OPAQUE = si.FuncStructInfo(None, si.ObjectStructInfo())
 
@@ -49,7 +51,7 @@ class TEEmitter:
                 return same
         name = self.fresh_name(base)
         gv = GlobalVar(name)
-        self.funcs[gv] = func.with_attr("global_symbol", name)
+        self.funcs[gv] = own_shape_vars(func)
         if key is not None:
             self.cache[key] = gv
         else:
@@ -79,6 +81,19 @@ class TEEmitter:
             i.struct_info or si.ObjectStructInfo() for i in inputs)))
         return rx.Call(CALL_TIR, (rx.GlobalVarRef(gv, _OPAQUE), targs), sinfo_args=(sinfo,),
                        struct_info=sinfo)
+
+
+def own_shape_vars(func: PrimFunc) -> PrimFunc:
+    """`func` with fresh copies of its symbolic dims: a prim_func is a function of its own, so
+    (as in TVM) it binds its own `T.int64()` vars rather than sharing the graph function's."""
+    bare = {d for _, buf in func.buffer_map for d in buf.shape if isinstance(d, tx.Var)}
+    # NOTE: a var seen only inside dim expressions (`n * 4`) cannot be bound from the buffers,
+    # so it stays the graph function's own (the VM passes its value; TVM adds tir_vars)
+    dims = [v for v in shape_vars(func) if v in bare]
+    if not dims:
+        return func
+    sub = Substituter({v: tx.Var(v.name, v.dtype) for v in dims}, buffers=True)
+    return replace(func, buffer_map=sub.visit(func.buffer_map), body=sub.visit(func.body))
 
 
 def _to_te(value: Any, inputs: list[rx.Expr], placeholders: list[te.Tensor]) -> Any:

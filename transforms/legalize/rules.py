@@ -27,8 +27,19 @@ TIR_PREFIXED = frozenset(
         "tan", "tanh", "trunc", "clip"))
 
 
+# ...and these after the topi function TVM calls for them.
+TOPI_NAMED = {
+    "relax.concat": "concatenate", "relax.flatten": "reshape", "relax.permute_dims": "transpose",
+    "relax.collapse_sum_like": "collapse_sum", "relax.collapse_sum_to": "collapse_sum",
+    "relax.full_like": "full", "relax.ones_like": "ones", "relax.zeros_like": "zeros",
+    "relax.astype": "cast", "relax.nn.leakyrelu": "leaky_relu",
+    "relax.nn.batch_flatten": "reshape"}
+
+
 def primfunc_name(op_name: str) -> str:
     """The name LegalizeOps gives the prim_func of an `op_name` call (before uniquing)."""
+    if op_name in TOPI_NAMED:
+        return TOPI_NAMED[op_name]
     base = op_name.split(".")[-1]
     return f"tir_{base}" if op_name in TIR_PREFIXED else base
 
@@ -62,8 +73,37 @@ register_legalize("relax.matmul",
 register_legalize("relax.permute_dims", lambda c, x: topi.transpose(x, c.attr("axes")))
 register_legalize("relax.reshape", lambda c, x, shape: topi.reshape(x, _out(c).shape))
 register_legalize("relax.flatten", lambda c, x: topi.reshape(x, _out(c).shape))
-register_legalize("relax.expand_dims", lambda c, x: topi.reshape(x, _out(c).shape))
-register_legalize("relax.squeeze", lambda c, x: topi.reshape(x, _out(c).shape))
+
+
+@register_legalize("relax.expand_dims")
+def _expand_dims(call: rx.Call, x: Any) -> Any:
+    """Each output index maps straight to an input index (TVM's topi.expand_dims form)."""
+    from ... import te
+
+    ndim = x.ndim + len(call.attr("axis"))
+    new_axes = {a % ndim for a in call.attr("axis")}
+    return te.compute(_out(call).shape, lambda *i: x[tuple(
+        v for k, v in enumerate(i) if k not in new_axes)], name="expand_dims")
+
+
+@register_legalize("relax.squeeze")
+def _squeeze(call: rx.Call, x: Any) -> Any:
+    """Dropped unit axes read index 0 (TVM's topi.squeeze form)."""
+    from ... import te
+
+    axis = call.attr("axis")
+    if axis is None:
+        dropped = {k for k, d in enumerate(x.shape) if isinstance(d, tx.IntImm) and d.value == 1}
+    else:
+        dropped = {a % x.ndim for a in axis}
+
+    def body(*i: tx.PrimExpr) -> Any:
+        kept = iter(i)
+        return x[tuple(tx.const(0, d.dtype) if k in dropped else next(kept)
+                       for k, d in enumerate(x.shape))]
+    return te.compute(_out(call).shape, body, name="T_squeeze")
+
+
 register_legalize("relax.broadcast_to", lambda c, x, shape: topi.broadcast_to(x, shape))
 register_legalize("relax.concat", lambda c, xs: topi.concatenate(xs, c.attr("axis")))
 @register_legalize("relax.take")
@@ -75,7 +115,19 @@ def _take(call: rx.Call, x: Any, indices: Any) -> Any:
     return topi.take(x, indices, call.attr("axis"), call.attr("mode") or "fast")
 register_legalize("relax.strided_slice",
                   lambda c, x: topi.strided_slice(x, slice_spec(c, x.shape)))
-register_legalize("relax.full", lambda c, shape, v: topi.full(shape, c.attr("dtype"), v))
+def fill_value(v: Any, dtype: str) -> Any:
+    """A fill value inlined from a 0-d constant, converted to the output dtype as TVM does
+    (3.5 fills an int32 tensor with 3); a tensor value stays a tensor."""
+    if not isinstance(v, (tx.IntImm, tx.FloatImm)) or v.dtype == dtype:
+        return v
+    if dtype == "bool":
+        return tx.const(bool(v.value), dtype)
+    return tx.const(float(v.value) if dtype.startswith("float") else int(v.value), dtype)
+
+
+register_legalize("relax.full",
+                  lambda c, shape, v: topi.full(shape, c.attr("dtype"), fill_value(v, c.attr(
+                      "dtype"))))
 register_legalize("relax.zeros", lambda c, shape: topi.full(shape, c.attr("dtype"), 0))
 register_legalize("relax.ones", lambda c, shape: topi.full(shape, c.attr("dtype"), 1))
 
@@ -86,7 +138,7 @@ def _split(call: rx.Call, x: Any) -> list[Any]:
     pieces = []
     for lo, hi in split_bounds("relax.split", x.shape[axis], call.attr("indices_or_sections")):
         spec: list[tuple[Any, Any, int]] = [(0, d, 1) for d in x.shape]
-        spec[axis] = (lo, tx.const(hi, "int64") - lo if isinstance(hi, int) else hi - lo, 1)
+        spec[axis] = (lo, tx.const(hi - lo, "int64") if isinstance(hi, int) else hi - lo, 1)
         pieces.append(topi.strided_slice(x, spec))
     return pieces
 

@@ -14,7 +14,8 @@ from ...topi import indexing as ix
 from ...topi import math_ext as m
 from ...topi import nn_ext as nx
 from ...topi.transform import reshape
-from .rules import register_legalize
+from ... import topi
+from .rules import fill_value, register_legalize
 
 for _n in FLOAT_UNARY + ANY_UNARY + CLASSIFY + EXTRA_BINARY + ("logical_xor",):
     register_legalize(f"relax.{_n}", (lambda f: lambda c, *a: f(*a))(getattr(m, _n)))
@@ -28,10 +29,11 @@ register_legalize("relax.nn.prelu", lambda c, x, a: m.prelu(x, a, c.attr("axis")
 
 register_legalize("relax.arange", lambda c, start, end, step: cr.arange(
     start, step, c.struct_info.shape[0], c.attr("dtype")))
-register_legalize("relax.full_like",
-                  lambda c, x, v: cr.full_like(x, v, c.attr("dtype") or x.dtype))
-register_legalize("relax.zeros_like", lambda c, x: cr.full_like(x, 0, c.attr("dtype") or x.dtype))
-register_legalize("relax.ones_like", lambda c, x: cr.full_like(x, 1, c.attr("dtype") or x.dtype))
+# x arrives as its shape (LegalizeOps' SHAPE_ONLY_FIRST); the dtype is the call's
+register_legalize("relax.full_like", lambda c, shape, v: topi.full(
+    shape, c.struct_info.dtype, fill_value(v, c.struct_info.dtype)))
+register_legalize("relax.zeros_like", lambda c, shape: topi.full(shape, c.struct_info.dtype, 0))
+register_legalize("relax.ones_like", lambda c, shape: topi.full(shape, c.struct_info.dtype, 1))
 register_legalize("relax.eye", lambda c, n, m, k: cr.eye(n, m, k, c.attr("dtype")))
 register_legalize("relax.eye_like", lambda c, x, k: cr.eye(
     x.shape[0], x.shape[1], k, c.attr("dtype") or x.dtype))
