@@ -1,0 +1,97 @@
+"""split / fuse / reorder legality as TVM has it (bound, annotated, dependent, scan, non-affine
+loops are refused, module unchanged) and split of a symbolic extent with an inferred factor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tvmlite.script import tir as T
+from tvmlite.tir.interpreter import run as interpret
+from tvmlite.tir.schedule import Schedule, ScheduleError
+
+
+@T.prim_func
+def annotated(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i in range(16):
+        for j in T.serial(16, annotations={"pragma_x": 1}):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+@T.prim_func
+def dependent(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i in range(16):
+        for j in range(i):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+@T.prim_func
+def scan_and_strided(A: T.Buffer((16, 16, 64), "float32"), B: T.Buffer((16, 16, 64), "float32")):
+    for i, j, k in T.grid(16, 16, 8):
+        with T.block("B"):
+            vi = T.axis.S(16, i)
+            vj = T.axis.scan(16, j)
+            vk = T.axis.S(64, k * 8)
+            B[vi, vj, vk] = A[vi, vj, vk] * T.float32(2)
+
+
+@T.prim_func
+def symbolic(a: T.handle, b: T.handle, n: T.int32):
+    A = T.match_buffer(a, (n,), "float32")
+    B = T.match_buffer(b, (n,), "float32")
+    for i in range(n):
+        with T.block("B"):
+            vi = T.axis.S(n, i)
+            B[vi] = A[vi] + T.float32(1)
+
+
+def _refused(func, action, message) -> None:
+    sch = Schedule(func)
+    loops = sch.get_loops(sch.get_block("B"))
+    before = sch.mod
+    with pytest.raises(ScheduleError, match=message):
+        action(sch, loops)
+    assert sch.mod is before
+
+
+@pytest.mark.parametrize("action, message", [
+    (lambda s, ls: s.split(ls[1], [None, 4]), "annotations"),
+    (lambda s, ls: s.fuse(ls[0], ls[1]), "annotations"),
+])
+def test_annotated_loops_cannot_split_or_fuse(action, message) -> None:
+    _refused(annotated, action, message)
+
+
+def test_bound_loop_cannot_split() -> None:
+    sch = Schedule(annotated)
+    i = sch.get_loops(sch.get_block("B"))[0]
+    sch.bind(i, "blockIdx.x")
+    _refused(sch.mod["main"], lambda s, ls: s.split(ls[0], [None, 4]), "thread_binding")
+
+
+def test_fuse_refuses_dependent_extent() -> None:
+    _refused(dependent, lambda s, ls: s.fuse(ls[0], ls[1]), "depends on an outer loop")
+
+
+@pytest.mark.parametrize("action, message", [
+    (lambda s, ls: s.reorder(ls[1], ls[0]), "scan or opaque"),
+    (lambda s, ls: s.reorder(ls[2], ls[0]), "non-affinely"),
+])
+def test_reorder_refuses_scan_and_non_affine(action, message) -> None:
+    _refused(scan_and_strided, action, message)
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 13])
+def test_split_symbolic_extent_infers_a_ceil_div_factor(n) -> None:
+    sch = Schedule(symbolic)
+    (i,) = sch.get_loops(sch.get_block("B"))
+    outer, inner = sch.split(i, [None, 4])
+    assert sch.get(inner).extent.value == 4
+    a = np.arange(n, dtype="float32")
+    b = np.zeros(n, "float32")
+    interpret(sch.mod["main"], a, b, n)
+    np.testing.assert_array_equal(b, a + 1)
