@@ -95,3 +95,16 @@ def test_split_symbolic_extent_infers_a_ceil_div_factor(n) -> None:
     b = np.zeros(n, "float32")
     interpret(sch.mod["main"], a, b, n)
     np.testing.assert_array_equal(b, a + 1)
+
+
+@pytest.mark.parametrize("level, text", [
+    ("detail", "Cannot find a block with the name: nope"),
+    ("fast", "Cannot find a block with the specified name"),
+    ("none", "(not rendered)"),
+])
+def test_error_render_levels(level, text) -> None:
+    sch = Schedule(annotated, error_render_level=level)
+    with pytest.raises(ScheduleError, match=text.replace("(", r"\(").replace(")", r"\)")):
+        sch.get_block("nope")
+    with pytest.raises(ValueError, match="error_render_level"):
+        Schedule(annotated, error_render_level="loud")
