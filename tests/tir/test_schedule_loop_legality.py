@@ -108,3 +108,39 @@ def test_error_render_levels(level, text) -> None:
         sch.get_block("nope")
     with pytest.raises(ValueError, match="error_render_level"):
         Schedule(annotated, error_render_level="loud")
+
+
+@T.prim_func
+def opaque(A: T.Buffer((16,), "float32")):
+    for i in range(15):
+        with T.block("opaque"):
+            A[i + 1] = A[i + 1] + A[i]
+
+
+@T.prim_func
+def rowsum(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8,), "float32")):
+    for i, k in T.grid(8, 8):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+@pytest.mark.parametrize("kind", ["parallel", "vectorize"])
+def test_loop_used_opaquely_cannot_be_parallel_or_vectorized(kind) -> None:
+    sch = Schedule(opaque)
+    (i,) = sch.get_loops(sch.get_block("opaque"))
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="directly"):
+        getattr(sch, kind)(i)
+    assert sch.mod is before
+
+
+def test_reduction_loop_binds_only_to_threadidx() -> None:
+    sch = Schedule(rowsum)
+    _, k = sch.get_loops(sch.get_block("B"))
+    with pytest.raises(ScheduleError, match="cross-thread"):
+        sch.bind(k, "blockIdx.x")
+    sch.bind(k, "threadIdx.x")
+    assert sch.get(k).thread_tag == "threadIdx.x"

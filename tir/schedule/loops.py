@@ -10,7 +10,7 @@ from typing import Any
 
 from ..expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, const
 from ..function import free_vars
-from ..functor import simplify, substitute
+from ..functor import post_order_visit, simplify, substitute
 from ..stmt import BlockRealize, For, ForKind, IterType
 from . import tree
 from .state import Ctx, ScheduleError
@@ -230,6 +230,20 @@ def _reduction_blocks(loop: For) -> list[str]:
     return out
 
 
+def _check_no_opaque_use(loop: For, what: str) -> None:
+    """A block reading the loop's variable in its body (not through an iter var binding) hides
+    its dependence on the loop: TVM refuses to parallelize or vectorize such a loop."""
+    for br in tree.blocks_under(loop.body):
+        if br.block.iter_vars:  # NOTE: only blocks without iter vars are checked
+            continue
+        used: list[bool] = []
+        post_order_visit(br.block.body,
+                         lambda n: used.append(True) if n is loop.loop_var else None)
+        if used:
+            raise ScheduleError(f"{what}: block {br.block.name!r} uses loop "
+                                f"{loop.loop_var.name!r} directly (an opaque binding)")
+
+
 def set_kind(ctx: Ctx, rv: LoopRV, kind: ForKind, thread: str | None = None
              ) -> tuple[Any, None]:
     path = ctx.loop_path(rv)
@@ -242,6 +256,14 @@ def set_kind(ctx: Ctx, rv: LoopRV, kind: ForKind, thread: str | None = None
             raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is a reduction loop of "
                                 f"block {bad[0]!r} (it binds a reduce iter var); only "
                                 f"spatial loops can be {what}d")
+    if kind in (ForKind.PARALLEL, ForKind.VECTORIZED):
+        _check_no_opaque_use(loop, kind.name.lower())
+    if kind is ForKind.THREAD_BINDING and thread and not thread.startswith("threadIdx"):
+        bad = _reduction_blocks(loop)
+        if bad:  # only threads of one block can combine partial sums
+            raise ScheduleError(f"bind: loop {loop.loop_var.name!r} is a reduction loop of "
+                                f"block {bad[0]!r}; a cross-thread reduction needs threadIdx, "
+                                f"not {thread}")
     if kind is ForKind.VECTORIZED and _extent(loop) is None:
         raise ScheduleError(f"vectorize: loop {loop.loop_var.name!r} has no constant extent")
     new = dataclasses.replace(loop, kind=kind, thread_tag=thread)
