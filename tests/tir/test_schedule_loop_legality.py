@@ -144,3 +144,23 @@ def test_reduction_loop_binds_only_to_threadidx() -> None:
         sch.bind(k, "blockIdx.x")
     sch.bind(k, "threadIdx.x")
     assert sch.get(k).thread_tag == "threadIdx.x"
+
+
+@T.prim_func
+def ten(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
+    for i in range(10):
+        with T.block("B"):
+            vi = T.axis.S(10, i)
+            B[vi] = A[vi] + T.float32(1)
+
+
+def test_loop_partition_adds_a_remainder_part_and_refuses_annotated_loops() -> None:
+    sch = Schedule(ten)
+    (i,) = sch.get_loops(sch.get_block("B"))
+    parts = sch.loop_partition(i, [2, 3])
+    assert [sch.get(p).extent.value for p in parts] == [2, 3, 5]  # TVM 0.27 gives the same
+    a = np.arange(10, dtype="float32")
+    b = np.zeros(10, "float32")
+    interpret(sch.mod["main"], a, b)
+    np.testing.assert_array_equal(b, a + 1)
+    _refused(annotated, lambda s, ls: s.loop_partition(ls[1], [4, None]), "annotations")
