@@ -10,7 +10,7 @@ from typing import Any
 
 from ..expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, const
 from ..function import free_vars
-from ..functor import simplify, substitute
+from ..functor import post_order_visit, simplify, substitute
 from ..stmt import BlockRealize, For, ForKind, IterType
 from . import tree
 from .state import Ctx, ScheduleError
@@ -56,11 +56,11 @@ def split(ctx: Ctx, loop_rv: LoopRV, factors: list[Any]) -> tuple[Any, list[Loop
     known = 1
     for f in facs:
         known *= f or 1
+    _check_plain(loop, "split")
+    if None in facs and extent is None:  # a symbolic extent: the inferred factor is a ceil-div
+        return _split_symbolic(ctx, path, loop, facs, known)
     if None in facs:
-        if extent is None:
-            raise ScheduleError(f"split of loop {name!r}: its extent is not a constant, so "
-                                f"every factor must be given")
-        facs[facs.index(None)] = -(-extent // known)
+        facs[facs.index(None)] = -(-extent // known)  # type: ignore[operator]
     total = 1
     for f in facs:
         total *= f  # type: ignore[operator]
@@ -78,6 +78,34 @@ def split(ctx: Ctx, loop_rv: LoopRV, factors: list[Any]) -> tuple[Any, list[Loop
     for v, f in reversed(list(zip(new_vars, facs))):
         body = For(v, IntImm(dtype, 0), IntImm(dtype, f), ForKind.SERIAL, body)  # type: ignore
     return _rebind(ctx, path, body), [LoopRV(v, ctx.func_name) for v in new_vars]
+
+
+def _split_symbolic(ctx: Ctx, path: tree.Path, loop: For, facs: list[int | None],
+                    known: int) -> tuple[Any, list[LoopRV]]:
+    """Split with one factor inferred from a symbolic extent; a predicate guards the tail."""
+    dtype = loop.loop_var.dtype
+    exts: list[PrimExpr] = [
+        simplify((loop.extent + const(known - 1, dtype)) // const(known, dtype)) if f is None
+        else IntImm(dtype, f) for f in facs]
+    new_vars = [Var(f"{loop.loop_var.name}_{k}", dtype) for k in range(len(facs))]
+    fused: PrimExpr = new_vars[0]
+    for v, e in zip(new_vars[1:], exts[1:]):
+        fused = fused * e + v
+    body = substitute(loop.body, {loop.loop_var: simplify(loop.min + fused)})
+    body = _add_predicate(body, BinOp(BinaryOp.LT, fused, loop.extent))
+    for v, e in reversed(list(zip(new_vars, exts))):
+        body = For(v, IntImm(dtype, 0), e, ForKind.SERIAL, body)
+    return _rebind(ctx, path, body), [LoopRV(v, ctx.func_name) for v in new_vars]
+
+
+def _check_plain(loop: For, what: str) -> None:
+    """split/fuse rewrite a loop's variable: TVM refuses bound or annotated loops."""
+    if loop.kind is not ForKind.SERIAL:
+        raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is {loop.kind.name.lower()}, "
+                            f"not serial")
+    if loop.annotations:
+        raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} carries annotations "
+                            f"{[k for k, _ in loop.annotations]}")
 
 
 def _chain(ctx: Ctx, rvs: tuple[LoopRV, ...], what: str) -> tuple[tree.Path, list[For]]:
@@ -105,9 +133,13 @@ def fuse(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, LoopRV]:
     path, nest = _chain(ctx, rvs, "fuse")
     if len(nest) != len(rvs):
         raise ScheduleError(f"fuse: the loops {[rv.var.name for rv in rvs]} must be adjacent")
-    for lp in nest:
+    for i, lp in enumerate(nest):
         if not (isinstance(lp.min, IntImm) and lp.min.value == 0):
             raise ScheduleError(f"fuse: loop {lp.loop_var.name!r} does not start at 0")
+        _check_plain(lp, "fuse")
+        if set(free_vars(lp.extent)) & {o.loop_var for o in nest[:i]}:
+            raise ScheduleError(f"fuse: the extent of loop {lp.loop_var.name!r} depends on an "
+                                f"outer loop being fused")
     dtype = "int64" if any(lp.loop_var.dtype == "int64" for lp in nest) else "int32"
     fused = Var("_".join(lp.loop_var.name for lp in nest) + "_fused", dtype)
     vmap: dict[Var, PrimExpr] = {}
@@ -148,6 +180,7 @@ def reorder(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, None]:
     for old, new in zip(nest, order):
         if old is not new:
             _check_not_mixed(new, "reorder")
+    _check_covering(nest, "reorder")
     body = nest[-1].body
     for lp in reversed(order):
         body = dataclasses.replace(lp, body=body)
@@ -163,6 +196,27 @@ def _check_not_mixed(loop: For, what: str) -> None:
         if IterType.SPATIAL in kinds and len(kinds) > 1:
             raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} binds both spatial and "
                                 f"reduce iter vars of block {br.block.name!r}; it cannot move")
+        if kinds - {IterType.SPATIAL, IterType.REDUCE}:
+            raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} binds a scan or opaque "
+                                f"iter var of block {br.block.name!r}; it cannot move")
+
+
+def _check_covering(nest: list[For], what: str) -> None:
+    """A block iter var bound only by loops of `nest` must be covered by them: fewer loop
+    iterations than its domain (`vl = l * 16`) is a non-affine binding TVM refuses."""
+    extents = {lp.loop_var: _extent(lp) for lp in nest}
+    for br in tree.blocks_under(nest[-1].body):
+        for iv, value in zip(br.block.iter_vars, br.iter_values):
+            used = set(free_vars(value))
+            dom = iv.dom.extent
+            if not used or not used <= extents.keys() or not isinstance(dom, IntImm):
+                continue
+            span = 1
+            for v in used:
+                span *= extents[v] or dom.value
+            if span < dom.value:
+                raise ScheduleError(f"{what}: block {br.block.name!r} binds iter var "
+                                    f"{iv.var.name!r} non-affinely ({value})")
 
 
 def _reduction_blocks(loop: For) -> list[str]:
@@ -174,6 +228,20 @@ def _reduction_blocks(loop: For) -> list[str]:
                 out.append(br.block.name)
                 break
     return out
+
+
+def _check_no_opaque_use(loop: For, what: str) -> None:
+    """A block reading the loop's variable in its body (not through an iter var binding) hides
+    its dependence on the loop: TVM refuses to parallelize or vectorize such a loop."""
+    for br in tree.blocks_under(loop.body):
+        if br.block.iter_vars:  # NOTE: only blocks without iter vars are checked
+            continue
+        used: list[bool] = []
+        post_order_visit(br.block.body,
+                         lambda n: used.append(True) if n is loop.loop_var else None)
+        if used:
+            raise ScheduleError(f"{what}: block {br.block.name!r} uses loop "
+                                f"{loop.loop_var.name!r} directly (an opaque binding)")
 
 
 def set_kind(ctx: Ctx, rv: LoopRV, kind: ForKind, thread: str | None = None
@@ -188,6 +256,14 @@ def set_kind(ctx: Ctx, rv: LoopRV, kind: ForKind, thread: str | None = None
             raise ScheduleError(f"{what}: loop {loop.loop_var.name!r} is a reduction loop of "
                                 f"block {bad[0]!r} (it binds a reduce iter var); only "
                                 f"spatial loops can be {what}d")
+    if kind in (ForKind.PARALLEL, ForKind.VECTORIZED):
+        _check_no_opaque_use(loop, kind.name.lower())
+    if kind is ForKind.THREAD_BINDING and thread and not thread.startswith("threadIdx"):
+        bad = _reduction_blocks(loop)
+        if bad:  # only threads of one block can combine partial sums
+            raise ScheduleError(f"bind: loop {loop.loop_var.name!r} is a reduction loop of "
+                                f"block {bad[0]!r}; a cross-thread reduction needs threadIdx, "
+                                f"not {thread}")
     if kind is ForKind.VECTORIZED and _extent(loop) is None:
         raise ScheduleError(f"vectorize: loop {loop.loop_var.name!r} has no constant extent")
     new = dataclasses.replace(loop, kind=kind, thread_tag=thread)

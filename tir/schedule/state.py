@@ -84,6 +84,10 @@ class ScheduleBase:
         prims = [gv.name_hint for gv, f in self._mod.items() if isinstance(f, PrimFunc)]
         self._func_name = "main" if "main" in prims else (prims[0] if len(prims) == 1 else None)
         self._trace = Trace()
+        if error_render_level not in ("detail", "fast", "none"):
+            raise ValueError(f"error_render_level must be 'detail', 'fast' or 'none', "
+                             f"got {error_render_level!r}")
+        self._render_level = error_render_level
         # NOTE: TVM's seed -1 (or none) means "seed from the system"
         self.rng = random.Random(None if seed in (None, -1) else seed)
 
@@ -164,12 +168,20 @@ class ScheduleBase:
 
     # -- lookups ----------------------------------------------------------------------------
 
+    def _error(self, detail: str, fast: str) -> ScheduleError:
+        """The error rendered at the schedule's `error_render_level`, as TVM renders it."""
+        level = getattr(self, "_render_level", "detail")
+        if level == "none":
+            return ScheduleError("ScheduleError: (not rendered)")
+        return ScheduleError(detail if level == "detail" else fast)
+
     def get_block(self, name: str, func_name: str | None = None) -> BlockRV:
         ctx = self._ctx(func_name)
         if tree.block_path(ctx.func.body, name) is None:
             names = [b.block.name for b in tree.blocks_under(ctx.func.body)]
-            raise ScheduleError(f"no block named {name!r} in prim_func {ctx.func_name!r}; "
-                                f"blocks: {names}")
+            raise self._error(f"Cannot find a block with the name: {name} in prim_func "
+                              f"{ctx.func_name!r}; blocks: {names}",
+                              "Cannot find a block with the specified name")
         rv = BlockRV(name, ctx.func_name)
         self.trace.append("get_sblock", {"name": name, "func_name": ctx.func_name}, rv)
         return rv

@@ -107,6 +107,8 @@ def _partition_sizes(loop: For, factors: list[Any]) -> list[int]:
     known = sum(s for s in sizes if s is not None)
     if None in sizes:
         sizes[sizes.index(None)] = ext.value - known
+    elif known < ext.value:  # as TVM: a last part takes what the factors leave
+        sizes.append(ext.value - known)
     if sum(sizes) != ext.value or min(sizes) <= 0:  # type: ignore[type-var, arg-type]
         raise ScheduleError(f"loop_partition of loop {name!r}: factors {factors} do not "
                             f"partition its {ext.value} iterations")
@@ -144,8 +146,11 @@ def loop_partition(ctx: Ctx, rv: LoopRV, factors: list[Any]) -> tuple[Any, list[
     "<block>_<var><k>_partition" block, all inside "<block>_<var>_common" (TVM's form)."""
     from ..stmt import Block
 
+    from .loops import _check_plain
+
     path = ctx.loop_path(rv)
     loop: For = path[-1]  # type: ignore[assignment]
+    _check_plain(loop, "loop_partition")
     sizes = _partition_sizes(loop, factors)
     blocks = tree.blocks_under(loop)
     if not blocks:
