@@ -17,6 +17,7 @@ measuring them all is the search.
 
 from __future__ import annotations
 
+import sys
 import json
 import os
 import random
@@ -262,3 +263,10 @@ database = SimpleNamespace(MemoryDatabase=Database, Database=Database, TuningRec
 __all__ = ["Database", "MetaScheduleApplyDatabase", "MetaScheduleTuneTIR", "ScheduleFn",
            "TuningRecord", "compile_tir", "database",
            "space_generator", "tir_integration", "tune_tir"]
+
+
+# `tvm.meta_schedule.relax_integration.tune_relax` (whole-model tuning, meta_schedule_relax.py)
+from . import meta_schedule_relax as relax_integration  # noqa: E402
+
+sys.modules[__name__ + ".relax_integration"] = relax_integration
+tune_relax = relax_integration.tune_relax
