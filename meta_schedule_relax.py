@@ -79,11 +79,11 @@ def _save(work_dir: str, records: list[dict]) -> None:
 
 def extract_tasks(mod: Any) -> list[tuple]:
     """The matmul workloads (dims) the default legalization of `mod` builds."""
-    from . import relax
     from .topi.matmul_schedule import matmul_knobs
+    from .transforms.pipeline import default_build_pipeline
     seen: list = []
-    with matmul_knobs({}, seen):
-        relax.transform.LegalizeOps()(mod)
+    with matmul_knobs({}, seen):  # the same passes as the build, so the same kernels
+        default_build_pipeline()(mod)
     return list(dict.fromkeys(seen))
 
 
@@ -205,14 +205,15 @@ def tune_relax(mod: Any, params: Any, target: Any, work_dir: str, max_trials_glo
 
 
 def MetaScheduleApplyDatabase(work_dir: str, **_: Any) -> Any:  # noqa: N802 (TVM's name)
-    """Legalizes the module with the database's best knobs (no measuring)."""
-    from . import relax
+    """Runs the default build's graph passes and legalization with the database's best knobs
+    (no measuring); `tvm.compile` then finds the kernels built."""
     from .topi.matmul_schedule import matmul_knobs
     from .transforms.pass_infra import Pass
+    from .transforms.pipeline import default_build_pipeline
 
     def run(mod: Any, _ctx: Any = None) -> Any:
         with matmul_knobs(load_database(work_dir)):
-            return relax.transform.LegalizeOps()(mod)
+            return default_build_pipeline()(mod)
     return Pass(run, "MetaScheduleApplyDatabase")
 
 
