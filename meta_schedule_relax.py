@@ -147,16 +147,8 @@ def _mutate(dims: tuple, knobs: dict, rng: random.Random) -> dict:
 
 
 def _default_knobs(dims: tuple) -> dict | None:
-    from .topi.matmul_schedule import pick_k_block, pick_lanes
-    from .topi.conv2d_schedule import host_vector_bits, max_accumulators
-    m, n, k = dims[-3:]
-    register = max(1, host_vector_bits() // 32)
-    lanes = pick_lanes(n, register)
-    if not lanes:
-        return None
-    regs = -(-lanes // register)
-    rows = next(r for r in (8, 4, 2, 1) if m % r == 0 and r * regs <= max_accumulators())
-    return {"rows": rows, "lanes": lanes, "kc": k if m == 1 else pick_k_block(k)}
+    from .topi.matmul_schedule import default_tile
+    return default_tile(dims, "float32")
 
 
 def tune_task(dims: tuple, trials: int, executor: cf.Executor, seed: int = 0) -> list[dict]:
@@ -174,8 +166,10 @@ def tune_task(dims: tuple, trials: int, executor: cf.Executor, seed: int = 0) ->
         if not fresh:
             break
         cands = list(fresh.values())
-        order = np.argsort(model.predict(cands))
+        order = np.argsort(model.predict(cands), kind="stable")
         pick = [cands[i] for i in order[:min(batch, trials - len(measured))]]
+        if not measured:  # the default rule is always measured, first: the baseline
+            pick = [seed_knobs] + [c for c in pick if c != seed_knobs][:len(pick) - 1]
         futures = [executor.submit(measure, dims, c) for c in pick]
         for c, fut in zip(pick, futures):
             measured[json.dumps(c, sort_keys=True)] = (c, fut.result())

@@ -95,3 +95,10 @@ def test_dask_executor(tmp_path):
                              executor=client.get_executor())
     assert set(best) == {(16, 16, 32), (16, 32, 64)}
     assert os.path.exists(tmp_path / ri.DB_FILE)
+
+
+def test_search_measures_the_default_rule_first():
+    with cf.ThreadPoolExecutor(1) as ex:
+        records = ri.tune_task((16, 32, 64), 3, ex)
+    assert records[0]["knobs"] == ri._default_knobs((16, 32, 64))
+    assert len({json.dumps(r["knobs"], sort_keys=True) for r in records}) == 3

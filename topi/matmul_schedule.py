@@ -56,14 +56,10 @@ def matmul_nest(out: te.Tensor) -> bool:
     if dims is None or len(out.op.axis) < 2 or len(out.op.reduce_axis) != 1:
         return False
     *batch_dims, m, n, k_ext = dims
-    register = max(1, host_vector_bits() // dtype_bits(out.dtype))
-    lanes = pick_lanes(n, register)
-    if not lanes:
+    tile = default_tile(dims, out.dtype)
+    if tile is None:
         return False
-    regs = -(-lanes // register)
-    rows = next(r for r in (8, 4, 2, 1) if m % r == 0 and r * regs <= max_accumulators())
-    # a matrix-vector product reads B once whatever the order: no k block, columns in parallel
-    kc = k_ext if m == 1 else pick_k_block(k_ext)
+    rows, lanes, kc = tile["rows"], tile["lanes"], tile["kc"]
     if _SEEN.get() is not None:
         _SEEN.get().append(tuple(dims))
     tuned = _KNOBS.get().get(tuple(dims))
@@ -98,6 +94,21 @@ def matmul_nest(out: te.Tensor) -> bool:
         kinds[par] = "parallel"
     te.loop_nest(out, order, split, kinds)
     return True
+
+
+def default_tile(dims: list[int] | tuple, dtype: str) -> dict | None:
+    """The rule's tile of a matmul (dims: batch.., m, n, k): {"rows", "lanes", "kc"}, or None
+    when the row does not vectorize."""
+    m, n, k_ext = dims[-3:]
+    register = max(1, host_vector_bits() // dtype_bits(dtype))
+    lanes = pick_lanes(n, register)
+    if not lanes:
+        return None
+    regs = -(-lanes // register)
+    rows = next(r for r in (8, 4, 2, 1) if m % r == 0 and r * regs <= max_accumulators())
+    # a matrix-vector product reads B once whatever the order: no k block, columns in parallel
+    kc = k_ext if m == 1 else pick_k_block(k_ext)
+    return {"rows": rows, "lanes": lanes, "kc": kc}
 
 
 def pick_k_block(k_ext: int) -> int:
