@@ -222,6 +222,9 @@ def MetaScheduleApplyDatabase(work_dir: str, **_: Any) -> Any:  # noqa: N802
 
     def run(mod: IRModule, ctx: Any) -> IRModule:
         db = _DATABASES.get(os.path.abspath(work_dir))
+        if db is None and os.path.exists(os.path.join(work_dir, relax_integration.DB_FILE)):
+            # a whole-model database (tune_relax): the build's kernels with the tuned tiles
+            return relax_integration.MetaScheduleApplyDatabase(work_dir)(mod)
         if db is None:
             raise ValueError(f"no tuning database for {work_dir!r} in this process; run "
                              f"MetaScheduleTuneTIR(work_dir=...) first")

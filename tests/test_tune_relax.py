@@ -57,7 +57,7 @@ def test_tune_apply_matches_numpy_and_reuses_records(tmp_path):
     assert again.submitted == 0  # every task is in the database: no measuring
     ref = np.maximum(x @ w, 0) @ v
     np.testing.assert_allclose(run(tuned, x, w, v), ref, rtol=1e-4, atol=1e-4)
-    applied = ri.MetaScheduleApplyDatabase(str(tmp_path))(Mlp)
+    applied = relax.transform.MetaScheduleApplyDatabase(str(tmp_path))(Mlp)  # the facade
     np.testing.assert_allclose(run(applied, x, w, v), ref, rtol=1e-4, atol=1e-4)
 
 
