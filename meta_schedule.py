@@ -17,6 +17,7 @@ measuring them all is the search.
 
 from __future__ import annotations
 
+import sys
 import json
 import os
 import random
@@ -221,6 +222,9 @@ def MetaScheduleApplyDatabase(work_dir: str, **_: Any) -> Any:  # noqa: N802
 
     def run(mod: IRModule, ctx: Any) -> IRModule:
         db = _DATABASES.get(os.path.abspath(work_dir))
+        if db is None and os.path.exists(os.path.join(work_dir, relax_integration.DB_FILE)):
+            # a whole-model database (tune_relax): the build's kernels with the tuned tiles
+            return relax_integration.MetaScheduleApplyDatabase(work_dir)(mod)
         if db is None:
             raise ValueError(f"no tuning database for {work_dir!r} in this process; run "
                              f"MetaScheduleTuneTIR(work_dir=...) first")
@@ -262,3 +266,10 @@ database = SimpleNamespace(MemoryDatabase=Database, Database=Database, TuningRec
 __all__ = ["Database", "MetaScheduleApplyDatabase", "MetaScheduleTuneTIR", "ScheduleFn",
            "TuningRecord", "compile_tir", "database",
            "space_generator", "tir_integration", "tune_tir"]
+
+
+# `tvm.meta_schedule.relax_integration.tune_relax` (whole-model tuning, meta_schedule_relax.py)
+from . import meta_schedule_relax as relax_integration  # noqa: E402
+
+sys.modules[__name__ + ".relax_integration"] = relax_integration
+tune_relax = relax_integration.tune_relax

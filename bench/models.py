@@ -2,7 +2,7 @@
 against what a user would run instead, in one run.
 
     .venv/bin/python bench/models.py [--models mlp-b1,vgg11,...] [--threads 2] [--reps 7]
-                                     [--no-tvm] [--no-onnx]
+                                     [--no-tvm] [--no-onnx] [--tune-trials N]
 
 Models (bench/model_zoo.py, torch written by hand, same weights for everyone): the lecture
 MLP (batch 1 and 64), VGG-11, ResNet-18 (batch 1 and 8), MobileNetV2, a BERT-base encoder
@@ -13,7 +13,10 @@ TVM_NUM_THREADS):
 - tvmlite: `torch.export` -> `relax.frontend.torch.from_exported_program` -> default
   `tvm.compile(mod, target="llvm")`;
 - tvmlite (onnx): the same model through `torch.onnx.export` -> `relax.frontend.onnx.from_onnx`;
-- tvmlite tuned: n/a (no whole-model tuner yet; see issue 15);
+- tvmlite tuned (--tune-trials N, 0 = n/a): `meta_schedule.relax_integration.tune_relax` on
+  the model's matmuls, N measured candidates in all (the issue allows 10 minutes a model),
+  records in bench/tune_logs/<model>, then `MetaScheduleApplyDatabase` + `tvm.compile`;
+  a second run reuses the records without measuring;
 - PyTorch eager, `torch.no_grad()`;
 - ONNX Runtime 2 threads on the torch.onnx export (when onnx/onnxruntime are installed);
 - TVM 0.27 default (when apache-tvm is installed): its own from_exported_program and
@@ -36,7 +39,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-# table columns; "tuned" stays n/a until a whole-model tuner exists
+# table columns; "tuned" is n/a without --tune-trials
 COLUMNS = ["tvmlite", "tvmlite-onnx", "tuned", "torch", "ort", "tvm", "tvm-threads"]
 
 
@@ -89,6 +92,25 @@ def _run_tvmlite(model, example, via_onnx):
     return (lambda: vm["main"](x)), first.numpy(), compile_s
 
 
+def _run_tvmlite_tuned(name, model, example, trials):
+    import tvmlite as tvm
+    from tvmlite import relax
+    from tvmlite.meta_schedule import relax_integration
+    from tvmlite.relax.frontend.torch import from_exported_program
+
+    work_dir = os.path.join(HERE, "tune_logs", name)
+    start = time.perf_counter()
+    mod = from_exported_program(_exported(model, example))
+    relax_integration.tune_relax(mod, None, "llvm", work_dir, max_trials_global=trials)
+    mod = relax_integration.MetaScheduleApplyDatabase(work_dir)(mod)
+    vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
+    compile_s = time.perf_counter() - start
+    x = tvm.nd.array(example.numpy())
+    out = vm["main"](x)
+    first = out[0] if isinstance(out, (list, tuple)) else out
+    return (lambda: vm["main"](x)), first.numpy(), compile_s
+
+
 def _run_tvm(model, example):
     import tvm
     from tvm import relax
@@ -127,7 +149,7 @@ def _run_ort(model, example, threads):
     return (lambda: sess.run(None, feed)), sess.run(None, feed)[0], 0.0
 
 
-def worker(name, system, threads, reps):
+def worker(name, system, threads, reps, trials=0):
     import torch
 
     from model_zoo import build
@@ -140,6 +162,8 @@ def worker(name, system, threads, reps):
         call, out, compile_s = _run_torch(model, example, threads)
     elif system == "ort":
         call, out, compile_s = _run_ort(model, example, threads)
+    elif system == "tuned":
+        call, out, compile_s = _run_tvmlite_tuned(name, model, example, trials)
     elif system.startswith("tvm-") or system == "tvm":
         call, out, compile_s = _run_tvm(model, example)
     else:
@@ -149,12 +173,12 @@ def worker(name, system, threads, reps):
                                "compile_s": compile_s}))
 
 
-def spawn(name, system, threads, reps, timeout):
+def spawn(name, system, threads, reps, timeout, trials=0):
     env = dict(os.environ, TVMLITE_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
     if system == "tvm-threads":
         env["TVM_NUM_THREADS"] = str(threads)
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, system,
-           "--threads", str(threads), "--reps", str(reps)]
+           "--threads", str(threads), "--reps", str(reps), "--tune-trials", str(trials)]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -208,12 +232,14 @@ def main():
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--no-tvm", action="store_true")
     ap.add_argument("--no-onnx", action="store_true")
+    ap.add_argument("--tune-trials", type=int, default=0,
+                    help="measured candidates per model for the tuned column (0: n/a)")
     ap.add_argument("--worker", nargs=2)
     args = ap.parse_args()
     if args.worker:
-        worker(*args.worker, args.threads, args.reps)
+        worker(*args.worker, args.threads, args.reps, args.tune_trials)
         return
-    systems = ["tvmlite", "torch"]
+    systems = ["tvmlite", "torch"] + (["tuned"] if args.tune_trials else [])
     if not args.no_onnx and _available("onnx") and _available("onnxruntime"):
         systems[1:1] = ["tvmlite-onnx"]
         systems.append("ort")
@@ -226,7 +252,8 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     notes = []
     for name in args.models.split(","):
-        results = {s: spawn(name, s, args.threads, args.reps, args.timeout) for s in systems}
+        results = {s: spawn(name, s, args.threads, args.reps, args.timeout, args.tune_trials)
+                   for s in systems}
         notes.append(report(name, results))
     print("\n" + "\n".join(notes))
 

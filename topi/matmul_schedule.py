@@ -20,12 +20,33 @@ Each output still sums over k in order, from zero (the init is its own block).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterator
+
 from .. import te
 from ..tir.dtype import bits as dtype_bits
 from .conv2d_schedule import MIN_PARALLEL, host_vector_bits, max_accumulators, static_dims
 from .conv2d_schedule import pick_lanes as conv_pick_lanes
 
 K_BLOCK = 256  # reduction steps per block: a (256 x N) block of B is reused by every row tile
+
+# tuned knobs per workload (dims tuple -> {"rows", "lanes", "kc"}); empty: the default rule
+_KNOBS: contextvars.ContextVar[dict] = contextvars.ContextVar("matmul_knobs", default={})
+# workloads seen while the context collects them (meta_schedule_relax's task extraction)
+_SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("matmul_seen", default=None)
+
+
+@contextlib.contextmanager
+def matmul_knobs(knobs: dict, seen: list | None = None) -> Iterator[None]:
+    """Inside, matmuls whose dims are keys of `knobs` use those tile sizes; `seen` collects
+    the dims of every matmul built (the tuner's tasks)."""
+    tok, tok_seen = _KNOBS.set(dict(knobs)), _SEEN.set(seen)
+    try:
+        yield
+    finally:
+        _KNOBS.reset(tok)
+        _SEEN.reset(tok_seen)
 
 
 def matmul_nest(out: te.Tensor) -> bool:
@@ -35,14 +56,15 @@ def matmul_nest(out: te.Tensor) -> bool:
     if dims is None or len(out.op.axis) < 2 or len(out.op.reduce_axis) != 1:
         return False
     *batch_dims, m, n, k_ext = dims
-    register = max(1, host_vector_bits() // dtype_bits(out.dtype))
-    lanes = pick_lanes(n, register)
-    if not lanes:
+    tile = default_tile(dims, out.dtype)
+    if tile is None:
         return False
-    regs = -(-lanes // register)
-    rows = next(r for r in (8, 4, 2, 1) if m % r == 0 and r * regs <= max_accumulators())
-    # a matrix-vector product reads B once whatever the order: no k block, columns in parallel
-    kc = k_ext if m == 1 else pick_k_block(k_ext)
+    rows, lanes, kc = tile["rows"], tile["lanes"], tile["kc"]
+    if _SEEN.get() is not None:
+        _SEEN.get().append(tuple(dims))
+    tuned = _KNOBS.get().get(tuple(dims))
+    if tuned is not None:
+        rows, lanes, kc = tuned["rows"], tuned["lanes"], tuned["kc"]
     *batch, i, j = (a.name for a in out.op.axis)
     k = out.op.reduce_axis[0].name
     split: dict[str, int] = {}
@@ -72,6 +94,21 @@ def matmul_nest(out: te.Tensor) -> bool:
         kinds[par] = "parallel"
     te.loop_nest(out, order, split, kinds)
     return True
+
+
+def default_tile(dims: list[int] | tuple, dtype: str) -> dict | None:
+    """The rule's tile of a matmul (dims: batch.., m, n, k): {"rows", "lanes", "kc"}, or None
+    when the row does not vectorize."""
+    m, n, k_ext = dims[-3:]
+    register = max(1, host_vector_bits() // dtype_bits(dtype))
+    lanes = pick_lanes(n, register)
+    if not lanes:
+        return None
+    regs = -(-lanes // register)
+    rows = next(r for r in (8, 4, 2, 1) if m % r == 0 and r * regs <= max_accumulators())
+    # a matrix-vector product reads B once whatever the order: no k block, columns in parallel
+    kc = k_ext if m == 1 else pick_k_block(k_ext)
+    return {"rows": rows, "lanes": lanes, "kc": kc}
 
 
 def pick_k_block(k_ext: int) -> int:
