@@ -12,7 +12,7 @@ from .tensor import (  # noqa: A004 (TVM's names shadow builtins here on purpose
     placeholder, prod, reduce_axis, sum,
 )
 from .tensor import TensorSlice, tag_scope
-from .extern import ExternOp, extern
+from .extern import ExternOp, extern, extern_primfunc
 from .math import (  # noqa: A004 (TVM's names)
     CommReducer, acos, acosh, all, any, asin, asinh, atan, atanh, comm_reducer, cos, cosh, div,
     floordiv, floormod, fmod, indexdiv, indexmod, isfinite, isinf, isnan, log2, log10, logaddexp,
@@ -90,5 +90,5 @@ __all__ = [
     "comm_reducer", "cos", "cosh", "div", "floordiv", "floormod", "fmod", "indexdiv", "indexmod",
     "isfinite", "isinf", "isnan", "log2", "log10", "logaddexp", "nearbyint", "power", "sin", "sinh",
     "tan", "trunc", "truncdiv", "truncmod", "TensorSlice", "popcount", "thread_axis", "ExternOp",
-    "extern",
+    "extern", "extern_primfunc",
 ]

@@ -50,3 +50,32 @@ def extern(shape: Any, inputs: list[Tensor], fcompute: Callable[[list[Buffer], l
     op = ExternOp(name, list(inputs), ins, outs, body, tag, dict(attrs or {}))
     tensors = [Tensor(b, op) for b in outs]  # type: ignore[arg-type]
     return tensors if many else tensors[0]
+
+
+def extern_primfunc(input_tensors: list[Tensor], primfunc: Any, **kwargs: Any) -> Any:
+    """`te.extern_primfunc([A, B], func)`: the outputs of a TIR PrimFunc (its buffer
+    parameters after the inputs) as te tensors; the function's body runs over the tensors'
+    buffers. One output gives a Tensor, several a list."""
+    from ..tir.functor import Mutator
+
+    params = [buf for _, buf in primfunc.buffer_map]
+    if len(params) <= len(input_tensors):
+        raise ValueError(f"te.extern_primfunc: the PrimFunc has {len(params)} buffer "
+                         f"parameters, so no outputs after {len(input_tensors)} inputs")
+    outputs = params[len(input_tensors):]
+
+    class _Rebind(Mutator):
+        def __init__(self, mapping: dict[Buffer, Buffer]) -> None:
+            self.mapping = mapping
+
+        def visit_buffer(self, buf: Buffer) -> Buffer:  # type: ignore[override]
+            return self.mapping.get(buf, buf)
+
+    def body(ins: list[Buffer], outs: list[Buffer]) -> Stmt:
+        return _Rebind(dict(zip(params, [*ins, *outs]))).visit(primfunc.body)
+
+    name = str(dict(primfunc.attrs).get("global_symbol", kwargs.pop("name", "extern_primfunc")))
+    shapes = [tuple(b.shape) for b in outputs]
+    return extern(shapes if len(outputs) > 1 else shapes[0], input_tensors, body, name=name,
+                  dtype=[b.dtype for b in outputs] if len(outputs) > 1 else outputs[0].dtype,
+                  **kwargs)

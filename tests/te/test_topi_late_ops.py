@@ -109,3 +109,24 @@ def test_tir_names_the_reducers_as_tvm_does() -> None:
     total = te.compute((1,), lambda i: tvm.tir.sum(a[k], axis=k), name="total")
     data = np.arange(4, dtype="float32")
     np.testing.assert_allclose(run([a], total, [data]), [data.sum()])
+
+
+def test_extern_primfunc_computes_a_tensor_with_a_prim_func() -> None:
+    from tvmlite.script import tir as T
+
+    @T.prim_func
+    def scale(a: T.handle, b: T.handle):
+        A = T.match_buffer(a, (8,), "float32")
+        B = T.match_buffer(b, (8,), "float32")
+        for i in range(8):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi] * T.float32(3)
+
+    x = te.placeholder((8,), "float32", name="x")
+    y = te.extern_primfunc([x], scale)
+    z = te.compute((8,), lambda i: y[i] + 1, name="z")
+    data = np.arange(8, dtype="float32")
+    np.testing.assert_array_equal(run([x], z, [data]), data * 3 + 1)
+    with pytest.raises(ValueError, match="no outputs"):
+        te.extern_primfunc([x, z], scale)
