@@ -49,7 +49,14 @@ def first_arg(node: Any, imp: Any) -> Any:
 _UNARY = {"relu": "nn.relu", "silu": "nn.silu", "tanh": "tanh", "sigmoid": "sigmoid",
           "exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "neg": "negative",
           "abs": "abs", "erf": "erf", "sin": "sin", "cos": "cos", "floor": "floor",
-          "ceil": "ceil", "round": "round", "logical_not": "logical_not"}
+          "ceil": "ceil", "round": "round", "logical_not": "logical_not",
+          "acos": "acos", "acosh": "acosh", "asin": "asin", "asinh": "asinh", "atan": "atan",
+          "atanh": "atanh", "cosh": "cosh", "sinh": "sinh", "tan": "tan", "trunc": "trunc",
+          "sign": "sign", "bitwise_not": "bitwise_not", "square": "square",
+          "relu6": "nn.relu6", "selu": "nn.selu"}
+_PREDICATES = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
+for _aten, _op in _PREDICATES.items():  # bool results: no cast of the input
+    converts(f"{_aten}.default")(lambda node, imp, op=_op: make(op, first_arg(node, imp)))
 for _aten, _op in _UNARY.items():  # cast: sqrt of an int tensor is a float tensor in torch
     converts(f"{_aten}.default")(
         lambda node, imp, op=_op: make(op, cast(first_arg(node, imp), out_dtype(node))))
@@ -313,3 +320,21 @@ def _full(node: Any, imp: Any) -> rx.Call:
     else:
         fill = 0 if name.startswith("zeros") else 1
     return make("full", imp.shape_of(node), scalar_const(fill, dtype), dtype)
+
+
+@converts("expm1.default")
+def _expm1(node: Any, imp: Any) -> rx.Call:
+    x = cast(first_arg(node, imp), out_dtype(node))
+    return make("subtract", imp.emit(make("exp", x)), scalar_const(1.0, out_dtype(node)))
+
+
+@converts("div.Tensor_mode", "div.Scalar_mode")
+def _div_mode(node: Any, imp: Any) -> Any:
+    a = imp.named_args(node)
+    dtype = out_dtype(node)
+    x, y = cast(a["self"], dtype), cast(a["other"], dtype)
+    mode = a.get("rounding_mode")
+    if mode == "floor":
+        return make("floor_divide", x, y)
+    quotient = make("divide", x, y)
+    return make("trunc", imp.emit(quotient)) if mode == "trunc" else quotient
