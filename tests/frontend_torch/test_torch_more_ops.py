@@ -1,0 +1,39 @@
+"""Converters added for TVM's own frontend tests, each run against torch's result: the inverse
+and hyperbolic math, predicates, expm1, div rounding modes, clamps, arange, full_like, flip,
+var and bucketize."""
+
+import os
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from tvmlite.frontend.torch import from_exported_program  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from torch_frontend_models import assert_close, export_model, run_relax, run_torch  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*LeafSpec:FutureWarning")
+
+
+class MoreOps(torch.nn.Module):
+    def forward(self, x, y):
+        u = x.clamp(-0.9, 0.9)
+        return (torch.asin(u) + torch.acos(u) + torch.atan(x) + torch.atanh(u),
+                torch.sinh(x) + torch.cosh(x) + torch.tan(u) + torch.asinh(x),
+                torch.acosh(x.abs() + 1) + torch.expm1(x) + torch.sign(x) + torch.trunc(3 * x),
+                torch.isnan(x).float() + torch.isfinite(x).float(),
+                torch.div(x, y, rounding_mode="trunc"), torch.div(x, y, rounding_mode="floor"),
+                torch.clamp(x, min=-0.25), torch.clamp(x, max=0.5), torch.clamp(x, y, y + 1),
+                torch.arange(1, 9, 2) * 2, torch.full_like(x, 2.5), torch.flip(x, [0, 1]),
+                torch.var(x, dim=1), torch.var(x, dim=0, correction=0),
+                torch.bucketize(x, torch.tensor([-0.5, 0.0, 0.5])))
+
+
+def test_more_ops_match_torch():
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(3, 4, generator=gen)
+    y = torch.rand(3, 4, generator=gen) + 0.5
+    mod = from_exported_program(export_model(MoreOps(), (x, y)))
+    assert_close(run_relax(mod, x, y), run_torch(MoreOps(), x, y))
