@@ -6,7 +6,7 @@ from typing import Any
 
 from ...ir import expr as rx
 from ...ir.ops.base import scalar_const
-from .ops_tensor import make, out_dtype
+from .ops_tensor import cast, make, out_dtype
 from .registry import converts
 
 
@@ -22,7 +22,8 @@ def _arange(node: Any, imp: Any) -> rx.Call:
 @converts("full_like.default")
 def _full_like(node: Any, imp: Any) -> rx.Call:
     x, fill = imp.retrieve_args(node)[:2]
-    fill = fill if isinstance(fill, rx.Expr) else scalar_const(fill, out_dtype(node))
+    if not isinstance(fill, rx.Expr):  # as TVM: an int fill is an int32 constant
+        fill = scalar_const(fill, "int32" if type(fill) is int else out_dtype(node))
     return make("full_like", x, fill)
 
 
@@ -58,3 +59,73 @@ def _bucketize(node: Any, imp: Any) -> rx.Call:
     a = imp.named_args(node)
     return make("bucketize", a["self"], a["boundaries"], out_int32=bool(a["out_int32"]),
                 right=bool(a["right"]))
+
+
+@converts("zeros_like.default", "ones_like.default")
+def _zeros_ones_like(node: Any, imp: Any) -> rx.Call:
+    fill = 0 if node.target.__name__.startswith("zeros") else 1
+    # an int32 fill (relax.const's default) that full_like casts to the input's dtype
+    return make("full_like", imp.retrieve_args(node)[0], scalar_const(fill, "int32"))
+
+
+@converts("leaky_relu.default")
+def _leaky_relu(node: Any, imp: Any) -> rx.Call:
+    a = imp.named_args(node)
+    return make("nn.leakyrelu", a["self"], alpha=float(a["negative_slope"]))
+
+
+@converts("log1p.default")
+def _log1p(node: Any, imp: Any) -> rx.Call:
+    x = imp.retrieve_args(node)[0]
+    return make("log", imp.emit(make("add", x, scalar_const(1.0, out_dtype(node)))))
+
+
+_LOGICAL = {"logical_and": "logical_and", "logical_or": "logical_or",
+            "logical_xor": "logical_xor", "bitwise_and": "bitwise_and",
+            "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor", "fmod": "mod"}
+
+
+def _same_dtype_binary(op: str) -> Any:
+    def convert(node: Any, imp: Any) -> rx.Call:
+        a, b = imp.retrieve_args(node)[:2]
+        if not isinstance(b, rx.Expr):  # a Python scalar: a constant of a's dtype
+            b = scalar_const(b, a.struct_info.dtype)
+        if op.startswith("logical"):  # torch's logical ops take any dtype as truth values
+            a, b = cast(a, "bool"), cast(b, "bool")
+        return make(op, a, b)
+    return convert
+
+
+for _aten, _op in _LOGICAL.items():
+    converts(*(f"{_aten}.{o}" for o in ("default", "Tensor", "Scalar")))(_same_dtype_binary(_op))
+
+
+@converts("index_select.default")
+def _index_select(node: Any, imp: Any) -> rx.Call:
+    x, axis, index = imp.retrieve_args(node)
+    return make("take", x, index, axis=axis)
+
+
+@converts("repeat.default")
+def _repeat(node: Any, imp: Any) -> rx.Call:
+    x, repeats = imp.retrieve_args(node)
+    return make("tile", x, list(repeats))
+
+
+@converts("gather.default")
+def _gather(node: Any, imp: Any) -> rx.Call:
+    a = imp.named_args(node)
+    return make("gather_elements", a["self"], a["index"], axis=a["dim"])
+
+
+@converts("topk.default")
+def _topk(node: Any, imp: Any) -> rx.Call:
+    a = imp.named_args(node)
+    return make("topk", a["self"], k=a["k"], axis=a["dim"], ret_type="both",
+                largest=bool(a["largest"]), dtype="int64")
+
+
+@converts("native_dropout.default")
+def _native_dropout(node: Any, imp: Any) -> Any:
+    # eval mode: the input unchanged; the mask (for training) is never computed
+    return (imp.retrieve_args(node)[0], None)

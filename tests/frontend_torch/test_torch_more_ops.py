@@ -8,6 +8,7 @@ import sys
 import pytest
 
 torch = pytest.importorskip("torch")
+import torch.nn.functional as F  # noqa: E402
 
 from tvmlite.frontend.torch import from_exported_program  # noqa: E402
 
@@ -37,3 +38,20 @@ def test_more_ops_match_torch():
     y = torch.rand(3, 4, generator=gen) + 0.5
     mod = from_exported_program(export_model(MoreOps(), (x, y)))
     assert_close(run_relax(mod, x, y), run_torch(MoreOps(), x, y))
+
+
+class EvenMoreOps(torch.nn.Module):
+    def forward(self, x, ids):
+        return (torch.zeros_like(x) + torch.ones_like(x), F.leaky_relu(x, 0.02),
+                torch.log1p(x.abs()), torch.logical_and(x, x > 0.5).float(),
+                torch.logical_xor(x > 0, x < 0.5).float(), torch.fmod(x, 0.75),
+                torch.index_select(x, 1, ids), x.repeat(2, 3), torch.topk(x, 2)[0],
+                torch.gather(x, 1, ids.reshape(1, 2).expand(3, 2)),
+                torch.bitwise_or(ids, 4))
+
+
+def test_even_more_ops_match_torch():
+    x = torch.randn(3, 4, generator=torch.Generator().manual_seed(1))
+    ids = torch.tensor([3, 1])
+    mod = from_exported_program(export_model(EvenMoreOps(), (x, ids)))
+    assert_close(run_relax(mod, x, ids), run_torch(EvenMoreOps(), x, ids))
