@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...ir import expr as rx
-from ...ir.ops.base import scalar_const
+from ...ir.ops.base import as_expr, scalar_const
 from .ops_tensor import cast, make, out_dtype
 from .registry import converts
 
@@ -129,3 +129,43 @@ def _topk(node: Any, imp: Any) -> rx.Call:
 def _native_dropout(node: Any, imp: Any) -> Any:
     # eval mode: the input unchanged; the mask (for training) is never computed
     return (imp.retrieve_args(node)[0], None)
+
+
+@converts("scalar_tensor.default")
+def _scalar_tensor(node: Any, imp: Any) -> rx.Var:
+    return imp.emit(scalar_const(imp.retrieve_args(node)[0], out_dtype(node)))
+
+
+@converts("empty_permuted.default", "empty.memory_format", "empty_like.default")
+def _empty(node: Any, imp: Any) -> rx.Call:
+    # uninitialized memory in torch: zeros here, as TVM does
+    return make("zeros", imp.shape_of(node), out_dtype(node))
+
+
+def _pair_tuple(imp: Any, first: Any, second: Any) -> rx.Var:
+    """Two results of an op bound as one relax tuple (`getitem` then picks from it)."""
+    return imp.emit(as_expr((first, second)))
+
+
+@converts("sort.default", "sort.stable")
+def _sort(node: Any, imp: Any) -> rx.Var:
+    a = imp.named_args(node)
+    order = imp.emit(make("argsort", a["self"], axis=a["dim"], descending=bool(a["descending"]),
+                          dtype="int64"))
+    values = imp.emit(make("gather_elements", a["self"], order, axis=a["dim"]))
+    return _pair_tuple(imp, values, order)
+
+
+@converts("max.dim", "min.dim")
+def _max_dim(node: Any, imp: Any) -> rx.Var:
+    a = imp.named_args(node)
+    largest = node.target.__name__.startswith("max")
+    both = imp.emit(make("topk", a["self"], k=1, axis=a["dim"], ret_type="both",
+                         largest=largest, dtype="int64"))
+    parts = []
+    for i in (0, 1):  # values, then indices: each picked and (without keepdim) squeezed
+        part = imp.emit(rx.TupleGetItem(both, i, both.struct_info.fields[i]))
+        if not a["keepdim"]:
+            part = imp.emit(make("squeeze", part, axis=[a["dim"]]))
+        parts.append(part)
+    return _pair_tuple(imp, *parts)

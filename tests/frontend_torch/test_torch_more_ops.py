@@ -55,3 +55,18 @@ def test_even_more_ops_match_torch():
     ids = torch.tensor([3, 1])
     mod = from_exported_program(export_model(EvenMoreOps(), (x, ids)))
     assert_close(run_relax(mod, x, ids), run_torch(EvenMoreOps(), x, ids))
+
+
+class SortsAndMaxes(torch.nn.Module):
+    def forward(self, x):
+        values, order = torch.sort(x, 1, descending=True)
+        top, where = torch.max(x, 0)
+        low = torch.min(x, 1, keepdim=True)[0]
+        return (values, order, top, where, low, torch.empty_like(x) * 0,
+                torch.where(x > 0, x, torch.scalar_tensor(0.5)))
+
+
+def test_sorts_and_maxes_match_torch():
+    x = torch.randn(4, 5, generator=torch.Generator().manual_seed(2))
+    mod = from_exported_program(export_model(SortsAndMaxes(), (x,)))
+    assert_close(run_relax(mod, x), run_torch(SortsAndMaxes(), x))
