@@ -26,21 +26,42 @@ def _vector(x: Any, n: int, fill: float, dtype: str) -> Any:
     return const(np.full((n,), fill, dtype)) if x is None else x
 
 
-@converts("convolution.default", "conv2d.default")
-def _conv2d(node: Any, imp: Any) -> Any:
+_CONV_LAYOUTS = {3: ("NCW", "OIW"), 4: ("NCHW", "OIHW")}
+
+
+@converts("convolution.default", "conv2d.default", "conv1d.default")
+def _conv(node: Any, imp: Any) -> Any:
     a = imp.named_args(node)
     x, w, bias = a["input"], a["weight"], a["bias"]
-    if a.get("transposed") or ndim(x) != 4:
+    rank = ndim(x)
+    if rank not in _CONV_LAYOUTS:
         raise NotImplementedError(f"from_exported_program: {node.target.__name__} is only "
-                                  "supported as a plain 2-d convolution (NCHW input, not "
-                                  "transposed)")
-    pad = _pair(a["padding"])
-    y = make("nn.conv2d", x, w, strides=_pair(a["stride"]), padding=pad + pad,
-             dilation=_pair(a["dilation"]), groups=a["groups"], out_dtype=out_dtype(node))
+                                  "supported in 1-d and 2-d (NCW/NCHW input)")
+    n = rank - 2
+    data_layout, kernel_layout = _CONV_LAYOUTS[rank]
+    pad = _ntuple(a["padding"], n)
+    attrs = {"strides": _ntuple(a["stride"], n), "padding": pad + pad,
+             "dilation": _ntuple(a["dilation"], n), "data_layout": data_layout,
+             "out_layout": data_layout, "out_dtype": out_dtype(node)}
+    kind = "conv1d" if n == 1 else "conv2d"
+    if a.get("transposed"):  # torch's transposed weights are (in, out/groups, k...)
+        attrs.update(output_padding=_ntuple(a["output_padding"], n),
+                     kernel_layout="I" + kernel_layout[0] + kernel_layout[2:])
+        kind += "_transpose"
+    else:
+        attrs["kernel_layout"] = kernel_layout
+    if a["groups"] != 1:
+        attrs["groups"] = a["groups"]
+    y = make(f"nn.{kind}", x, w, **attrs)
     if bias is None:
         return y
     channels = bias.struct_info.shape[0]
-    return make("add", imp.emit(y), imp.emit(make("reshape", bias, [1, channels, 1, 1])))
+    shape = [1, channels] + [1] * n
+    return make("add", imp.emit(y), imp.emit(make("reshape", bias, shape)))
+
+
+def _ntuple(v: Any, n: int) -> list[int]:
+    return [v] * n if isinstance(v, int) else list(v) * (n if len(v) == 1 else 1)
 
 
 def _pool(op: str) -> Any:

@@ -70,3 +70,22 @@ def test_sorts_and_maxes_match_torch():
     x = torch.randn(4, 5, generator=torch.Generator().manual_seed(2))
     mod = from_exported_program(export_model(SortsAndMaxes(), (x,)))
     assert_close(run_relax(mod, x), run_torch(SortsAndMaxes(), x))
+
+
+class Convs(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv1d(4, 6, 3, stride=2, padding=1)
+        self.t1 = torch.nn.ConvTranspose1d(6, 4, 3, stride=2, output_padding=1, bias=False)
+        self.t2 = torch.nn.ConvTranspose2d(2, 3, 3, padding=1)
+
+    def forward(self, x, y):
+        return self.t1(self.c1(x)), self.t2(y)
+
+
+def test_conv1d_and_transposed_convs_match_torch():
+    gen = torch.Generator().manual_seed(3)
+    x, y = torch.randn(1, 4, 9, generator=gen), torch.randn(1, 2, 5, 5, generator=gen)
+    model = Convs().eval()
+    mod = from_exported_program(export_model(model, (x, y)))
+    assert_close(run_relax(mod, x, y), run_torch(model, x, y))
