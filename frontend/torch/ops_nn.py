@@ -135,3 +135,17 @@ def _gelu(node: Any, imp: Any) -> rx.Call:
 def _embedding(node: Any, imp: Any) -> rx.Call:
     weight, indices = imp.retrieve_args(node)[:2]
     return make("take", weight, indices, axis=0)
+
+
+@converts("native_group_norm.default", "group_norm.default")
+def _group_norm(node: Any, imp: Any) -> Any:
+    a = imp.named_args(node)
+    x = a["input"]
+    dtype, c = x.struct_info.dtype, x.struct_info.shape[1].value
+    groups = a.get("group", a.get("num_groups"))
+    out = imp.emit(make("nn.group_norm", x, _vector(a["weight"], c, 1, dtype),
+                        _vector(a["bias"], c, 0, dtype), num_groups=groups, channel_axis=1,
+                        axes=list(range(2, ndim(x))), epsilon=a["eps"], center=True,
+                        scale=True))
+    # native_group_norm also returns mean and rstd (for training), never used in inference
+    return (out, None, None) if node.target.__name__.startswith("native") else out

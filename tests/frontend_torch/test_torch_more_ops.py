@@ -89,3 +89,13 @@ def test_conv1d_and_transposed_convs_match_torch():
     model = Convs().eval()
     mod = from_exported_program(export_model(model, (x, y)))
     assert_close(run_relax(mod, x, y), run_torch(model, x, y))
+
+
+def test_group_norm_matches_torch():
+    model = torch.nn.GroupNorm(2, 4).eval()
+    with torch.no_grad():
+        model.weight.uniform_(0.5, 1.5)
+        model.bias.uniform_(-0.5, 0.5)
+    x = torch.randn(2, 4, 3, 3, generator=torch.Generator().manual_seed(4))
+    mod = from_exported_program(export_model(model, (x,)))
+    assert_close(run_relax(mod, x), run_torch(model, x))
