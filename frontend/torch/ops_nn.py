@@ -149,3 +149,29 @@ def _group_norm(node: Any, imp: Any) -> Any:
                         scale=True))
     # native_group_norm also returns mean and rstd (for training), never used in inference
     return (out, None, None) if node.target.__name__.startswith("native") else out
+
+
+@converts("scaled_dot_product_attention.default")
+def _sdpa(node: Any, imp: Any) -> Any:
+    a = imp.named_args(node)
+    q, k, v = a["query"], a["key"], a["value"]
+    if ndim(q) == 2 and a.get("attn_mask") is None and not a.get("is_causal"):
+        # (seq, dim) as relax's (batch=1, seq, heads=1, dim). NOTE: TVM 0.27 inserts the
+        # head axis at 1, which makes relax read the sequence as heads (a wrong result).
+        q, k, v = (imp.emit(make("expand_dims", t, [0])) for t in (q, k, v))
+        q, k, v = (imp.emit(make("expand_dims", t, [2])) for t in (q, k, v))
+        out = imp.emit(make("nn.attention", q, k, v, scale=a.get("scale")))
+        return make("squeeze", out, axis=[0, 2])
+    if ndim(q) != 4 or a.get("dropout_p", 0.0) not in (0, 0.0):
+        raise NotImplementedError("from_exported_program: scaled_dot_product_attention is "
+                                  "supported on 4-d (batch, heads, seq, dim) inputs without "
+                                  "dropout")
+    # torch's layout is (batch, heads, seq, dim); relax's attention takes (batch, seq, heads, dim)
+    q, k, v = (imp.emit(make("permute_dims", t, [0, 2, 1, 3])) for t in (q, k, v))
+    causal = "TopLeft" if a.get("is_causal") else None
+    mask = a.get("attn_mask")
+    if mask is None:
+        out = make("nn.attention", q, k, v, scale=a.get("scale"), causal_mask=causal)
+    else:
+        out = make("nn.attention_bias", q, k, v, mask, scale=a.get("scale"), causal_mask=causal)
+    return make("permute_dims", imp.emit(out), [0, 2, 1, 3])

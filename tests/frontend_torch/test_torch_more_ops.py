@@ -99,3 +99,20 @@ def test_group_norm_matches_torch():
     x = torch.randn(2, 4, 3, 3, generator=torch.Generator().manual_seed(4))
     mod = from_exported_program(export_model(model, (x,)))
     assert_close(run_relax(mod, x), run_torch(model, x))
+
+
+class Attention(torch.nn.Module):
+    def forward(self, q, k, v, mask, x):
+        return (F.scaled_dot_product_attention(q, k, v),
+                F.scaled_dot_product_attention(q, k, v, mask),
+                F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                F.scaled_dot_product_attention(x, x, x))
+
+
+def test_scaled_dot_product_attention_matches_torch():
+    gen = torch.Generator().manual_seed(5)
+    q, k, v = (torch.randn(1, 2, 4, 8, generator=gen) for _ in range(3))
+    mask, x = torch.randn(1, 2, 4, 4, generator=gen), torch.randn(4, 8, generator=gen)
+    args = (q, k, v, mask, x)
+    mod = from_exported_program(export_model(Attention(), args), run_ep_decomposition=False)
+    assert_close(run_relax(mod, *args), run_torch(Attention(), *args))
