@@ -26,21 +26,42 @@ def _vector(x: Any, n: int, fill: float, dtype: str) -> Any:
     return const(np.full((n,), fill, dtype)) if x is None else x
 
 
-@converts("convolution.default", "conv2d.default")
-def _conv2d(node: Any, imp: Any) -> Any:
+_CONV_LAYOUTS = {3: ("NCW", "OIW"), 4: ("NCHW", "OIHW")}
+
+
+@converts("convolution.default", "conv2d.default", "conv1d.default")
+def _conv(node: Any, imp: Any) -> Any:
     a = imp.named_args(node)
     x, w, bias = a["input"], a["weight"], a["bias"]
-    if a.get("transposed") or ndim(x) != 4:
+    rank = ndim(x)
+    if rank not in _CONV_LAYOUTS:
         raise NotImplementedError(f"from_exported_program: {node.target.__name__} is only "
-                                  "supported as a plain 2-d convolution (NCHW input, not "
-                                  "transposed)")
-    pad = _pair(a["padding"])
-    y = make("nn.conv2d", x, w, strides=_pair(a["stride"]), padding=pad + pad,
-             dilation=_pair(a["dilation"]), groups=a["groups"], out_dtype=out_dtype(node))
+                                  "supported in 1-d and 2-d (NCW/NCHW input)")
+    n = rank - 2
+    data_layout, kernel_layout = _CONV_LAYOUTS[rank]
+    pad = _ntuple(a["padding"], n)
+    attrs = {"strides": _ntuple(a["stride"], n), "padding": pad + pad,
+             "dilation": _ntuple(a["dilation"], n), "data_layout": data_layout,
+             "out_layout": data_layout, "out_dtype": out_dtype(node)}
+    kind = "conv1d" if n == 1 else "conv2d"
+    if a.get("transposed"):  # torch's transposed weights are (in, out/groups, k...)
+        attrs.update(output_padding=_ntuple(a["output_padding"], n),
+                     kernel_layout="I" + kernel_layout[0] + kernel_layout[2:])
+        kind += "_transpose"
+    else:
+        attrs["kernel_layout"] = kernel_layout
+    if a["groups"] != 1:
+        attrs["groups"] = a["groups"]
+    y = make(f"nn.{kind}", x, w, **attrs)
     if bias is None:
         return y
     channels = bias.struct_info.shape[0]
-    return make("add", imp.emit(y), imp.emit(make("reshape", bias, [1, channels, 1, 1])))
+    shape = [1, channels] + [1] * n
+    return make("add", imp.emit(y), imp.emit(make("reshape", bias, shape)))
+
+
+def _ntuple(v: Any, n: int) -> list[int]:
+    return [v] * n if isinstance(v, int) else list(v) * (n if len(v) == 1 else 1)
 
 
 def _pool(op: str) -> Any:
@@ -114,3 +135,43 @@ def _gelu(node: Any, imp: Any) -> rx.Call:
 def _embedding(node: Any, imp: Any) -> rx.Call:
     weight, indices = imp.retrieve_args(node)[:2]
     return make("take", weight, indices, axis=0)
+
+
+@converts("native_group_norm.default", "group_norm.default")
+def _group_norm(node: Any, imp: Any) -> Any:
+    a = imp.named_args(node)
+    x = a["input"]
+    dtype, c = x.struct_info.dtype, x.struct_info.shape[1].value
+    groups = a.get("group", a.get("num_groups"))
+    out = imp.emit(make("nn.group_norm", x, _vector(a["weight"], c, 1, dtype),
+                        _vector(a["bias"], c, 0, dtype), num_groups=groups, channel_axis=1,
+                        axes=list(range(2, ndim(x))), epsilon=a["eps"], center=True,
+                        scale=True))
+    # native_group_norm also returns mean and rstd (for training), never used in inference
+    return (out, None, None) if node.target.__name__.startswith("native") else out
+
+
+@converts("scaled_dot_product_attention.default")
+def _sdpa(node: Any, imp: Any) -> Any:
+    a = imp.named_args(node)
+    q, k, v = a["query"], a["key"], a["value"]
+    if ndim(q) == 2 and a.get("attn_mask") is None and not a.get("is_causal"):
+        # (seq, dim) as relax's (batch=1, seq, heads=1, dim). NOTE: TVM 0.27 inserts the
+        # head axis at 1, which makes relax read the sequence as heads (a wrong result).
+        q, k, v = (imp.emit(make("expand_dims", t, [0])) for t in (q, k, v))
+        q, k, v = (imp.emit(make("expand_dims", t, [2])) for t in (q, k, v))
+        out = imp.emit(make("nn.attention", q, k, v, scale=a.get("scale")))
+        return make("squeeze", out, axis=[0, 2])
+    if ndim(q) != 4 or a.get("dropout_p", 0.0) not in (0, 0.0):
+        raise NotImplementedError("from_exported_program: scaled_dot_product_attention is "
+                                  "supported on 4-d (batch, heads, seq, dim) inputs without "
+                                  "dropout")
+    # torch's layout is (batch, heads, seq, dim); relax's attention takes (batch, seq, heads, dim)
+    q, k, v = (imp.emit(make("permute_dims", t, [0, 2, 1, 3])) for t in (q, k, v))
+    causal = "TopLeft" if a.get("is_causal") else None
+    mask = a.get("attn_mask")
+    if mask is None:
+        out = make("nn.attention", q, k, v, scale=a.get("scale"), causal_mask=causal)
+    else:
+        out = make("nn.attention_bias", q, k, v, mask, scale=a.get("scale"), causal_mask=causal)
+    return make("permute_dims", imp.emit(out), [0, 2, 1, 3])

@@ -7,6 +7,7 @@ needs no size arithmetic here.
 
 from __future__ import annotations
 
+import math
 from itertools import accumulate
 from typing import Any
 
@@ -14,6 +15,7 @@ from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.op import op_attr
 from ...ir.ops.base import scalar_const
+from ...tir import expr as tx
 from .registry import converts
 from .symbolic import dtype_name
 
@@ -49,7 +51,14 @@ def first_arg(node: Any, imp: Any) -> Any:
 _UNARY = {"relu": "nn.relu", "silu": "nn.silu", "tanh": "tanh", "sigmoid": "sigmoid",
           "exp": "exp", "log": "log", "sqrt": "sqrt", "rsqrt": "rsqrt", "neg": "negative",
           "abs": "abs", "erf": "erf", "sin": "sin", "cos": "cos", "floor": "floor",
-          "ceil": "ceil", "round": "round", "logical_not": "logical_not"}
+          "ceil": "ceil", "round": "round", "logical_not": "logical_not",
+          "acos": "acos", "acosh": "acosh", "asin": "asin", "asinh": "asinh", "atan": "atan",
+          "atanh": "atanh", "cosh": "cosh", "sinh": "sinh", "tan": "tan", "trunc": "trunc",
+          "sign": "sign", "bitwise_not": "bitwise_not", "square": "square",
+          "selu": "nn.selu"}
+_PREDICATES = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
+for _aten, _op in _PREDICATES.items():  # bool results: no cast of the input
+    converts(f"{_aten}.default")(lambda node, imp, op=_op: make(op, first_arg(node, imp)))
 for _aten, _op in _UNARY.items():  # cast: sqrt of an int tensor is a float tensor in torch
     converts(f"{_aten}.default")(
         lambda node, imp, op=_op: make(op, cast(first_arg(node, imp), out_dtype(node))))
@@ -101,17 +110,31 @@ def _where(node: Any, imp: Any) -> rx.Call:
     return make("where", cond, cast(a, dtype), cast(b, dtype))
 
 
-@converts("clamp.default", "clamp.Tensor", "hardtanh.default")
+def prim_bound(v: Any, default: float) -> rx.PrimValue:
+    """A clip bound as TVM writes it: ints as int64, floats (and a missing side) as float64."""
+    v = default if v is None else v
+    e = tx.const(v, "int64") if isinstance(v, int) else tx.const(float(v), "float64")
+    return rx.PrimValue(e, si.PrimStructInfo(e.dtype, e))
+
+
+@converts("clamp.default", "clamp.Tensor", "hardtanh.default", "clamp_min.default",
+          "clamp_max.default")
 def _clamp(node: Any, imp: Any) -> Any:
-    args = imp.retrieve_args(node)
-    x, lo, hi = (list(args) + [None, None])[:3]
-    if node.target.__name__.startswith("hardtanh"):
+    name = node.target.__name__
+    args = list(imp.retrieve_args(node)) + [None, None]
+    x, lo, hi = args[:3]
+    if name.startswith("hardtanh"):
         lo, hi = (-1.0 if lo is None else lo), (1.0 if hi is None else hi)
-    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo <= hi:
-        return make("clip", x, lo, hi)  # as TVM: one kernel (ReLU6), not two
-    if lo is not None:
-        x = imp.emit(make("maximum", x, lo))
-    return make("minimum", x, hi) if hi is not None else x
+    elif name.startswith("clamp_max"):
+        lo, hi = None, lo
+    # tensor bounds: elementwise max/min against the bound broadcast to the result's shape
+    if isinstance(lo, rx.Expr):
+        x = imp.emit(make("maximum", x, imp.emit(make("broadcast_to", lo, imp.shape_of(node)))))
+        lo = None
+    if isinstance(hi, rx.Expr):
+        x = imp.emit(make("minimum", x, imp.emit(make("broadcast_to", hi, imp.shape_of(node)))))
+        hi = None
+    return make("clip", x, prim_bound(lo, -math.inf), prim_bound(hi, math.inf))
 
 
 @converts("_to_copy.default", "to.dtype")
@@ -304,7 +327,7 @@ def _softmax(node: Any, imp: Any) -> rx.Call:
 # -- creation -------------------------------------------------------------------------------------
 
 
-@converts("full.default", "full_like.default", "zeros.default", "zeros_like.default",
+@converts("full.default", "zeros.default", "zeros_like.default",
           "ones.default", "ones_like.default")
 def _full(node: Any, imp: Any) -> rx.Call:
     name, dtype = node.target.__name__.split(".")[0], out_dtype(node)
@@ -313,3 +336,21 @@ def _full(node: Any, imp: Any) -> rx.Call:
     else:
         fill = 0 if name.startswith("zeros") else 1
     return make("full", imp.shape_of(node), scalar_const(fill, dtype), dtype)
+
+
+@converts("expm1.default")
+def _expm1(node: Any, imp: Any) -> rx.Call:
+    x = cast(first_arg(node, imp), out_dtype(node))
+    return make("subtract", imp.emit(make("exp", x)), scalar_const(1.0, out_dtype(node)))
+
+
+@converts("div.Tensor_mode", "div.Scalar_mode")
+def _div_mode(node: Any, imp: Any) -> Any:
+    a = imp.named_args(node)
+    dtype = out_dtype(node)
+    x, y = cast(a["self"], dtype), cast(a["other"], dtype)
+    mode = a.get("rounding_mode")
+    if mode == "floor":
+        return make("floor_divide", x, y)
+    quotient = make("divide", x, y)
+    return make("trunc", imp.emit(quotient)) if mode == "trunc" else quotient

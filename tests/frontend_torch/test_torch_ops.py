@@ -83,6 +83,6 @@ def test_clamps_with_two_bounds_are_one_clip():
     x = torch.linspace(-8, 8, 97).reshape(1, 97)
     mod = from_exported_program(export_model(Clamps(), (x,)))
     text = mod.script()
-    # relu6, hardtanh and the two-sided clamp: R.clip (one kernel); the one-sided: maximum
-    assert text.count("R.clip(") == 3 and text.count("R.maximum(") == 1, text
+    # each is one R.clip, as TVM emits it; the missing side of a one-sided clamp is +inf
+    assert text.count("R.clip(") == 4 and 'T.float64("inf")' in text, text
     assert_close(run_relax(mod, x), run_torch(Clamps(), x))
