@@ -32,7 +32,7 @@ class BlockBuilder:
 
     def __init__(self, mod: IRModule | None = None) -> None:
         self._funcs: dict[GlobalVar, Any] = dict(mod.functions) if mod is not None else {}
-        self._emitter = TEEmitter(self._funcs)
+        self._emitter = TEEmitter(self._funcs, dedup=True)
         self._func: dict[str, Any] | None = None
         self._bindings: list[rx.Binding] = []
         self._blocks: list[rx.BindingBlock] = []

@@ -28,8 +28,11 @@ _OPAQUE = si.FuncStructInfo(None, si.ObjectStructInfo())
 class TEEmitter:
     """Adds te-made prim_funcs to a function table (`funcs`: GlobalVar -> function)."""
 
-    def __init__(self, funcs: dict[GlobalVar, Any]) -> None:
+    def __init__(self, funcs: dict[GlobalVar, Any], dedup: bool = False) -> None:
         self.funcs = funcs
+        # NOTE: BlockBuilder's emit_te reuses structurally equal prim_funcs, as TVM's does;
+        # the passes key their own reuse (hashing every kernel cost a warm MLP build 4 ms)
+        self.dedup = dedup
         self.names = {gv.name_hint for gv in funcs}
         self.cache: dict[Any, GlobalVar] = {}
         self.emitted: dict[int, list[tuple[PrimFunc, GlobalVar]]] = {}  # by structural hash
@@ -41,11 +44,11 @@ class TEEmitter:
 
     def add_func(self, func: PrimFunc, base: str, key: Any = None) -> GlobalVar:
         """The GlobalVar of `func` added under a fresh name from `base`; an earlier function
-        with the same `key`, or (without a key) structurally equal, is reused (as TVM's
-        emit_te dedups)."""
+        with the same `key`, or (without a key, when deduplicating) structurally equal, is
+        reused."""
         if key is not None and key in self.cache:
             return self.cache[key]
-        if key is None:
+        if key is None and self.dedup:
             same = self._equal_earlier(func)
             if same is not None:
                 return same
@@ -54,7 +57,7 @@ class TEEmitter:
         self.funcs[gv] = own_shape_vars(func)
         if key is not None:
             self.cache[key] = gv
-        else:
+        elif self.dedup:
             self.emitted.setdefault(structural_hash(func), []).append((func, gv))
         return gv
 
