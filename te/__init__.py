@@ -68,12 +68,23 @@ def if_then_else(cond: Any, t: Any, f: Any) -> _tx.PrimExpr:
 
 
 def max_value(dtype: str) -> _tx.PrimExpr:
+    """The largest value of `dtype`; for floats the largest finite one, as TVM (reductions
+    still start from -inf/+inf, so a max over -inf values stays -inf, as numpy's)."""
+    if dtype.startswith("float"):
+        import numpy as _np
+
+        return _tx.FloatImm(dtype, float(_np.finfo(dtype).max))
     from .prim_func import identity
 
     return identity("min", dtype)
 
 
 def min_value(dtype: str) -> _tx.PrimExpr:
+    """The smallest value of `dtype` (the most negative finite float, as TVM)."""
+    if dtype.startswith("float"):
+        import numpy as _np
+
+        return _tx.FloatImm(dtype, float(_np.finfo(dtype).min))
     from .prim_func import identity
 
     return identity("max", dtype)

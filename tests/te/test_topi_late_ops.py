@@ -130,3 +130,13 @@ def test_extern_primfunc_computes_a_tensor_with_a_prim_func() -> None:
     np.testing.assert_array_equal(run([x], z, [data]), data * 3 + 1)
     with pytest.raises(ValueError, match="no outputs"):
         te.extern_primfunc([x, z], scale)
+
+
+def test_limits_are_tvms_finite_values_and_reductions_keep_infinities() -> None:
+    assert tvm.te.max_value("float32").value == float(np.finfo("float32").max)
+    assert tvm.tir.min_value("float16").value == -65504.0
+    assert tvm.te.max_value("int8").value == 127
+    a = te.placeholder((3,), "float32", name="a")
+    k = te.reduce_axis((0, 3), "k")
+    biggest = te.compute((1,), lambda i: te.max(a[k], axis=k), name="biggest")
+    assert run([a], biggest, [np.full(3, -np.inf, "float32")])[0] == -np.inf  # as numpy
