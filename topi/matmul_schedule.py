@@ -33,7 +33,7 @@ K_BLOCK = 256  # reduction steps per block: a (256 x N) block of B is reused by 
 
 # tuned knobs per workload (dims tuple -> {"rows", "lanes", "kc"}); empty: the default rule
 _KNOBS: contextvars.ContextVar[dict] = contextvars.ContextVar("matmul_knobs", default={})
-# workloads seen while the context collects them (meta_schedule_relax's task extraction)
+# workloads seen while the context collects them (meta_schedule.relax_integration's task extraction)
 _SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("matmul_seen", default=None)
 
 

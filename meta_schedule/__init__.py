@@ -17,7 +17,6 @@ measuring them all is the search.
 
 from __future__ import annotations
 
-import sys
 import json
 import os
 import random
@@ -27,12 +26,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .ir.module import IRModule
-from .tir.kernel_build import parse_target
-from .tir.expr import IntImm
-from .tir.function import PrimFunc
-from .tir.schedule import Schedule, ScheduleError, Trace
-from .tir.schedule.auto import default_gpu_space, default_space
+from ..ir.module import IRModule
+from ..tir.kernel_build import parse_target
+from ..tir.expr import IntImm
+from ..tir.function import PrimFunc
+from ..tir.schedule import Schedule, ScheduleError, Trace
+from ..tir.schedule.auto import default_gpu_space, default_space
 
 
 @dataclass
@@ -57,7 +56,7 @@ class Database:
 
     def query_tuning_record(self, mod: Any, target: Any = None, workload_name: str = "main"
                             ) -> TuningRecord | None:
-        from .ir.structural import structural_equal
+        from ..ir.structural import structural_equal
 
         mod = _as_module(mod)  # NOTE: workloads match by structure, as TVM's hash does
         mine = [r for r in self.records if r.workload is mod or structural_equal(r.workload, mod)]
@@ -169,8 +168,8 @@ def _random_inputs(func: PrimFunc) -> list[np.ndarray]:
 
 
 def _measure(mod: IRModule, target: Any, args: list[np.ndarray]) -> float:
-    from . import build, nd
-    from .vm.device import cpu, cuda
+    from .. import build, nd
+    from ..vm.device import cpu, cuda
 
     lib = build(mod, target=target)
     dev = cuda() if parse_target(target).kind == "cuda" else cpu()
@@ -197,7 +196,7 @@ def MetaScheduleTuneTIR(work_dir: str, max_trials_global: int = 64,  # noqa: N80
                         max_trials_per_task: int | None = None, **_: Any) -> Any:
     """`relax.transform.MetaScheduleTuneTIR`: tunes each static-shape prim_func of the module
     for the target in scope (`with Target(...)`); the module itself is returned unchanged."""
-    from .transforms.pass_infra import Pass
+    from ..transforms.pass_infra import Pass
 
     def run(mod: IRModule, ctx: Any) -> IRModule:
         target = _target_in_scope()
@@ -218,7 +217,7 @@ def MetaScheduleTuneTIR(work_dir: str, max_trials_global: int = 64,  # noqa: N80
 def MetaScheduleApplyDatabase(work_dir: str, **_: Any) -> Any:  # noqa: N802
     """`relax.transform.MetaScheduleApplyDatabase`: every prim_func tuned in `work_dir` gets
     its fastest schedule; the others are left as they are."""
-    from .transforms.pass_infra import Pass
+    from ..transforms.pass_infra import Pass
 
     def run(mod: IRModule, ctx: Any) -> IRModule:
         db = _DATABASES.get(os.path.abspath(work_dir))
@@ -250,7 +249,7 @@ def _static(func: PrimFunc) -> bool:
 
 
 def _target_in_scope() -> Any:
-    from .target import Target
+    from ..target import Target
 
     target = Target.current()
     if target is None:
@@ -268,8 +267,7 @@ __all__ = ["Database", "MetaScheduleApplyDatabase", "MetaScheduleTuneTIR", "Sche
            "space_generator", "tir_integration", "tune_tir"]
 
 
-# `tvm.meta_schedule.relax_integration.tune_relax` (whole-model tuning, meta_schedule_relax.py)
-from . import meta_schedule_relax as relax_integration  # noqa: E402
+# `tvm.meta_schedule.relax_integration.tune_relax` (whole-model tuning)
+from . import relax_integration  # noqa: E402
 
-sys.modules[__name__ + ".relax_integration"] = relax_integration
 tune_relax = relax_integration.tune_relax

@@ -79,8 +79,8 @@ def _save(work_dir: str, records: list[dict]) -> None:
 
 def extract_tasks(mod: Any) -> list[tuple]:
     """The matmul workloads (dims) the default legalization of `mod` builds."""
-    from .topi.matmul_schedule import matmul_knobs
-    from .transforms.pipeline import default_build_pipeline
+    from ..topi.matmul_schedule import matmul_knobs
+    from ..transforms.pipeline import default_build_pipeline
     seen: list = []
     with matmul_knobs({}, seen):  # the same passes as the build, so the same kernels
         default_build_pipeline()(mod)
@@ -147,7 +147,7 @@ def _mutate(dims: tuple, knobs: dict, rng: random.Random) -> dict:
 
 
 def _default_knobs(dims: tuple) -> dict | None:
-    from .topi.matmul_schedule import default_tile
+    from ..topi.matmul_schedule import default_tile
     return default_tile(dims, "float32")
 
 
@@ -201,9 +201,9 @@ def tune_relax(mod: Any, params: Any, target: Any, work_dir: str, max_trials_glo
 def MetaScheduleApplyDatabase(work_dir: str, **_: Any) -> Any:  # noqa: N802 (TVM's name)
     """Runs the default build's graph passes and legalization with the database's best knobs
     (no measuring); `tvm.compile` then finds the kernels built."""
-    from .topi.matmul_schedule import matmul_knobs
-    from .transforms.pass_infra import Pass
-    from .transforms.pipeline import default_build_pipeline
+    from ..topi.matmul_schedule import matmul_knobs
+    from ..transforms.pass_infra import Pass
+    from ..transforms.pipeline import default_build_pipeline
 
     def run(mod: Any, _ctx: Any = None) -> Any:
         with matmul_knobs(load_database(work_dir)):
@@ -214,7 +214,7 @@ def MetaScheduleApplyDatabase(work_dir: str, **_: Any) -> Any:  # noqa: N802 (TV
 def MetaScheduleTuneIRMod(params: Any, work_dir: str, max_trials_global: int,  # noqa: N802
                           max_trials_per_task: int | None = None, **kwargs: Any) -> Any:
     """Tunes the module's matmuls into `work_dir`, then applies the database."""
-    from .transforms.pass_infra import Pass
+    from ..transforms.pass_infra import Pass
 
     def run(mod: Any, _ctx: Any = None) -> Any:
         tune_relax(mod, params, "llvm", work_dir, max_trials_global, max_trials_per_task,
