@@ -11,7 +11,7 @@ from .base import (
     OUT_EWISE_FUSABLE, REDUCE, as_int, call, dim, fmt, op_error, out_tensor, register, same_dim,
     tensor_arg,
 )
-from .nn_ext import _conv_operands, _ints, _layouts, _rank
+from .nn_ext import _conv_operands, _ints, _layouts, _rank, conv_transpose_inferer
 from .reduce_nn import window_out
 
 
@@ -59,25 +59,6 @@ def conv3d(data: Any, weight: Any, strides: Any = (1, 1, 1), padding: Any = (0, 
                 padding=_pads(padding), dilation=_ints(dilation, 3), groups=int(groups),
                 data_layout=data_layout, kernel_layout=kernel_layout,
                 out_dtype=_dtype_attr(out_dtype))
-
-
-def _infer_conv3d_transpose(c: rx.Call) -> si.StructInfo:
-    name = "relax.nn.conv3d_transpose"
-    x, w, dtype = _conv_operands(name, c, "NCDHW", "IODHW")
-    if x.shape is None or w.shape is None:
-        return si.TensorStructInfo(None, dtype, 5)
-    groups = c.attr("groups")
-    if same_dim(x.shape[1], w.shape[0]) is False:
-        raise op_error(name, f"data has {fmt(x.shape[1:2])} channels but weight {fmt(w.shape)} "
-                             f"takes {fmt(w.shape[:1])} (IODHW)")
-    st, pd, op_, dl = (c.attr(a) for a in ("strides", "padding", "output_padding", "dilation"))
-    if any(o >= s and o >= d for o, s, d in zip(op_, st, dl)):
-        raise op_error(name, f"output_padding {op_} must be smaller than strides {st} or "
-                             f"dilation {dl}")
-    size = tuple((x.shape[2 + k] - 1) * st[k] - pd[k] - pd[k + 3]
-                 + dl[k] * (_static(name, w.shape[2 + k], "the kernel") - 1) + op_[k] + 1
-                 for k in range(3))
-    return out_tensor((x.shape[0], w.shape[1] * groups, *size), dtype)
 
 
 def conv3d_transpose(data: Any, weight: Any, strides: Any = (1, 1, 1),
@@ -137,8 +118,9 @@ def adaptive_avg_pool3d(data: Any, output_size: Any = None, layout: str = "NCDHW
 
 
 register("relax.nn.conv3d", _infer_conv3d, conv3d, OUT_EWISE_FUSABLE)
-register("relax.nn.conv3d_transpose", _infer_conv3d_transpose, conv3d_transpose,
-         OUT_EWISE_FUSABLE)
+register("relax.nn.conv3d_transpose",
+         conv_transpose_inferer("relax.nn.conv3d_transpose", "NCDHW", "IODHW"),
+         conv3d_transpose, OUT_EWISE_FUSABLE)
 register("relax.nn.max_pool3d", _infer_pool3d, _pool3d_maker("relax.nn.max_pool3d", False),
          REDUCE)
 register("relax.nn.avg_pool3d", _infer_pool3d, _pool3d_maker("relax.nn.avg_pool3d", True),

@@ -3,7 +3,7 @@ the 1-d pools, pixel_shuffle and batch_flatten; and `R.image.resize2d`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ...tir import expr as tx
 from .. import expr as rx
@@ -98,27 +98,35 @@ def conv1d(data: Any, weight: Any, strides: Any = 1, padding: Any = 0, dilation:
                 out_dtype=None if str(out_dtype) in ("void", "None", "") else str(out_dtype))
 
 
-def _infer_conv2d_transpose(c: rx.Call) -> si.StructInfo:
-    name = "relax.nn.conv2d_transpose"
-    x, w, dtype = _conv_operands(name, c, "NCHW", "IOHW")
-    if x.shape is None or w.shape is None:
-        return si.TensorStructInfo(None, dtype, 4)
-    groups = c.attr("groups")
-    if same_dim(x.shape[1], w.shape[0]) is False:
-        raise op_error(name, f"data has {fmt(x.shape[1:2])} channels but weight {fmt(w.shape)} "
-                             f"takes {fmt(w.shape[:1])} (IOHW)")
-    st, pd, op_, dl = (c.attr(a) for a in ("strides", "padding", "output_padding", "dilation"))
-    if any(o >= s and o >= d for o, s, d in zip(op_, st, dl)):
-        raise op_error(name, f"output_padding {op_} must be smaller than strides {st} or "
-                             f"dilation {dl}")
-    size = []
-    for k in range(2):
-        kk = as_int(w.shape[2 + k])
-        if kk is None:
-            raise op_error(name, "the kernel size must be static")
-        size.append((x.shape[2 + k] - 1) * st[k] - pd[k] - pd[k + 2] + dl[k] * (kk - 1)
-                    + op_[k] + 1)
-    return out_tensor((x.shape[0], w.shape[1] * groups, *size), dtype)
+def conv_transpose_inferer(name: str, data_layout: str, kernel_layout: str
+                           ) -> Callable[[rx.Call], si.StructInfo]:
+    """Struct info of an N-d transposed conv (N = the spatial letters of `data_layout`):
+    each output size is (in - 1) * stride - pads + dilation * (kernel - 1) + output_padding
+    + 1, the channels the weight's second dim times the groups."""
+    rank = len(data_layout) - 2
+
+    def infer(c: rx.Call) -> si.StructInfo:
+        x, w, dtype = _conv_operands(name, c, data_layout, kernel_layout)
+        if x.shape is None or w.shape is None:
+            return si.TensorStructInfo(None, dtype, rank + 2)
+        groups = c.attr("groups")
+        if same_dim(x.shape[1], w.shape[0]) is False:
+            raise op_error(name, f"data has {fmt(x.shape[1:2])} channels but weight "
+                                 f"{fmt(w.shape)} takes {fmt(w.shape[:1])} ({kernel_layout})")
+        st, pd, op_, dl = (c.attr(a) for a in ("strides", "padding", "output_padding",
+                                                "dilation"))
+        if any(o >= s and o >= d for o, s, d in zip(op_, st, dl)):
+            raise op_error(name, f"output_padding {op_} must be smaller than strides {st} or "
+                                 f"dilation {dl}")
+        size = []
+        for k in range(rank):
+            kk = as_int(w.shape[2 + k])
+            if kk is None:
+                raise op_error(name, "the kernel size must be static")
+            size.append((x.shape[2 + k] - 1) * st[k] - pd[k] - pd[k + rank] + dl[k] * (kk - 1)
+                        + op_[k] + 1)
+        return out_tensor((x.shape[0], w.shape[1] * groups, *size), dtype)
+    return infer
 
 
 def conv2d_transpose(data: Any, weight: Any, strides: Any = (1, 1), padding: Any = (0, 0),
@@ -323,8 +331,9 @@ def resize2d(data: Any, size: Any, roi: Any = None, layout: str = "NCHW",
 
 register("relax.nn.pad", _infer_pad, pad, INJECTIVE)
 register("relax.nn.conv1d", _infer_conv1d, conv1d, OUT_EWISE_FUSABLE)
-register("relax.nn.conv2d_transpose", _infer_conv2d_transpose, conv2d_transpose,
-         OUT_EWISE_FUSABLE)
+register("relax.nn.conv2d_transpose",
+         conv_transpose_inferer("relax.nn.conv2d_transpose", "NCHW", "IOHW"),
+         conv2d_transpose, OUT_EWISE_FUSABLE)
 register("relax.nn.group_norm", _infer_group_norm, group_norm, REDUCE)
 register("relax.nn.instance_norm", _infer_group_norm, instance_norm, REDUCE)
 register("relax.nn.attention", _infer_attention, attention, OUT_EWISE_FUSABLE)
