@@ -19,7 +19,7 @@ from .arith import affine
 from .dtype import itemsize
 from .expr import BufferLoad, Var
 from .function import PrimFunc
-from .functor import Visitor
+from .functor import Visitor, post_order_visit
 from .stmt import BufferStore, For, ForKind
 
 PAGE_ALIAS_BYTES = 4096  # the address bits (11:0) load/store disambiguation compares first
@@ -70,13 +70,7 @@ def _row_step(index: object, loops: list[For]) -> int | None:
 
 
 def _reads(value: object, data: Var) -> bool:
-    found = []
-
-    class _Loads(Visitor):
-        def visit_BufferLoad(self, e: BufferLoad) -> None:
-            if e.buffer.data is data:
-                found.append(e)
-            self.visit(e.indices)
-
-    _Loads().visit(value)
+    found: list[BufferLoad] = []
+    post_order_visit(value, lambda e: found.append(e) if isinstance(e, BufferLoad)
+                     and e.buffer.data is data else None)
     return bool(found)

@@ -16,7 +16,8 @@ from typing import Any, Iterator
 
 from .arith import affine, bound
 from .expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, const
-from .functor import Visitor, simplify, substitute
+from .function import free_vars
+from .functor import simplify, substitute
 from .stmt import Range
 
 POS_INF = 2 ** 63 - 1  # TVM's ConstIntBound.POS_INF / NEG_INF
@@ -160,14 +161,7 @@ def _expr(value: Any, dtype: str = "int32") -> PrimExpr:
 
 
 def _free_vars(e: PrimExpr) -> set[Var]:
-    found: set[Var] = set()
-
-    class _Vars(Visitor):
-        def visit_Var(self, v: Var) -> None:
-            found.add(v)
-
-    _Vars().visit(e)
-    return found
+    return set(free_vars(e))
 
 
 def _canonical(e: PrimExpr) -> PrimExpr:
@@ -175,14 +169,7 @@ def _canonical(e: PrimExpr) -> PrimExpr:
     order of first appearance; anything else unchanged."""
     if not isinstance(e, BinOp) or not e.dtype.startswith(("int", "uint")):
         return e
-    order: list[Var] = []
-
-    class _Order(Visitor):
-        def visit_Var(self, v: Var) -> None:
-            if v not in order:
-                order.append(v)
-
-    _Order().visit(e)
+    order = free_vars(e)  # in order of first appearance
     form = affine(e, set(order))
     if form is None:
         return e
