@@ -42,14 +42,16 @@ def build_executable(mod: IRModule, target: Any = "llvm", params: dict[str, Any]
 
 
 def _run_pipeline(mod: IRModule, pipeline: Any) -> IRModule:
+    from ..topi.schedule_mode import default_schedules
     from .legalize import LegalizeOps
     from .pipeline import get_pipeline
 
     if isinstance(pipeline, str):
         pipeline = get_pipeline(pipeline)
-    if pipeline is not None:
-        mod = pipeline(mod)
-    return LegalizeOps()(mod)
+    with default_schedules():  # the kernels we compile are the scheduled ones
+        if pipeline is not None:
+            mod = pipeline(mod)
+        return LegalizeOps()(mod)
 
 
 def build_kernels(func_or_mod: Any, target: Any = "llvm") -> Any:

@@ -11,6 +11,9 @@ general fusion."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..topi.schedule_mode import default_schedules
 from .fold_constant_bn import FoldConstantBatchnorm
 from .fold_reshape_constants import FoldReshapeOfConstants
 from .fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
@@ -18,21 +21,30 @@ from .fuse_conv_epilogue import FuseConvEpilogue
 from .fuse_elementwise import FuseElementwise
 from .fuse_transpose_matmul import FuseTransposeMatmul
 from .legalize import LegalizeOps
-from .pass_infra import Pass, Sequential
+from .pass_infra import Pass, PassContext, Sequential
 from .reshape_view import ReshapeAsView
 from .simple_passes import DeadCodeElimination, FoldConstant
 
 
 def zero_pipeline() -> Pass:
-    return Sequential([FoldConstantBatchnorm(), FuseTransposeMatmul(), LegalizeOps(),
-                       AnnotateTIROpPattern(),
-                       FoldConstant(), FuseOps(), FuseTIR(), DeadCodeElimination()], name="zero")
+    return _scheduled(Sequential([FoldConstantBatchnorm(), FuseTransposeMatmul(), LegalizeOps(),
+                                  AnnotateTIROpPattern(), FoldConstant(), FuseOps(), FuseTIR(),
+                                  DeadCodeElimination()], name="zero"))
 
 
 def default_build_pipeline() -> Pass:
-    return Sequential([FoldReshapeOfConstants(), FoldConstantBatchnorm(), FuseConvEpilogue(),
-                       FuseTransposeMatmul(), FuseElementwise(), ReshapeAsView(), LegalizeOps()],
-                      name="default_build")
+    return _scheduled(Sequential([FoldReshapeOfConstants(), FoldConstantBatchnorm(),
+                                  FuseConvEpilogue(), FuseTransposeMatmul(), FuseElementwise(),
+                                  ReshapeAsView(), LegalizeOps()], name="default_build"))
+
+
+def _scheduled(pipeline: Sequential) -> Pass:
+    """A build pipeline's kernels come out in their scheduled form (topi/schedule_mode.py);
+    the same passes run one by one give TVM's plain form."""
+    def run(mod: Any, ctx: PassContext) -> Any:
+        with default_schedules():
+            return pipeline(mod)
+    return Pass(run, pipeline.name)
 
 
 PIPELINES = {"zero": zero_pipeline, "default": default_build_pipeline,
