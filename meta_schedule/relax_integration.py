@@ -93,10 +93,11 @@ def measure(dims: tuple, knobs: dict, repeat: int = 3) -> float:
     import tvmlite as tvm
     from tvmlite import te, topi
     from tvmlite.topi.matmul_schedule import matmul_knobs
+    from tvmlite.topi.schedule_mode import default_schedules
     *batch, m, n, k = dims
     a = te.placeholder((*batch, m, k), name="A")
     b = te.placeholder((*batch, k, n), name="B")
-    with matmul_knobs({tuple(dims): knobs}):
+    with matmul_knobs({tuple(dims): knobs}), default_schedules():  # the build's kernel form
         c = topi.nn.matmul(a, b)
     lib = tvm.build(te.create_prim_func([a, b, c]), target="llvm")
     rng = np.random.default_rng(0)

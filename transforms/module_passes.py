@@ -108,15 +108,22 @@ def RemovePurityChecking() -> Pass:  # noqa: N802
 def MetaScheduleTuneIRMod(params: dict[str, Any] | None = None, work_dir: str = "tuning_logs",  # noqa: N802
                           max_trials_global: int = 64, max_trials_per_task: int | None = None,
                           op_names: list[str] | None = None) -> Pass:
-    """Tune the module's prim_funcs (those named in `op_names`, if given) for the target in
-    scope, recording into `work_dir` for MetaScheduleApplyDatabase; `params` would bind
-    weights first (BindParams) and are accepted for TVM's signature."""
-    from ..meta_schedule import MetaScheduleTuneTIR
+    """Tune the module for MetaScheduleApplyDatabase, recording into `work_dir`; the module
+    itself is returned unchanged, as in TVM. A module whose graph functions still hold
+    high-level operators has its matmuls tuned as the build will make them (the whole-model
+    tuner, meta_schedule/relax_integration.py); otherwise its prim_funcs (those named in
+    `op_names`, if given) are tuned for the target in scope. `params` are accepted for
+    TVM's signature (bind them first with BindParams)."""
+    from ..meta_schedule import MetaScheduleTuneTIR, relax_integration
     from ..tir.function import PrimFunc
 
     tune = MetaScheduleTuneTIR(work_dir, max_trials_global, max_trials_per_task)
 
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
+        if relax_integration.extract_tasks(mod):
+            relax_integration.tune_relax(mod, params, "llvm", work_dir, max_trials_global,
+                                         max_trials_per_task)
+            return mod
         if op_names is None:
             return tune(mod)
         chosen = IRModule({gv: f for gv, f in mod.items() if isinstance(f, PrimFunc) and any(
