@@ -15,7 +15,7 @@
 tracing, `extern` calls of registered functions, tensor expressions and TIR.
 """
 
-from . import op, spec
+from . import modules, op, spec
 from .core import (
     Module, ModuleDict, ModuleList, Parameter, Tensor, get_default_dtype, set_default_dtype,
 )
@@ -24,7 +24,7 @@ from .op import *  # noqa: F403
 from .op import __all__ as _op_names
 
 __all__ = [
-    "op", "spec", "Module", "ModuleDict", "ModuleList", "Parameter", "Tensor",
+    "modules", "op", "spec", "Module", "ModuleDict", "ModuleList", "Parameter", "Tensor",
     "get_default_dtype", "set_default_dtype",
     "GELU", "Conv2D", "Embedding", "Identity", "LayerNorm", "Linear", "ReLU", "RMSNorm", "SiLU",
     *_op_names,

@@ -3,7 +3,9 @@
     {"forward": {"x": nn.spec.Tensor(("n", 784), "float32")}, "step": {"k": nn.spec.Int()}}
 
 A string dim names a symbolic dim; the same name in several inputs of one method is the same
-dim. `Int()` (or `int`) is a symbolic integer argument.
+dim. A `tir.Var` dim is that var itself (TVM's form:
+`nn.spec.Tensor((tir.Var("n", "int64"), 8), "float32")`). `Int()` (or `int`) is a symbolic
+integer argument.
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Sequence
 
+from ...tir.expr import PrimExpr
+
 
 class Tensor:
     """A tensor input of a static or symbolic shape."""
 
-    def __init__(self, shape: Sequence[int | str], dtype: str) -> None:
+    def __init__(self, shape: Sequence[int | str | PrimExpr], dtype: str) -> None:
         for d in shape:
-            if isinstance(d, bool) or not isinstance(d, (int, str)):
-                raise TypeError(f"nn.spec.Tensor dims are ints or names (str), got {d!r} in "
-                                f"{tuple(shape)}")
+            if isinstance(d, bool) or not isinstance(d, (int, str, PrimExpr)):
+                raise TypeError(f"nn.spec.Tensor dims are ints, names (str) or tir "
+                                f"expressions, got {d!r} in {tuple(shape)}")
         self.shape = tuple(shape)
         self.dtype = str(dtype)
 

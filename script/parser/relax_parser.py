@@ -45,6 +45,9 @@ class FunctionFrame:
     blocks: list[rx.BindingBlock] = field(default_factory=list)
     bindings: list[rx.Binding] = field(default_factory=list)
     outputs: set[str] | None = None  # set while inside `with R.dataflow()`
+    # output name -> the statement that binds it last: only that binding is a non-dataflow
+    # Var (`y = f(x); y = g(y); R.output(y)`: the first y stays a DataflowVar, as in TVM)
+    output_stmts: dict[str, ast.AST] = field(default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
     ret: rx.Expr | None = None
     fresh: int = 0
@@ -225,7 +228,7 @@ def emit(p: Parser, name: str, value: Any, node: ast.AST,
     frame = function_frame(p)
     span = p.source.span(node)
     if isinstance(value, MatchCastSpec):
-        var = _new_var(frame, name, value.struct_info, span)
+        var = _new_var(frame, name, value.struct_info, span, node=node)
         frame.bindings.append(rx.MatchCast(var, normalize(p, value.value), value.struct_info,
                                            span))
         return var
@@ -234,15 +237,17 @@ def emit(p: Parser, name: str, value: Any, node: ast.AST,
     if ann is not None:
         _check_annotation(ann, sinfo)
         sinfo = ann
-    var = _new_var(frame, name, sinfo, span, temporary)
+    var = _new_var(frame, name, sinfo, span, temporary, node)
     frame.bindings.append(rx.VarBinding(var, expr, span))
     return var
 
 
 def _new_var(frame: FunctionFrame, name: str, sinfo: si.StructInfo, span: Any,
-             temporary: bool = False) -> rx.Var:
+             temporary: bool = False, node: ast.AST | None = None) -> rx.Var:
     # NOTE: a temporary (a nested call's value) is never an output, whatever name it gets
-    dataflow = frame.outputs is not None and (temporary or name not in frame.outputs)
+    dataflow = frame.outputs is not None and (
+        temporary or name not in frame.outputs
+        or frame.output_stmts.get(name, node) is not node)
     return (rx.DataflowVar if dataflow else rx.Var)(name, sinfo, span)
 
 
@@ -361,12 +366,26 @@ def visit_with(p: Parser, node: ast.With) -> None:
         p.error(node, "dataflow blocks cannot be nested")
     frame.flush()
     frame.outputs = _output_names(node)
+    frame.output_stmts = _last_bindings(node.body, frame.outputs)
     with p.scope() as inner:
         p.visit_body(node.body)
     frame.flush(dataflow=True)
     for name in frame.outputs:
         p.bind(name, inner[name])
     frame.outputs = None
+
+
+def _last_bindings(body: list[ast.stmt], names: set[str]) -> dict[str, ast.AST]:
+    """For each name, the last top-level statement of the block that assigns it."""
+    last: dict[str, ast.AST] = {}
+    for stmt in body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+            [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name) and n.id in names:
+                    last[n.id] = stmt
+    return last
 
 
 def _output_names(node: ast.With) -> set[str]:

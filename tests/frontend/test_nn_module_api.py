@@ -154,7 +154,7 @@ def test_spec_naming_an_unknown_input():
 def test_spec_with_a_bad_entry():
     with pytest.raises(TypeError, match="expected nn.spec.Tensor or nn.spec.Int, got"):
         MLP().export_tvm({"forward": {"x": (1, 4)}})
-    with pytest.raises(TypeError, match="dims are ints or names"):
+    with pytest.raises(TypeError, match="dims are ints, names"):
         nn.spec.Tensor((1, 4.0), "float32")
     with pytest.raises(TypeError, match="spec is a dict from method name"):
         MLP().export_tvm(nn.spec.Tensor((1, 4), "float32"))
@@ -232,3 +232,20 @@ def test_a_failed_export_leaves_the_module_usable():
     assert all(p._expr is None for p in m.parameters())
     mod, _ = m.export_tvm(SPEC)
     assert "forward" in [gv.name_hint for gv in mod.get_global_vars()]
+
+
+def test_spec_dims_may_be_tir_vars_shared_across_inputs():
+    # TVM's form: a tir.Var dim is that var itself, so two inputs given the same var agree
+    from tvmlite import tir
+
+    n = tir.Var("n", "int64")
+
+    class Add(nn.Module):
+        def forward(self, a, b):
+            return a + b
+
+    mod, _ = Add().export_tvm({"forward": {"a": nn.spec.Tensor((n, 4), "float32"),
+                                           "b": nn.spec.Tensor((n, 4), "float32")}})
+    a, b = mod["forward"].params
+    assert a.struct_info.shape[0] is n and b.struct_info.shape[0] is n
+    assert mod["forward"].body.body.struct_info.shape[0] is n

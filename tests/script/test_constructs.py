@@ -286,3 +286,25 @@ def main(a: R.Tensor((2, 3), "float32")):
     vm = relax.VirtualMachine(ex, tvm.cpu())
     a = np.random.default_rng(1).random((2, 3)).astype("float32")
     np.testing.assert_allclose(vm["main"](tvm.nd.array(a)).numpy(), 3 * a, rtol=1e-6)
+
+
+def test_only_the_last_binding_of_an_output_name_leaves_the_dataflow_block():
+    # TVM's parser: R.output(y) exports the var y names at that point; an earlier binding
+    # of the same name stays a DataflowVar (nn.Module.export_tvm prints this form)
+    from tvmlite import relax
+    from tvmlite.script import ir as I
+    from tvmlite.script import relax as R
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((2,), "float32")):
+            with R.dataflow():
+                y = R.nn.relu(x)
+                y = y
+                R.output(y)
+            return y
+
+    first, second = Mod["main"].body.blocks[0].bindings
+    assert isinstance(first.var, relax.DataflowVar)
+    assert type(second.var) is relax.Var and second.value is first.var
