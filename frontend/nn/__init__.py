@@ -16,15 +16,20 @@ tracing, `extern` calls of registered functions, tensor expressions and TIR.
 """
 
 from . import modules, op, spec
+from . import visitor
+from .containers import ParameterDict, ParameterList
 from .core import (
-    Module, ModuleDict, ModuleList, Parameter, Tensor, get_default_dtype, set_default_dtype,
+    Effect, Module, ModuleDict, ModuleList, Parameter, Tensor, get_default_dtype,
+    set_default_dtype,
 )
+from .visitor import Mutator
 from .modules import GELU, Conv2D, Embedding, Identity, LayerNorm, Linear, ReLU, RMSNorm, SiLU
 from .op import *  # noqa: F403
 from .op import __all__ as _op_names
 
 __all__ = [
-    "modules", "op", "spec", "Module", "ModuleDict", "ModuleList", "Parameter", "Tensor",
+    "modules", "op", "spec", "visitor", "Effect", "Module", "ModuleDict", "ModuleList",
+    "Mutator", "Parameter", "ParameterDict", "ParameterList", "Tensor",
     "get_default_dtype", "set_default_dtype",
     "GELU", "Conv2D", "Embedding", "Identity", "LayerNorm", "Linear", "ReLU", "RMSNorm", "SiLU",
     *_op_names,

@@ -216,12 +216,36 @@ class Parameter(Tensor):
         self._dtype = dtype
 
 
+class Effect:
+    """A side effect threaded through exported functions as hidden state (TVM's base class;
+    `export_tvm(debug=True)` threads the `_io` effect). Subclasses implement these four."""
+
+    def emit_init(self, name_hint: str, builder: Any) -> list[Any]:
+        raise NotImplementedError(f"{type(self).__name__}.emit_init")
+
+    def create(self, name_hint: str) -> list[Any]:
+        raise NotImplementedError(f"{type(self).__name__}.create")
+
+    def set_state(self, state_vars: list[Any]) -> None:
+        raise NotImplementedError(f"{type(self).__name__}.set_state")
+
+    def finalize(self) -> list[Any]:
+        raise NotImplementedError(f"{type(self).__name__}.finalize")
+
+    def to(self, dtype: str | None = None) -> None:
+        """Effects hold no weights: changing the dtype changes nothing."""
+
+
 class Module:
     """Base of models and layers: attributes that are Parameters or Modules are its parts."""
 
     def _items(self) -> Iterator[tuple[str, Any]]:
         """(name, value) of the attributes to search for parameters; containers override."""
         return iter(list(vars(self).items()))
+
+    def _set_item(self, key: str, value: Any) -> None:
+        """Replace the part `_items` names `key` (nn.Mutator's write-back)."""
+        setattr(self, key, value)
 
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
         """("fc1.weight", Parameter) pairs in attribute definition order."""
@@ -262,7 +286,7 @@ class Module:
     def to(self, dtype: str | None = None) -> Module:
         """Change the dtype of every parameter (that is not bound to data)."""
         for _, item in self._items():
-            if isinstance(item, (Parameter, Module)):
+            if isinstance(item, (Parameter, Module, Effect)):
                 item.to(dtype)
         if dtype is not None and isinstance(getattr(self, "dtype", None), str):
             self.dtype = dtype
@@ -296,7 +320,10 @@ class ModuleList(Module):
         self.modules = list(modules)
 
     def _items(self) -> Iterator[tuple[str, Any]]:
-        return ((str(i), m) for i, m in enumerate(self.modules))
+        return ((str(i), m) for i, m in enumerate(list(self.modules)))
+
+    def _set_item(self, key: str, value: Any) -> None:
+        self.modules[int(key)] = value
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self.modules)
@@ -328,6 +355,9 @@ class ModuleDict(Module):
 
     def _items(self) -> Iterator[tuple[str, Any]]:
         return iter(list(self.modules.items()))
+
+    def _set_item(self, key: str, value: Any) -> None:
+        self.modules[key] = value
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.modules)

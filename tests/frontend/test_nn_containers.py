@@ -1,0 +1,55 @@
+"""nn.ParameterList / nn.ParameterDict naming, and nn.Mutator rewriting a model in place."""
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import relax
+from tvmlite.relax.frontend import nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        self.biases = nn.ParameterList([nn.Parameter((4,), "float32"),
+                                        nn.Parameter((4,), "float32")])
+        self.scales = nn.ParameterDict({"main": nn.Parameter((4,), "float32")})
+        self.blocks = nn.ModuleList([nn.Linear(4, 4, bias=False)])
+
+    def forward(self, x):
+        return self.blocks[0](x + self.biases[0] + self.biases[1]) * self.scales["main"]
+
+
+def test_container_parameters_are_named_by_index_and_key_and_run():
+    mod, params = Model().export_tvm({"forward": {"x": nn.spec.Tensor((2, 4), "float32")}})
+    names = [n for n, _ in params]
+    assert names == ["biases.0", "biases.1", "scales.main", "blocks.0.weight"]
+    rng = np.random.default_rng(0)
+    x, b0, b1, s = (rng.standard_normal(sh).astype("float32") for sh in [(2, 4), 4, 4, 4])
+    w = rng.standard_normal((4, 4)).astype("float32")
+    vm = relax.VirtualMachine(tvm.compile(mod, "llvm"), tvm.cpu())
+    got = vm["forward"](*(tvm.nd.array(a) for a in (x, b0, b1, s, w))).numpy()
+    np.testing.assert_allclose(got, ((x + b0 + b1) @ w.T) * s, rtol=1e-5, atol=1e-5)
+
+
+def test_containers_check_what_they_hold():
+    with pytest.raises(TypeError, match="nn.Parameter"):
+        nn.ParameterList([np.zeros(4)])
+    with pytest.raises(TypeError, match="keys are strings"):
+        nn.ParameterDict({1: nn.Parameter((4,), "float32")})
+
+
+def test_mutator_replaces_parameters_and_modules_by_dotted_name():
+    seen = []
+
+    class ToHalf(nn.Mutator):
+        def visit_param(self, name, node):
+            seen.append(name)
+            return nn.Parameter(node.shape, "float16")
+
+        def visit_module(self, name, node):
+            return nn.Identity() if isinstance(node, nn.Linear) else self.visit(name, node)
+
+    model = ToHalf().visit("", Model())
+    assert seen == ["biases.0", "biases.1", "scales.main"]
+    assert isinstance(model.blocks[0], nn.Identity)
+    assert [p.dtype for p in model.parameters()] == ["float16"] * 3
