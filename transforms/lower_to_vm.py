@@ -57,12 +57,7 @@ class FunctionLowering:
     def lower(self) -> None:
         for i, p in enumerate(self.func.params):
             self.values[p] = bc.reg(i)
-            if isinstance(p.struct_info, TensorStructInfo):
-                self.check_tensor(bc.reg(i), p.struct_info, p.name_hint)
-            elif isinstance(p.struct_info, ShapeStructInfo):  # R.Shape(["k"]): binds k
-                self.emit("vm.builtin.check_shape_info", [bc.reg(i), bc.imm(p.struct_info.ndim),
-                                                          self.b.const(p.name_hint)])
-                self.bind_shape(bc.reg(i), p.struct_info)
+            self.check_param(bc.reg(i), p.struct_info, p.name_hint)
         body = self.func.body
         for block in body.blocks:
             for binding in block.bindings:
@@ -71,6 +66,24 @@ class FunctionLowering:
         self.code.append(bc.Ret(result))
 
     # -- checks that make kernel calls safe ------------------------------------------------
+    def check_param(self, arg: Arg, sinfo: StructInfo, name: str) -> None:
+        """Check a parameter against its struct info, binding the symbolic vars it defines
+        (a tuple's fields too: `x: R.Tuple(R.Tensor(("n",)), R.Shape(["k"]))` binds n, k)."""
+        if isinstance(sinfo, TensorStructInfo):
+            self.check_tensor(arg, sinfo, name)
+        elif isinstance(sinfo, ShapeStructInfo):  # R.Shape(["k"]): binds k
+            self.emit("vm.builtin.check_shape_info", [arg, bc.imm(sinfo.ndim),
+                                                      self.b.const(name)])
+            self.bind_shape(arg, sinfo)
+        elif isinstance(sinfo, TupleStructInfo):
+            self.emit("vm.builtin.check_tuple_info",
+                      [arg, bc.imm(len(sinfo.fields)), self.b.const(name)])
+            for i, field in enumerate(sinfo.fields):
+                if isinstance(field, (TensorStructInfo, ShapeStructInfo, TupleStructInfo)):
+                    r = self.new_reg()
+                    self.emit("vm.builtin.tuple_getitem", [arg, bc.imm(i)], dst=r)
+                    self.check_param(bc.reg(r), field, f"{name}[{i}]")
+
     def check_tensor(self, t: Arg, sinfo: TensorStructInfo, name: str) -> None:
         """Check rank and dtype, then each dim: static ones compared, symbolic ones bound."""
         self.emit("vm.builtin.check_tensor_info",
@@ -147,6 +160,8 @@ class FunctionLowering:
             return bc.imm(e.value.value)
         if isinstance(e, PrimValue) and e.value.dtype.startswith("int"):
             return self.dim_arg(e.value, "R.prim_value")
+        if isinstance(e, PrimValue) and isinstance(e.value, tir.FloatImm):
+            return self.b.const(float(e.value.value))
         if isinstance(e, ShapeExpr):
             r = self.new_reg()
             self.emit("vm.builtin.make_tuple", [self.dim_arg(d, "R.shape") for d in e.values],

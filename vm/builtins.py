@@ -56,6 +56,16 @@ def check_shape_info(s: Any, ndim: int, param: str) -> None:
                                 f"{len(s)} ({tuple(s)})")
 
 
+def check_tuple_info(t: Any, size: int, param: str) -> None:
+    """A tuple parameter (`R.Tuple(...)`, an nn tuple input): a tuple of `size` values."""
+    if not isinstance(t, (tuple, list)):
+        raise ArgumentTypeError(f"{_subject(param)}: expected a tuple of {size} values, got "
+                                f"{type(t).__name__}")
+    if len(t) != size:
+        raise ArgumentRankError(f"{_subject(param)}: expected a tuple of {size} values, got "
+                                f"{len(t)}")
+
+
 def check_dim(t: Any, axis: int, expected: int, param: str) -> None:
     got = _tensor(t, param).shape[axis]
     if got != expected:
@@ -216,6 +226,7 @@ _PURE: dict[str, Builtin] = {
     "vm.builtin.check_tensor_info": check_tensor_info,
     "vm.builtin.check_dim": check_dim,
     "vm.builtin.check_shape_info": check_shape_info,
+    "vm.builtin.check_tuple_info": check_tuple_info,
     "vm.builtin.tensor_dim": tensor_dim,
     "vm.builtin.check_dim_equal": check_dim_equal,
     "vm.builtin.make_tuple": make_tuple,

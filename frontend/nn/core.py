@@ -312,6 +312,14 @@ class Module:
         mod, params = export(self, spec, debug)
         return (mod, params, []) if allow_extern else (mod, params)
 
+    def jit(self, spec: dict[str, Any], device: str = "cpu", pipeline: Any = "default_build",
+            out_format: str = "torch", debug: bool = False) -> Any:
+        """Export, build and load the `spec`'s methods: `m.jit(spec)["forward"](torch_x)`
+        (frontend/nn/jit.py). Parameters must have data."""
+        from .jit import jit
+
+        return jit(self, spec, device, pipeline, out_format, debug)
+
 
 class ModuleList(Module):
     """A list of modules; parameters are named by index: `layers.0.weight`."""

@@ -41,6 +41,7 @@ class Exporter:
         self.paths = {id(m): path for path, m in module.named_modules()}
         self.prim_funcs: dict[int, tuple[Any, GlobalVar]] = {}
         self.reserved: set[str] = set()  # the exported methods' names
+        self.io: rx.Expr | None = None  # debug=True: the effect state as the method stands
 
     def fresh(self, hint: str) -> str:
         name = fresh_name(re.sub(r"\W", "_", hint) or "v", self.names)
@@ -107,14 +108,9 @@ class Exporter:
         args: dict[str, Any] = {}
         input_vars: list[rx.Var] = []
         for arg, arg_spec in inputs:
-            if isinstance(arg_spec, _spec.Int):
-                k = dims.setdefault(arg, tx.Var(arg, "int64"))
-                input_vars.append(rx.Var(arg, si.ShapeStructInfo((k,))))
-                args[arg] = k
-            else:
-                var = rx.Var(arg, si.tensor_sinfo(shape(arg_spec.shape), arg_spec.dtype))
-                input_vars.append(var)
-                args[arg] = Tensor(_expr=var)
+            var = rx.Var(arg, self._input_sinfo(arg, arg_spec, dims, shape))
+            input_vars.append(var)
+            args[arg] = var
         param_vars = [rx.Var(pname.replace(".", "_"), si.tensor_sinfo(shape(p._shape), p.dtype))
                       for pname, p in params]
         # NOTE: debug=True threads TVM's effect state `_io` through every method: an input
@@ -125,12 +121,48 @@ class Exporter:
             with bb.function(name, input_vars + io + param_vars,
                              attrs={"num_input": len(inputs) + len(io)}):
                 with bb.dataflow():
+                    args = {arg: self._method_arg(var, arg_spec, dims)
+                            for (arg, arg_spec), var in zip(inputs, input_vars)}
+                    self.io = io[0] if io else None
                     out = _unwrap(method(**args), f"{type(self.module).__name__}.{name}")
                     out = self._flatten(out)
                     if io:
-                        out = rx.Tuple((out, rx.Tuple(tuple(io))))
+                        out = rx.Tuple((out, rx.Tuple((self.io,))))
+                        self.io = None
                     gv = bb.emit_output(out, name_hint=self.fresh("gv"))
                 bb.emit_func_output(gv)
+
+    def _input_sinfo(self, arg: str, arg_spec: Any, dims: dict[str, tx.Var],
+                     shape: Any) -> si.StructInfo:
+        if isinstance(arg_spec, _spec.Int):
+            return si.ShapeStructInfo((dims.setdefault(arg, tx.Var(arg, "int64")),))
+        if isinstance(arg_spec, (tuple, list)):
+            return si.TupleStructInfo(tuple(
+                self._input_sinfo(f"{arg}_{i}", s, dims, shape) for i, s in enumerate(arg_spec)))
+        return si.tensor_sinfo(shape(arg_spec.shape), arg_spec.dtype)
+
+    def _method_arg(self, value: rx.Expr, arg_spec: Any, dims: dict[str, tx.Var]) -> Any:
+        """What the traced method receives: nn.Tensor, a tir var for an Int, or a tuple /
+        list of those (a tuple input's items bound as `x_0`, `x_1`, ...)."""
+        if isinstance(arg_spec, _spec.Int):
+            return value.struct_info.values[0]
+        if isinstance(arg_spec, (tuple, list)):
+            base = value.name_hint
+            items = (self._method_arg(self.emit(rx.TupleGetItem(value, i), f"{base}_{i}"), s,
+                                      dims) for i, s in enumerate(arg_spec))
+            return type(arg_spec)(items)
+        return Tensor(_expr=value)
+
+    def emit_effect(self, func: str, args: list[Any], what: str) -> None:
+        """Emit an impure packed call that takes and returns the effect state `_io`
+        (nn.op.print_, nn.op.debug_func): the state threads the calls in program order."""
+        from ...script.relax import call_pure_packed
+
+        if self.io is None:
+            raise RuntimeError(f"nn.op.{what} needs the debug effect: export with "
+                               f"export_tvm(..., debug=True) or jit(..., debug=True)")
+        call = call_pure_packed(func, self.io, *args, sinfo_args=si.ObjectStructInfo())
+        self.io = self.emit(call, "_io")
 
     def export_effect_initializer(self) -> None:
         """TVM's `_initialize_effect()`: the initial effect state, `(R.null_value(),)`."""

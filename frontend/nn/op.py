@@ -27,6 +27,7 @@ __all__ = [
     "split", "chunk", "unsqueeze", "squeeze", "broadcast_to", "take", "astype", "layer_norm",
     "rms_norm",
     "conv2d", "zeros", "ones", "full", "extern", "tensor_expr_op", "tensor_ir_op",
+    "print_", "debug_func",
 ]
 
 
@@ -290,3 +291,38 @@ def full(shape: Sequence[Any], fill_value: Any, dtype: str = "float32", name: st
          ) -> Tensor:
     return _emit(_op("full", tuple(shape), fill_value, dtype), name)
 
+
+
+# -- debugging: impure calls threaded through the `_io` effect (export with debug=True) ------
+
+
+def print_(tensor: Tensor) -> None:
+    """Print `tensor` when the compiled method runs (TVM's `nn.op.print_`)."""
+    current().emit_effect("effect.print", [_x(tensor), rx.StringImm("")], "print_")
+
+
+def debug_func(name: str, *args: Any, _line_info: str | None = None) -> None:
+    """Call the global function `name` at run time with the call site (`file:line`) and
+    `args` (tensors, ints, floats, strings, tir vars), as TVM's `nn.op.debug_func` does."""
+    import inspect
+
+    if _line_info is None:
+        caller = inspect.stack()[1]
+        _line_info = f"{caller.filename}:{caller.lineno}"
+    values = [_debug_arg(a) for a in args]
+    current().emit_effect("vm.builtin.invoke_debug_func",
+                          [rx.StringImm(name), rx.StringImm(_line_info), *values], "debug_func")
+
+
+def _debug_arg(value: Any) -> rx.Expr:
+    from ...tir import expr as tx
+
+    if isinstance(value, Tensor):
+        return value._expr
+    if isinstance(value, str):
+        return rx.StringImm(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float, tx.PrimExpr)):
+        raise TypeError(f"nn.op.debug_func: arguments are tensors, ints, floats, strings or "
+                        f"tir expressions, got {type(value).__name__}")
+    dtype = "float64" if isinstance(value, float) else "int64"
+    return rx.PrimValue(value if isinstance(value, tx.PrimExpr) else tx.const(value, dtype))

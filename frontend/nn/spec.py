@@ -38,12 +38,16 @@ class Int:
         return "int"
 
 
-def _as_arg_spec(where: str, value: Any) -> Tensor | Int:
-    if value is int or value == "int":
+def _as_arg_spec(where: str, value: Any) -> Any:
+    """A Tensor, an Int, or a tuple / list of them (the method gets a tuple / list)."""
+    if value is int or (isinstance(value, str) and value == "int"):
         return Int()
     if isinstance(value, (Tensor, Int)):
         return value
-    raise TypeError(f"{where}: expected nn.spec.Tensor or nn.spec.Int, got {value!r}")
+    if isinstance(value, (tuple, list)) and value:
+        return type(value)(_as_arg_spec(f"{where}[{i}]", v) for i, v in enumerate(value))
+    raise TypeError(f"{where}: expected nn.spec.Tensor, nn.spec.Int or a tuple of them, got "
+                    f"{value!r}")
 
 
 def method_inputs(module: Any, name: str, method_spec: Any
