@@ -82,4 +82,4 @@ def method_inputs(module: Any, name: str, method_spec: Any
 
 # NOTE: a spec naming these is a mistake, not a method to export
 _MODULE_API = {"named_parameters", "named_modules", "parameters", "state_dict",
-               "load_state_dict", "to", "export_tvm"}
+               "load_state_dict", "to", "export_tvm", "jit"}
