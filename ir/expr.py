@@ -71,6 +71,20 @@ class Expr:
     def __pow__(self, other: Any) -> Any:
         return _arith("relax.power", self, other)
 
+    # comparisons build calls as TVM's ExprWithOp does (`x > y` in TVMScript is R.greater);
+    # == and != stay identity, as everywhere in the IR
+    def __lt__(self, other: Any) -> Any:
+        return _arith("relax.less", self, other)
+
+    def __le__(self, other: Any) -> Any:
+        return _arith("relax.less_equal", self, other)
+
+    def __gt__(self, other: Any) -> Any:
+        return _arith("relax.greater", self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        return _arith("relax.greater_equal", self, other)
+
     def __neg__(self) -> Any:
         from .op import op_attr
 

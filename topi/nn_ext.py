@@ -207,7 +207,9 @@ def _floor_i64(v: tx.PrimExpr) -> tx.PrimExpr:
 
 def _nearest(v: tx.PrimExpr, rounding: str, n: tx.PrimExpr) -> tx.PrimExpr:
     f32 = "float32"
-    if rounding in ("round", "round_prefer_ceil"):
+    if rounding == "round":  # ties to even, as TVM's te.round (nearbyint)
+        j = tx.Cast(I64, tx.Call(f32, "tir.round", (v,)))
+    elif rounding == "round_prefer_ceil":
         j = _floor_i64(v + _f(0.5, f32))
     elif rounding == "round_prefer_floor":
         j = tx.Cast(I64, tx.Call(f32, "tir.ceil", (v - _f(0.5, f32),)))

@@ -42,6 +42,8 @@ class Exporter:
         self.prim_funcs: dict[int, tuple[Any, GlobalVar]] = {}
         self.reserved: set[str] = set()  # the exported methods' names
         self.io: rx.Expr | None = None  # debug=True: the effect state as the method stands
+        # id(call) -> (call, var) in the method being traced: a call used twice is bound once
+        self.bound_calls: dict[int, tuple[rx.Call, rx.Var]] = {}
 
     def fresh(self, hint: str) -> str:
         name = fresh_name(re.sub(r"\W", "_", hint) or "v", self.names)
@@ -75,7 +77,12 @@ class Exporter:
 
     def _leaf(self, a: rx.Expr) -> rx.Expr:
         if isinstance(a, rx.Call):
-            return self.emit(a, "lv")
+            hit = self.bound_calls.get(id(a))
+            if hit is not None and hit[0] is a:
+                return hit[1]
+            var = self.emit(a, "lv")
+            self.bound_calls[id(a)] = (a, var)
+            return var
         if isinstance(a, rx.Tuple) and any(isinstance(f, rx.Call) for f in a.fields):
             return replace(a, fields=tuple(self._leaf(f) for f in a.fields))
         return a
@@ -124,6 +131,7 @@ class Exporter:
                     args = {arg: self._method_arg(var, arg_spec, dims)
                             for (arg, arg_spec), var in zip(inputs, input_vars)}
                     self.io = io[0] if io else None
+                    self.bound_calls = {}
                     out = _unwrap(method(**args), f"{type(self.module).__name__}.{name}")
                     out = self._flatten(out)
                     if io:

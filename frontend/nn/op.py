@@ -26,7 +26,7 @@ __all__ = [
     "negative", "softmax", "sum", "max", "min", "reshape", "permute_dims", "permute", "concat",
     "split", "chunk", "unsqueeze", "squeeze", "broadcast_to", "take", "astype", "layer_norm",
     "rms_norm",
-    "conv2d", "zeros", "ones", "full", "extern", "tensor_expr_op", "tensor_ir_op",
+    "conv2d", "zeros", "ones", "extern", "tensor_expr_op", "tensor_ir_op",
     "print_", "debug_func",
 ]
 
@@ -287,12 +287,6 @@ def ones(shape: Sequence[Any], dtype: str = "float32", name: str = "ones") -> Te
     return _emit(_op("ones", tuple(shape), dtype), name)
 
 
-def full(shape: Sequence[Any], fill_value: Any, dtype: str = "float32", name: str = "full"
-         ) -> Tensor:
-    return _emit(_op("full", tuple(shape), fill_value, dtype), name)
-
-
-
 # -- debugging: impure calls threaded through the `_io` effect (export with debug=True) ------
 
 
@@ -326,3 +320,9 @@ def _debug_arg(value: Any) -> rx.Expr:
                         f"tir expressions, got {type(value).__name__}")
     dtype = "float64" if isinstance(value, float) else "int64"
     return rx.PrimValue(value if isinstance(value, tx.PrimExpr) else tx.const(value, dtype))
+
+
+from .op_ext import *  # noqa: E402,F401,F403 (TVM keeps them all in one nn.op)
+from .op_ext import __all__ as _ext_names  # noqa: E402
+
+__all__ += _ext_names
