@@ -23,7 +23,10 @@ from .core import (
     set_default_dtype,
 )
 from .visitor import Mutator
-from .modules import GELU, Conv2D, Embedding, Identity, LayerNorm, Linear, ReLU, RMSNorm, SiLU
+from .modules import (
+    GELU, Conv1D, Conv2D, Conv3D, ConvTranspose1D, Embedding, GroupNorm, Identity, LayerNorm,
+    Linear, ReLU, RMSNorm, SiLU, TimestepEmbedding, Timesteps,
+)
 from .op import *  # noqa: F403
 from .op import __all__ as _op_names
 
@@ -31,6 +34,8 @@ __all__ = [
     "modules", "op", "spec", "visitor", "Effect", "Module", "ModuleDict", "ModuleList",
     "Mutator", "Parameter", "ParameterDict", "ParameterList", "Tensor",
     "get_default_dtype", "set_default_dtype",
-    "GELU", "Conv2D", "Embedding", "Identity", "LayerNorm", "Linear", "ReLU", "RMSNorm", "SiLU",
+    "GELU", "Conv1D", "Conv2D", "Conv3D", "ConvTranspose1D", "Embedding", "GroupNorm",
+    "Identity", "LayerNorm", "Linear", "ReLU", "RMSNorm", "SiLU", "TimestepEmbedding",
+    "Timesteps",
     *_op_names,
 ]

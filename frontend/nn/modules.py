@@ -79,7 +79,7 @@ class Conv2D(Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1,
                  bias: bool = True, dtype: str | None = None, data_layout: str = "NCHW") -> None:
-        if in_channels % groups:
+        if isinstance(in_channels, int) and in_channels % groups:
             raise ValueError(f"Conv2D: in_channels ({in_channels}) must be divisible by groups "
                              f"({groups})")
         if data_layout != "NCHW":
@@ -89,7 +89,9 @@ class Conv2D(Module):
         self.kernel_size = _pair(kernel_size)
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         self.data_layout = data_layout
-        self.weight = Parameter((out_channels, in_channels // groups, *self.kernel_size), dtype)
+        per_group = in_channels // groups if isinstance(in_channels, int) or groups != 1 else \
+            in_channels  # NOTE: a symbolic in_channels (a tir.Var) stays the var itself
+        self.weight = Parameter((out_channels, per_group, *self.kernel_size), dtype)
         self.bias = Parameter((out_channels,), dtype) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
@@ -156,3 +158,12 @@ class Embedding(Module):
 
     def __repr__(self) -> str:
         return f"Embedding({self.num}, {self.dim})"
+
+
+from .modules_ext import (  # noqa: E402 (TVM keeps every layer in nn.modules)
+    Conv1D, Conv3D, ConvTranspose1D, GroupNorm, TimestepEmbedding, Timesteps,
+)
+
+__all__ = ["ReLU", "SiLU", "GELU", "Identity", "Linear", "Conv2D", "LayerNorm", "RMSNorm",
+           "Embedding", "Conv1D", "Conv3D", "ConvTranspose1D", "GroupNorm", "TimestepEmbedding",
+           "Timesteps"]

@@ -81,3 +81,28 @@ def test_relax_comparison_operators_build_the_compare_ops():
     gt, le = vm["main"](tvm.nd.array(a), tvm.nd.array(b))
     np.testing.assert_array_equal(gt.numpy(), a > b)
     np.testing.assert_array_equal(le.numpy(), a <= b)
+
+
+def test_conv1d_and_group_norm_modules_match_numpy():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((1, 4, 9)).astype("float32")
+    w = rng.standard_normal((6, 4, 3)).astype("float32")
+    b = rng.standard_normal(6).astype("float32")
+
+    class M(nn.Module):
+        def __init__(self):
+            self.conv = nn.Conv1D(4, 6, 3)
+            self.norm = nn.GroupNorm(2, 6, affine=False)
+
+        def forward(self, x):
+            return self.norm(self.conv(x))
+
+    mod, _ = M().export_tvm({"forward": {"x": nn.spec.Tensor([1, 4, 9], "float32")}})
+    vm = relax.VirtualMachine(tvm.compile(mod, "llvm"), tvm.cpu())
+    got = vm["forward"](*(tvm.nd.array(a) for a in (x, w, b))).numpy()
+    conv = np.stack([sum(np.convolve(x[0, c], w[o, c][::-1], "valid") for c in range(4))
+                     for o in range(6)])[None] + b[None, :, None]
+    g = conv.reshape(1, 2, 3, 7)
+    ref = ((g - g.mean(axis=(2, 3), keepdims=True))
+           / np.sqrt(g.var(axis=(2, 3), keepdims=True) + 1e-5)).reshape(1, 6, 7)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
