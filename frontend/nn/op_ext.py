@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+import numpy as np
+
 from ...ir import expr as rx
 from ...ir.ops.base import const
 from ...tir import expr as tx
@@ -86,6 +88,13 @@ def group_norm(x: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor |
                eps: float = 1e-5, channel_axis: int = 1, axes: list[int] | None = None,
                name: str = "group_norm") -> Tensor:
     axes = list(range(2, x.ndim)) if axes is None else list(axes)
+    if weight is None or bias is None:  # no affine part: scale 1, shift 0
+        channels = x.shape[channel_axis]
+        if not isinstance(channels, int):
+            raise ValueError("nn.op.group_norm without weight/bias needs a static channel "
+                             f"count, got {channels}")
+        weight = const(np.ones(channels, x.dtype)) if weight is None else weight
+        bias = const(np.zeros(channels, x.dtype)) if bias is None else bias
     return _emit(_op("nn.group_norm", x, weight, bias, num_groups, channel_axis=channel_axis,
                      axes=axes, epsilon=eps), name)
 
