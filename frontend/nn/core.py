@@ -54,7 +54,11 @@ class Tensor:
     def from_const(data: Any) -> Tensor:
         from ...ir.ops.base import const
 
-        return Tensor(_expr=const(np.asarray(data)))
+        array = np.asarray(data)
+        # as TVM: numpy's default float64 / int64 arrays become float32 / int32
+        if array.dtype in (np.float64, np.int64):
+            array = array.astype("float32" if array.dtype == np.float64 else "int32")
+        return Tensor(_expr=const(array))
 
     @staticmethod
     def from_scalar(value: int | float, dtype: str) -> Tensor:
@@ -143,6 +147,10 @@ class Tensor:
     def reshape(self, *shape: Any) -> Tensor:
         from .op import reshape
         return reshape(self, shape)
+
+    def repeat(self, repeats: int, axis: int | None = None) -> Tensor:
+        from .op import repeat
+        return repeat(self, repeats, axis)
 
     def permute_dims(self, *axes: int) -> Tensor:
         from .op import permute_dims

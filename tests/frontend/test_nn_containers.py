@@ -53,3 +53,9 @@ def test_mutator_replaces_parameters_and_modules_by_dotted_name():
     assert seen == ["biases.0", "biases.1", "scales.main"]
     assert isinstance(model.blocks[0], nn.Identity)
     assert [p.dtype for p in model.parameters()] == ["float16"] * 3
+
+
+def test_from_const_narrows_numpy_defaults_as_tvm():
+    assert nn.Tensor.from_const(np.random.rand(1, 10)).dtype == "float32"
+    assert nn.Tensor.from_const(np.arange(3)).dtype == "int32"
+    assert nn.Tensor.from_const(np.ones(2, "float16")).dtype == "float16"
