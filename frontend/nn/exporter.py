@@ -104,6 +104,11 @@ class Exporter:
 
     def export_method(self, name: str, method_spec: Any,
                       params: list[tuple[str, Parameter]], debug: bool = False) -> None:
+        param_mode, effect_mode = _modes(name, method_spec)
+        if param_mode == "none":
+            params = []
+        debug = debug and effect_mode != "none"
+        method_spec = {k: v for k, v in method_spec.items() if k != "$"}
         method, inputs = _spec.method_inputs(self.module, name, method_spec)
         dims: dict[str, tx.Var] = {}  # a name is one symbolic dim throughout the function
 
@@ -112,33 +117,38 @@ class Exporter:
                          for d in values)
 
         self.names.update(arg for arg, _ in inputs)  # bindings never shadow an input
-        args: dict[str, Any] = {}
-        input_vars: list[rx.Var] = []
-        for arg, arg_spec in inputs:
-            var = rx.Var(arg, self._input_sinfo(arg, arg_spec, dims, shape))
-            input_vars.append(var)
-            args[arg] = var
+        input_vars = [rx.Var(arg, self._input_sinfo(arg, arg_spec, dims, shape))
+                      for arg, arg_spec in inputs]
         param_vars = [rx.Var(pname.replace(".", "_"), si.tensor_sinfo(shape(p._shape), p.dtype))
                       for pname, p in params]
+        if param_mode == "packed":  # one tuple parameter holds every weight
+            fn_params = [rx.Var("packed_params", si.TupleStructInfo(
+                tuple(v.struct_info for v in param_vars)))]
+        else:
+            fn_params = param_vars
         # NOTE: debug=True threads TVM's effect state `_io` through every method: an input
         # after the others, handed back beside the result
         io = [rx.Var("_io", si.ObjectStructInfo())] if debug else []
-        with _bound(params, param_vars):
-            bb = self.builder
-            with bb.function(name, input_vars + io + param_vars,
-                             attrs={"num_input": len(inputs) + len(io)}):
-                with bb.dataflow():
+        bb = self.builder
+        with bb.function(name, input_vars + io + fn_params,
+                         attrs={"num_input": len(inputs) + len(io)}):
+            with bb.dataflow():
+                if param_mode == "packed":
+                    # NOTE: the weights' own names, reserved for them in self.names
+                    param_vars = [bb.emit(rx.TupleGetItem(fn_params[0], i), name_hint=v.name_hint)
+                                  for i, v in enumerate(param_vars)]
+                with _bound(params, param_vars):
                     args = {arg: self._method_arg(var, arg_spec, dims)
                             for (arg, arg_spec), var in zip(inputs, input_vars)}
                     self.io = io[0] if io else None
                     self.bound_calls = {}
                     out = _unwrap(method(**args), f"{type(self.module).__name__}.{name}")
                     out = self._flatten(out)
-                    if io:
-                        out = rx.Tuple((out, rx.Tuple((self.io,))))
-                        self.io = None
-                    gv = bb.emit_output(out, name_hint=self.fresh("gv"))
-                bb.emit_func_output(gv)
+                if io:
+                    out = rx.Tuple((out, rx.Tuple((self.io,))))
+                    self.io = None
+                gv = bb.emit_output(out, name_hint=self.fresh("gv"))
+            bb.emit_func_output(gv)
 
     def _input_sinfo(self, arg: str, arg_spec: Any, dims: dict[str, tx.Var],
                      shape: Any) -> si.StructInfo:
@@ -195,6 +205,25 @@ def _bound(params: list[tuple[str, Parameter]], vars_: list[rx.Var]) -> Iterator
     finally:
         for _, p in params:
             p._expr = None  # type: ignore[assignment]
+
+
+_MODES = ("plain", "packed", "none")
+
+
+def _modes(method: str, method_spec: Any) -> tuple[str, str]:
+    """TVM's per-method options, `"$": {"param_mode": ..., "effect_mode": ...}`: parameters
+    as separate inputs (plain), one tuple (packed) or none; the debug effect plain or none."""
+    options = method_spec.get("$", {}) if isinstance(method_spec, dict) else {}
+    if not isinstance(options, dict) or set(options) - {"param_mode", "effect_mode"}:
+        raise TypeError(f"export_tvm: the spec of {method!r} has '$': {options!r}; it takes "
+                        "{'param_mode': ..., 'effect_mode': ...}")
+    param_mode = options.get("param_mode", "plain")
+    effect_mode = options.get("effect_mode", "plain")
+    if param_mode not in _MODES or effect_mode not in ("plain", "none"):
+        raise ValueError(f"export_tvm: {method!r}: param_mode is one of {_MODES} and "
+                         f"effect_mode 'plain' or 'none', got {param_mode!r} and "
+                         f"{effect_mode!r}")
+    return param_mode, effect_mode
 
 
 def _unwrap(out: Any, where: str) -> rx.Expr:

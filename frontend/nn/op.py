@@ -224,7 +224,10 @@ def reshape(x: Tensor, shape: Sequence[Any], name: str = "reshape") -> Tensor:
 
 def permute_dims(x: Tensor, axes: Sequence[int] | None = None, name: str | None = None
                  ) -> Tensor:
-    return _emit(_op("permute_dims", x, axes), name or "permute_dims")
+    if name is None:  # TVM's naming: a linear layer's weight transposes to `matmul_..._weight`
+        source = getattr(_x(x), "name_hint", "")
+        name = source.replace("linear", "matmul") if "linear" in source else "permute_dims"
+    return _emit(_op("permute_dims", x, axes), name)
 
 
 def permute(x: Tensor, axes: Sequence[int] | None, name: str = "permute") -> Tensor:

@@ -59,3 +59,20 @@ def test_from_const_narrows_numpy_defaults_as_tvm():
     assert nn.Tensor.from_const(np.random.rand(1, 10)).dtype == "float32"
     assert nn.Tensor.from_const(np.arange(3)).dtype == "int32"
     assert nn.Tensor.from_const(np.ones(2, "float16")).dtype == "float16"
+
+
+def test_packed_params_come_as_one_tuple_and_effect_mode_none_drops_io():
+    layer = nn.Linear(4, 3, bias=False)
+    spec = {"forward": {"x": nn.spec.Tensor((2, 4), "float32"),
+                        "$": {"param_mode": "packed", "effect_mode": "none"}}}
+    mod, params = layer.export_tvm(spec, debug=True)
+    _, packed = mod["forward"].params  # no _io: effect_mode none
+    assert packed.name_hint == "packed_params" and len(packed.struct_info.fields) == 1
+    w = np.arange(12, dtype="float32").reshape(3, 4)
+    xv = np.ones((2, 4), "float32")
+    vm = relax.VirtualMachine(tvm.compile(mod, "llvm"), tvm.cpu())
+    got = vm["forward"](tvm.nd.array(xv), (tvm.nd.array(w),)).numpy()
+    np.testing.assert_allclose(got, xv @ w.T)
+    with pytest.raises(ValueError, match="param_mode is one of"):
+        layer.export_tvm({"forward": {"x": nn.spec.Tensor((2, 4), "float32"),
+                                      "$": {"param_mode": "bundled"}}})
