@@ -63,6 +63,22 @@ class BlockBuilder:
             raise BlockBuilderError(f"function {name!r} needs bb.emit_func_output(...) before "
                                     "its `with` ends")
 
+    def _suspend_function(self) -> tuple[Any, ...]:
+        """Set the open function aside (its blocks and bindings), so another can be built,
+        e.g. an nn subroutine met while tracing; `_resume_function` brings it back."""
+        state = (self._func, self._blocks, self._bindings, self._in_dataflow, self._open_blocks)
+        if self._func is not None:
+            BlockBuilder._current.remove(self)
+        self._func, self._blocks, self._bindings = None, [], []
+        self._in_dataflow, self._open_blocks = False, []
+        return state
+
+    def _resume_function(self, state: tuple[Any, ...]) -> None:
+        (self._func, self._blocks, self._bindings, self._in_dataflow,
+         self._open_blocks) = state
+        if self._func is not None:
+            BlockBuilder._current.append(self)
+
     # -- TVM's explicit block scopes (bb._begin_dataflow_block() ... bb._end_block()) -----
 
     def _begin_dataflow_block(self) -> None:

@@ -304,6 +304,10 @@ class Module:
         forward = getattr(self, "forward", None)
         if forward is None:
             raise NotImplementedError(f"{type(self).__name__} has no forward method")
+        from .subroutine import call_subroutine, wants_subroutine
+
+        if wants_subroutine(self, args, kwargs):
+            return call_subroutine(self, forward, args)
         return forward(*args, **kwargs)
 
     def export_tvm(self, spec: dict[str, Any], debug: bool = False,

@@ -44,6 +44,7 @@ class Exporter:
         self.io: rx.Expr | None = None  # debug=True: the effect state as the method stands
         # id(call) -> (call, var) in the method being traced: a call used twice is bound once
         self.bound_calls: dict[int, tuple[rx.Call, rx.Var]] = {}
+        self.subroutines: dict[Any, GlobalVar] = {}  # define_subroutine: key -> function
 
     def fresh(self, hint: str) -> str:
         name = fresh_name(re.sub(r"\W", "_", hint) or "v", self.names)
@@ -142,13 +143,24 @@ class Exporter:
                             for (arg, arg_spec), var in zip(inputs, input_vars)}
                     self.io = io[0] if io else None
                     self.bound_calls = {}
-                    out = _unwrap(method(**args), f"{type(self.module).__name__}.{name}")
+                    out = _unwrap(self._trace(name, method, args),
+                                  f"{type(self.module).__name__}.{name}")
                     out = self._flatten(out)
                 if io:
                     out = rx.Tuple((out, rx.Tuple((self.io,))))
                     self.io = None
                 gv = bb.emit_output(out, name_hint=self.fresh("gv"))
             bb.emit_func_output(gv)
+
+    def _trace(self, name: str, method: Any, args: dict[str, Any]) -> Any:
+        """Run the method; a `define_subroutine` module's forward becomes a subroutine call
+        even at the top, as in TVM."""
+        from .subroutine import call_subroutine, wants_subroutine
+
+        values = tuple(args.values())
+        if name == "forward" and wants_subroutine(self.module, values, {}):
+            return call_subroutine(self.module, method, values)
+        return method(**args)
 
     def _input_sinfo(self, arg: str, arg_spec: Any, dims: dict[str, tx.Var],
                      shape: Any) -> si.StructInfo:
@@ -197,14 +209,16 @@ class Exporter:
 
 @contextmanager
 def _bound(params: list[tuple[str, Parameter]], vars_: list[rx.Var]) -> Iterator[None]:
-    """Parameters stand for their function parameters while one method is traced."""
+    """Parameters stand for their function parameters while one method (or subroutine) is
+    traced; what they stood for before comes back afterwards."""
+    before = [p._expr for _, p in params]
     for (_, p), v in zip(params, vars_):
         p._expr = v
     try:
         yield
     finally:
-        for _, p in params:
-            p._expr = None  # type: ignore[assignment]
+        for (_, p), old in zip(params, before):
+            p._expr = old
 
 
 _MODES = ("plain", "packed", "none")

@@ -93,6 +93,8 @@ class _RelaxDialect(Dialect):
                 len(sinfo.params) != len(call_args):
             raise ValueError(f"{gv.name_hint!r} takes {len(sinfo.params)} arguments but "
                              f"{len(call_args)} were given")
+        if isinstance(sinfo, si.FuncStructInfo):
+            ret = si.call_ret_sinfo(sinfo, call_args)  # the callee's dims in our terms
         return rx.Call(rx.GlobalVarRef(gv, sinfo), call_args, struct_info=ret)
 
     def binop(self, p: Parser, op: Any, a: Any, b: Any) -> Any:

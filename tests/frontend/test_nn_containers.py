@@ -76,3 +76,40 @@ def test_packed_params_come_as_one_tuple_and_effect_mode_none_drops_io():
     with pytest.raises(ValueError, match="param_mode is one of"):
         layer.export_tvm({"forward": {"x": nn.spec.Tensor((2, 4), "float32"),
                                       "$": {"param_mode": "bundled"}}})
+
+
+def test_define_subroutine_makes_private_functions_that_run():
+    class Act(nn.Module):
+        define_subroutine = True
+
+        def forward(self, x):
+            return nn.op.relu(x)
+
+    class Layer(nn.Module):
+        define_subroutine = True
+
+        def __init__(self, i, o):
+            self.w = nn.Parameter((i, o), "float32")
+            self.act = Act()
+
+        def forward(self, x):
+            return self.act(nn.op.matmul(x, self.w))
+
+    class Net(nn.Module):
+        def __init__(self):
+            self.a, self.b = Layer(4, 4), Layer(4, 4)
+
+        def forward(self, x):
+            return self.b(self.a(x))
+
+    mod, _ = Net().export_tvm({"forward": {"x": nn.spec.Tensor(("n", 4), "float32")}})
+    private = sorted(gv.name_hint for gv, f in mod.functions.items()
+                     if gv.name_hint != "forward")
+    assert private == ["act", "layer"]  # one per class and shapes, shared by a and b
+    n = mod["forward"].params[0].struct_info.shape[0]
+    assert mod["layer"].params[0].struct_info.shape[0] is not n  # its own symbolic var
+    rng = np.random.default_rng(3)
+    x, wa, wb = (rng.standard_normal(s).astype("float32") for s in ((5, 4), (4, 4), (4, 4)))
+    vm = relax.VirtualMachine(tvm.compile(mod, "llvm"), tvm.cpu())
+    got = vm["forward"](*(tvm.nd.array(a) for a in (x, wa, wb))).numpy()
+    np.testing.assert_allclose(got, np.maximum(np.maximum(x @ wa, 0) @ wb, 0), rtol=1e-5)

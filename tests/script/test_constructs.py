@@ -308,3 +308,25 @@ def test_only_the_last_binding_of_an_output_name_leaves_the_dataflow_block():
     first, second = Mod["main"].body.blocks[0].bindings
     assert isinstance(first.var, relax.DataflowVar)
     assert type(second.var) is relax.Var and second.value is first.var
+
+
+def test_a_call_of_a_module_function_returns_in_the_callers_dims():
+    # TVM derives a call's struct info by matching the callee's parameters: f's m is x's n
+    from tvmlite.script import ir as I
+    from tvmlite.script import relax as R
+
+    @I.ir_module
+    class Mod:
+        @R.function(private=True)
+        def f(y: R.Tensor(("m", 4), "float32")) -> R.Tensor(("m", 4), "float32"):
+            return y
+
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float32")):
+            cls = Mod
+            z = cls.f(x)
+            return z
+
+    n = Mod["main"].params[0].struct_info.shape[0]
+    z = Mod["main"].body.blocks[0].bindings[0].var
+    assert z.struct_info.shape[0] is n
