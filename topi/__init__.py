@@ -1,6 +1,6 @@
 """`tvm.topi`: operator computes built on `te` (what LegalizeOps and `bb.emit_te` use)."""
 
-from . import nn
+from . import generic_ops, nn  # noqa: F401 (generic_ops: `A + 1` on te tensors)
 from .transform import (  # noqa: A004 (TVM's names)
     abs, add, argmax, broadcast_to, cast, ceil, concatenate, cos, divide, equal, erf, exp,
     expand_dims, floor, floor_divide, floor_mod, full, greater, greater_equal, identity, less,
