@@ -4,7 +4,7 @@ computes, as TVM's topi overloads do; checked against numpy."""
 import numpy as np
 
 import tvmlite as tvm
-from tvmlite import te
+from tvmlite import te, topi  # noqa: F401 (importing topi installs the operators)
 
 
 def test_tensor_arithmetic_builds_elementwise_computes():
