@@ -24,6 +24,8 @@ _OPAQUE_FUNC = si.FuncStructInfo(None, si.ObjectStructInfo())
 
 
 def _out_sinfo(out: Any, where: str) -> si.StructInfo:
+    if isinstance(out, (tuple, list)) and len(out) == 1:
+        out = out[0]  # as TVM: a one-item list is that tensor
     if isinstance(out, Tensor):
         return out._expr.struct_info  # type: ignore[return-value]
     if isinstance(out, (tuple, list)) and out and all(isinstance(o, Tensor) for o in out):
