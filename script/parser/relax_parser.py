@@ -234,14 +234,25 @@ def emit(p: Parser, name: str, value: Any, node: ast.AST,
         frame.bindings.append(rx.MatchCast(var, normalize(p, value.value), value.struct_info,
                                            span))
         return var
-    expr = normalize(p, to_expr(value))
+    raw = to_expr(value)
+    expr = normalize(p, raw)
     sinfo = expr.struct_info or si.ObjectStructInfo()
     if ann is not None:
         _check_annotation(ann, sinfo)
-        sinfo = ann
+        # NOTE: as in TVM, the annotation becomes the var's struct info unless normalizing
+        # rebuilt the call (nested calls bound first): then the derived one stays
+        if not _has_nested_call(raw):
+            sinfo = ann
     var = _new_var(frame, name, sinfo, span, temporary, node)
     frame.bindings.append(rx.VarBinding(var, expr, span))
     return var
+
+
+def _has_nested_call(e: Any) -> bool:
+    return isinstance(e, rx.Call) and any(
+        isinstance(a, rx.Call) or (isinstance(a, rx.Tuple) and
+                                   any(isinstance(f, rx.Call) for f in a.fields))
+        for a in e.args)
 
 
 def _new_var(frame: FunctionFrame, name: str, sinfo: si.StructInfo, span: Any,

@@ -330,3 +330,25 @@ def test_a_call_of_a_module_function_returns_in_the_callers_dims():
     n = Mod["main"].params[0].struct_info.shape[0]
     z = Mod["main"].body.blocks[0].bindings[0].var
     assert z.struct_info.shape[0] is n
+
+
+def test_a_binding_annotation_wins_unless_the_call_had_nested_calls():
+    # TVM 0.27 (checked): `g: R.Tensor((4, 8)) = R.nn.relu(x)` gives g the annotation (no
+    # dtype); with a nested call the normalizer rebuilds the call and its derived info stays
+    from tvmlite.script import ir as I
+    from tvmlite.script import relax as R
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((4, 8), "float16")):
+            with R.dataflow():
+                g: R.Tensor((4, 8)) = R.nn.relu(x)
+                h: R.Tensor((4, 8)) = R.add(x, R.nn.relu(x))
+                R.output(g, h)
+            return (g, h)
+
+    bindings = Mod["main"].body.blocks[0].bindings
+    g = next(b.var for b in bindings if b.var.name_hint == "g")
+    h = next(b.var for b in bindings if b.var.name_hint == "h")
+    assert g.struct_info.dtype == "" and h.struct_info.dtype == "float16"
