@@ -18,6 +18,7 @@ tracing, `extern` calls of registered functions, tensor expressions and TIR.
 from . import modules, op, spec
 from . import visitor
 from .containers import ParameterDict, ParameterList
+from .kv_cache import KVCache
 from .core import (
     Effect, Module, ModuleDict, ModuleList, Parameter, Tensor, get_default_dtype,
     set_default_dtype,
@@ -32,7 +33,7 @@ from .op import __all__ as _op_names
 
 __all__ = [
     "modules", "op", "spec", "visitor", "Effect", "Module", "ModuleDict", "ModuleList",
-    "Mutator", "Parameter", "ParameterDict", "ParameterList", "Tensor",
+    "KVCache", "Mutator", "Parameter", "ParameterDict", "ParameterList", "Tensor",
     "get_default_dtype", "set_default_dtype",
     "GELU", "Conv1D", "Conv2D", "Conv3D", "ConvTranspose1D", "Embedding", "GroupNorm",
     "Identity", "LayerNorm", "Linear", "ReLU", "RMSNorm", "SiLU", "TimestepEmbedding",

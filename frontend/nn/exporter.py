@@ -21,7 +21,7 @@ from ...ir.module import GlobalVar, IRModule, fresh_name
 from ...tir import expr as tx
 from ...transforms.block_builder import BlockBuilder
 from . import spec as _spec
-from .core import Module, Parameter, Tensor
+from .core import Effect, Module, Parameter, Tensor
 
 _ACTIVE: list[Exporter] = []
 
@@ -45,6 +45,7 @@ class Exporter:
         # id(call) -> (call, var) in the method being traced: a call used twice is bound once
         self.bound_calls: dict[int, tuple[rx.Call, rx.Var]] = {}
         self.subroutines: dict[Any, GlobalVar] = {}  # define_subroutine: key -> function
+        self.effects: list[tuple[str, Effect]] = []  # the module's Effects (a KVCache), named
 
     def fresh(self, hint: str) -> str:
         name = fresh_name(re.sub(r"\W", "_", hint) or "v", self.names)
@@ -130,6 +131,8 @@ class Exporter:
         # NOTE: debug=True threads TVM's effect state `_io` through every method: an input
         # after the others, handed back beside the result
         io = [rx.Var("_io", si.ObjectStructInfo())] if debug else []
+        effects = [] if effect_mode == "none" else self.effects
+        io += [v for ename, e in effects for v in e.create(ename)]  # each sets its state
         bb = self.builder
         with bb.function(name, input_vars + io + fn_params,
                          attrs={"num_input": len(inputs) + len(io)}):
@@ -141,13 +144,15 @@ class Exporter:
                 with _bound(params, param_vars):
                     args = {arg: self._method_arg(var, arg_spec, dims)
                             for (arg, arg_spec), var in zip(inputs, input_vars)}
-                    self.io = io[0] if io else None
+                    self.io = io[0] if debug else None
                     self.bound_calls = {}
                     out = _unwrap(self._trace(name, method, args),
                                   f"{type(self.module).__name__}.{name}")
                     out = self._flatten(out)
                 if io:
-                    out = rx.Tuple((out, rx.Tuple((self.io,))))
+                    state = [self.io] if debug else []
+                    state += [v for _, e in effects for v in e.finalize()]
+                    out = rx.Tuple((out, rx.Tuple(tuple(state))))
                     self.io = None
                 gv = bb.emit_output(out, name_hint=self.fresh("gv"))
             bb.emit_func_output(gv)
@@ -194,15 +199,17 @@ class Exporter:
         call = call_pure_packed(func, self.io, *args, sinfo_args=si.ObjectStructInfo())
         self.io = self.emit(call, "_io")
 
-    def export_effect_initializer(self) -> None:
-        """TVM's `_initialize_effect()`: the initial effect state, `(R.null_value(),)`."""
+    def export_effect_initializer(self, debug: bool) -> None:
+        """TVM's `_initialize_effect()`: the initial effect state, `(_io, *effects)`: the
+        debug effect `R.null_value()` first, then each Effect's own (a KVCache's cache)."""
         from ...ir.ops.runtime_ops import null_value
 
         bb = self.builder
         with bb.function("_initialize_effect", []):
             with bb.dataflow():
-                io = bb.emit(null_value(), "_io")
-                state = bb.emit(rx.Tuple((io,)), self.fresh("lv"))
+                io = [bb.emit(null_value(), "_io")] if debug else []
+                owned = [v for name, e in self.effects for v in e.emit_init(name, bb)]
+                state = bb.emit(rx.Tuple((*io, *owned)), self.fresh("lv"))
                 gv = bb.emit_output(state, name_hint=self.fresh("gv"))
             bb.emit_func_output(gv)
 
@@ -250,6 +257,17 @@ def _unwrap(out: Any, where: str) -> rx.Expr:
                     f"{type(out).__name__}")
 
 
+def _named_effects(module: Module, prefix: str = "") -> list[tuple[str, Effect]]:
+    """The Effects among the module's parts, named by path (`layers_0_cache`)."""
+    found: list[tuple[str, Effect]] = []
+    for key, item in module._items():
+        if isinstance(item, Effect):
+            found.append((f"{prefix}{key}", item))
+        elif isinstance(item, Module):
+            found += _named_effects(item, f"{prefix}{key}_")
+    return found
+
+
 def _methods(spec: Any) -> list[tuple[str, Any]]:
     if not isinstance(spec, dict) or not spec:
         raise TypeError("export_tvm(spec): spec is a dict from method name to a dict of its "
@@ -266,9 +284,12 @@ def export(module: Module, spec: Any, debug: bool = False
     methods = _methods(spec)
     exporter.reserved.update(name for name, _ in methods)
     _ACTIVE.append(exporter)
+    exporter.effects = _named_effects(module)
+    for ename, _ in exporter.effects:
+        exporter.names.add(ename)
     try:
-        if debug:
-            exporter.export_effect_initializer()
+        if debug or exporter.effects:
+            exporter.export_effect_initializer(debug)
         for name, method_spec in methods:
             exporter.export_method(name, method_spec, params, debug)
     finally:

@@ -62,7 +62,8 @@ def jit(module: Any, spec: dict[str, Any], device: str = "cpu", pipeline: Any = 
         raise ValueError(f"Module.jit: parameters {unbound} have no data; set .data or "
                          f"load_state_dict first")
     ex = tvm.compile(mod, target="llvm", relax_pipeline=pipeline)
-    return TorchModule(spec, VirtualMachine(ex, tvm.cpu()), [p.data for _, p in params], debug)
+    effects = any(gv.name_hint == "_initialize_effect" for gv in mod.functions)
+    return TorchModule(spec, VirtualMachine(ex, tvm.cpu()), [p.data for _, p in params], effects)
 
 
 def _to_vm(value: Any, arg_spec: Any) -> Any:

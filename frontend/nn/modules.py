@@ -160,10 +160,11 @@ class Embedding(Module):
         return f"Embedding({self.num}, {self.dim})"
 
 
+from .kv_cache import KVCache  # noqa: E402,F401 (TVM's nn.modules.KVCache)
 from .modules_ext import (  # noqa: E402 (TVM keeps every layer in nn.modules)
     Conv1D, Conv3D, ConvTranspose1D, GroupNorm, TimestepEmbedding, Timesteps,
 )
 
 __all__ = ["ReLU", "SiLU", "GELU", "Identity", "Linear", "Conv2D", "LayerNorm", "RMSNorm",
            "Embedding", "Conv1D", "Conv3D", "ConvTranspose1D", "GroupNorm", "TimestepEmbedding",
-           "Timesteps"]
+           "Timesteps", "KVCache"]

@@ -87,3 +87,34 @@ def test_print_without_the_debug_effect_says_how_to_get_it():
 
     with pytest.raises(RuntimeError, match="debug=True"):
         Layer().export_tvm({"forward": {"x": nn.spec.Tensor([2], "float32")}})
+
+
+def test_kv_cache_grows_across_calls_and_views_its_rows():
+    class Layer(nn.Module):
+        def __init__(self):
+            self.cache = nn.KVCache(2, [3, 4])  # reserves 2 rows: the third append grows it
+
+        def forward(self, x, total: tir.Var):
+            self.cache.append(x)
+            return self.cache.view(total)
+
+    model = Layer().jit(spec={"forward": {"x": nn.spec.Tensor([1, 3, 4], "float32"),
+                                          "total": int}})
+    rows = [torch.rand(1, 3, 4) for _ in range(3)]
+    for i, row in enumerate(rows):
+        got = model["forward"](row, i + 1)
+        torch.testing.assert_close(got, torch.cat(rows[:i + 1]))
+
+
+def test_kv_cache_view_past_its_rows_is_an_error():
+    class Layer(nn.Module):
+        def __init__(self):
+            self.cache = nn.KVCache(4, [2])
+
+        def forward(self, x, total: tir.Var):
+            self.cache.append(x)
+            return self.cache.view(total)
+
+    model = Layer().jit(spec={"forward": {"x": nn.spec.Tensor([2], "float32"), "total": int}})
+    with pytest.raises(ValueError, match="more than the cache holds"):
+        model["forward"](torch.ones(2), 3)
