@@ -25,8 +25,8 @@ from .core import (
 )
 from .visitor import Mutator
 from .modules import (
-    GELU, Conv1D, Conv2D, Conv3D, ConvTranspose1D, Embedding, GroupNorm, Identity, LayerNorm,
-    Linear, ReLU, RMSNorm, SiLU, TimestepEmbedding, Timesteps,
+    GELU, Attention, Conv1D, Conv2D, Conv3D, ConvTranspose1D, Embedding, GroupNorm, Identity,
+    LayerNorm, Linear, ReLU, RMSNorm, SiLU, TimestepEmbedding, Timesteps,
 )
 from .op import *  # noqa: F403
 from .op import __all__ as _op_names
@@ -35,7 +35,7 @@ __all__ = [
     "modules", "op", "spec", "visitor", "Effect", "Module", "ModuleDict", "ModuleList",
     "KVCache", "Mutator", "Parameter", "ParameterDict", "ParameterList", "Tensor",
     "get_default_dtype", "set_default_dtype",
-    "GELU", "Conv1D", "Conv2D", "Conv3D", "ConvTranspose1D", "Embedding", "GroupNorm",
+    "GELU", "Attention", "Conv1D", "Conv2D", "Conv3D", "ConvTranspose1D", "Embedding", "GroupNorm",
     "Identity", "LayerNorm", "Linear", "ReLU", "RMSNorm", "SiLU", "TimestepEmbedding",
     "Timesteps",
     *_op_names,

@@ -162,9 +162,9 @@ class Embedding(Module):
 
 from .kv_cache import KVCache  # noqa: E402,F401 (TVM's nn.modules.KVCache)
 from .modules_ext import (  # noqa: E402 (TVM keeps every layer in nn.modules)
-    Conv1D, Conv3D, ConvTranspose1D, GroupNorm, TimestepEmbedding, Timesteps,
+    Attention, Conv1D, Conv3D, ConvTranspose1D, GroupNorm, TimestepEmbedding, Timesteps,
 )
 
 __all__ = ["ReLU", "SiLU", "GELU", "Identity", "Linear", "Conv2D", "LayerNorm", "RMSNorm",
            "Embedding", "Conv1D", "Conv3D", "ConvTranspose1D", "GroupNorm", "TimestepEmbedding",
-           "Timesteps", "KVCache"]
+           "Timesteps", "KVCache", "Attention"]

@@ -118,3 +118,44 @@ class TimestepEmbedding(Module):
             sample = sample + self.cond_proj(condition)
         sample = self.linear_2(self.act(self.linear_1(sample)))
         return self.post_act(sample) if self.post_act is not None else sample
+
+
+class Attention(Module):
+    """Diffusion models' (cross-)attention block: optional GroupNorm, q/k/v projections,
+    `scaled_dot_product_attention` over `heads`, and the output projection `to_out[0]`."""
+
+    def __init__(self, query_dim: int, cross_attention_dim: int | None = None, heads: int = 8,
+                 dim_head: int = 64, bias: bool = False, norm_num_groups: int | None = None,
+                 out_bias: bool = True, scale_qk: bool = True) -> None:
+        from .core import ModuleList
+
+        self.query_dim = query_dim
+        self.cross_attention_dim = cross_attention_dim or query_dim
+        self.heads, self.dim_head, self.bias = heads, dim_head, bias
+        self.norm_num_groups, self.out_bias, self.scale_qk = norm_num_groups, out_bias, scale_qk
+        self.scale = dim_head ** -0.5 if scale_qk else 1.0
+        self.inner_dim = dim_head * heads
+        self.to_q = Linear(query_dim, self.inner_dim, bias=bias)
+        self.to_k = Linear(self.cross_attention_dim, self.inner_dim, bias=bias)
+        self.to_v = Linear(self.cross_attention_dim, self.inner_dim, bias=bias)
+        self.group_norm = GroupNorm(norm_num_groups, query_dim) \
+            if norm_num_groups is not None else None
+        self.to_out = ModuleList([Linear(self.inner_dim, query_dim, bias=out_bias)])
+
+    def forward(self, hidden_states: Tensor, encoder_hidden_states: Tensor | None = None,
+                attention_mask: Tensor | None = None, **_: Any) -> Tensor:
+        if attention_mask is not None:
+            raise ValueError("nn.Attention: attention_mask is not supported")
+        if self.group_norm is not None:
+            hidden_states = self.group_norm(hidden_states, channel_axis=2, axes=[1])
+        context = hidden_states if encoder_hidden_states is None else encoder_hidden_states
+        head_dim = self.inner_dim // self.heads
+
+        def heads(t: Tensor) -> Tensor:
+            return op.reshape(t, [0, -1, self.heads, head_dim])
+
+        # NOTE: all three projections first, then the reshapes: TVM's binding order
+        query, key, value = (self.to_q(hidden_states), self.to_k(context),
+                             self.to_v(context))
+        out = op.scaled_dot_product_attention(heads(query), heads(key), heads(value))
+        return self.to_out[0](op.reshape(out, (0, -1, self.heads * head_dim)))

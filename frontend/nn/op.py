@@ -215,6 +215,8 @@ def rms_norm(x: Tensor, weight: Tensor, axes: int | Sequence[int] = -1, epsilon:
 
 
 def reshape(x: Tensor, shape: Sequence[Any], name: str = "reshape") -> Tensor:
+    """A 0 in `shape` keeps the input's dim at that position (TVM's nn reshape)."""
+    shape = [x.shape[i] if isinstance(d, int) and d == 0 else d for i, d in enumerate(shape)]
     call = _op("reshape", x, tuple(shape))
     if any(isinstance(d, int) and d == -1 for d in shape) and call.struct_info.shape:
         # NOTE: TVM writes the inferred dim in place of -1 (`R.shape([2, 4])`)

@@ -106,3 +106,25 @@ def test_conv1d_and_group_norm_modules_match_numpy():
     ref = ((g - g.mean(axis=(2, 3), keepdims=True))
            / np.sqrt(g.var(axis=(2, 3), keepdims=True) + 1e-5)).reshape(1, 6, 7)
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_attention_module_matches_numpy():
+    rng = np.random.default_rng(4)
+    b, s, dim, heads, dh = 1, 3, 8, 2, 4
+    x = rng.standard_normal((b, s, dim)).astype("float32")
+    wq, wk, wv, wo = (rng.standard_normal((dim, dim)).astype("float32") * 0.3 for _ in range(4))
+    bo = rng.standard_normal(dim).astype("float32")
+    mod, _ = nn.Attention(dim, heads=heads, dim_head=dh).export_tvm(
+        {"forward": {"hidden_states": nn.spec.Tensor([b, s, dim], "float32")}})
+    vm = relax.VirtualMachine(tvm.compile(mod, "llvm"), tvm.cpu())
+    got = vm["forward"](*(tvm.nd.array(a) for a in (x, wq, wk, wv, wo, bo))).numpy()
+
+    def split(t):
+        return t.reshape(b, s, heads, dh).transpose(0, 2, 1, 3)
+
+    q, k, v = split(x @ wq.T), split(x @ wk.T), split(x @ wv.T)
+    logits = q @ k.transpose(0, 1, 3, 2) / np.sqrt(dh)
+    p = np.exp(logits - logits.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    out = (p @ v).transpose(0, 2, 1, 3).reshape(b, s, dim)
+    np.testing.assert_allclose(got, out @ wo.T + bo, rtol=1e-4, atol=1e-4)
