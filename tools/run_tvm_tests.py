@@ -22,7 +22,28 @@ from pathlib import Path
 SHIM = Path(__file__).resolve().parent / "tvm_shim"
 
 
-def _outcomes(test_file: Path, use_shim: bool, timeout: float) -> dict[str, str]:
+def _tvm_outcomes(test_file: Path, args: argparse.Namespace) -> dict[str, str]:
+    """apache-tvm's outcomes for the file, from the cache when it has them."""
+    if args.tvm_cache is None:
+        return _outcomes(test_file, use_shim=False, timeout=args.timeout, keyword=args.keyword)
+    import hashlib
+    import json
+    from importlib.metadata import version
+
+    key = hashlib.sha1(test_file.read_bytes() + version("apache-tvm").encode()
+                       + str(args.keyword).encode()).hexdigest()[:16]
+    entry = args.tvm_cache / f"{test_file.stem}-{key}.json"
+    if entry.exists():
+        return json.loads(entry.read_text())
+    found = _outcomes(test_file, use_shim=False, timeout=args.timeout, keyword=args.keyword)
+    if found:  # an empty answer (a crash, a timeout) is not worth keeping
+        args.tvm_cache.mkdir(parents=True, exist_ok=True)
+        entry.write_text(json.dumps(found))
+    return found
+
+
+def _outcomes(test_file: Path, use_shim: bool, timeout: float, keyword: str | None = None
+              ) -> dict[str, str]:
     """Run one file under pytest; map each test id to passed / failed / skipped."""
     env = dict(os.environ)
     if use_shim:
@@ -32,6 +53,8 @@ def _outcomes(test_file: Path, use_shim: bool, timeout: float) -> dict[str, str]
         cmd = [sys.executable, "-m", "pytest", "-q", str(test_file),
                "-p", "no:cacheprovider", f"--junitxml={report}", "-o", "addopts=",
                "--rootdir", str(test_file.parent), "--noconftest"]
+        if keyword:
+            cmd += ["-k", keyword]
         try:
             subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -52,11 +75,17 @@ def main() -> int:
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--failures", action="store_true", help="list tvmlite's failing tests")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per file and run")
+    parser.add_argument("-k", dest="keyword", default=None,
+                        help="pytest -k expression for both runs (e.g. 'not sparse_csr')")
+    parser.add_argument("--tvm-cache", type=Path, default=None,
+                        help="folder keeping apache-tvm's outcomes per test file (keyed by the "
+                             "file's contents and the installed TVM), so reruns skip that run")
     args = parser.parse_args()
     total_tvm = total_both = 0
     for test_file in args.files:
-        on_tvm = _outcomes(test_file.resolve(), use_shim=False, timeout=args.timeout)
-        on_lite = _outcomes(test_file.resolve(), use_shim=True, timeout=args.timeout)
+        on_tvm = _tvm_outcomes(test_file.resolve(), args)
+        on_lite = _outcomes(test_file.resolve(), use_shim=True, timeout=args.timeout,
+                            keyword=args.keyword)
         passing = [name for name, outcome in on_tvm.items() if outcome == "passed"]
         both = [name for name in passing if on_lite.get(name) == "passed"]
         total_tvm += len(passing)
