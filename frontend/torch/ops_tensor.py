@@ -210,17 +210,27 @@ def _transpose(node: Any, imp: Any) -> rx.Call:
 
 
 @converts("view.default", "reshape.default", "_unsafe_view.default", "flatten.using_ints",
-          "unflatten.int", "squeeze.dim", "squeeze.dims", "squeeze.default")
+          "unflatten.int")
 def _reshape(node: Any, imp: Any) -> rx.Call:
     # NOTE: squeeze too: torch's squeeze(dim) leaves a dim that is not 1 alone, R.squeeze
     # would reject it; the recorded result shape says what torch did.
     return make("reshape", first_arg(node, imp), imp.shape_of(node))
 
 
+@converts("squeeze.dim", "squeeze.dims", "squeeze.default")
+def _squeeze(node: Any, imp: Any) -> rx.Call:
+    """R.squeeze with the axes as given (every axis for squeeze()): as in torch, an axis whose
+    extent is not 1 stays."""
+    args = imp.retrieve_args(node)
+    x = args[0]
+    dims = args[1] if len(args) > 1 else list(range(ndim(x)))
+    return make("squeeze", x, [dims] if isinstance(dims, int) else list(dims))
+
+
 @converts("unsqueeze.default")
 def _unsqueeze(node: Any, imp: Any) -> rx.Call:
     x, d = imp.retrieve_args(node)
-    return make("expand_dims", x, d % (ndim(x) + 1))
+    return make("expand_dims", x, d)  # a negative axis as given, as TVM writes it
 
 
 @converts("expand.default")

@@ -142,10 +142,9 @@ def _infer_squeeze(c: rx.Call) -> si.StructInfo:
     if axis is None:
         drop = {i for i, d in enumerate(x.shape) if as_int(d) == 1}
     else:
-        drop = {norm_axis("relax.squeeze", a, n) for a in axis}
-        bad = [i for i in drop if as_int(x.shape[i]) not in (1, None)]
-        if bad:
-            raise op_error("relax.squeeze", f"axis {bad[0]} of shape {fmt(x.shape)} is not 1")
+        # as TVM 0.27 (and torch): a named axis whose extent is known and not 1 stays
+        drop = {i for i in (norm_axis("relax.squeeze", a, n) for a in axis)
+                if as_int(x.shape[i]) in (1, None)}
     return out_tensor(tuple(d for i, d in enumerate(x.shape) if i not in drop), x.dtype)
 
 

@@ -95,7 +95,9 @@ def _squeeze(call: rx.Call, x: Any) -> Any:
     if axis is None:
         dropped = {k for k, d in enumerate(x.shape) if isinstance(d, tx.IntImm) and d.value == 1}
     else:
-        dropped = {a % x.ndim for a in axis}
+        dropped = {a % x.ndim for a in axis  # a known extent other than 1 stays (TVM 0.27)
+                   if not (isinstance(x.shape[a % x.ndim], tx.IntImm)
+                           and x.shape[a % x.ndim].value != 1)}
 
     def body(*i: tx.PrimExpr) -> Any:
         kept = iter(i)
