@@ -19,6 +19,7 @@ from typing import Any
 from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.module import GlobalVar
+from ...ir.type_analysis import is_base_of
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
 from .core import _MISSING, ArgError, Dialect, Parser, current
@@ -190,16 +191,21 @@ def parse_relax_function(p: Parser, node: ast.FunctionDef, opts: dict[str, Any])
     if frame.ret is None:
         p.error(node, f"relax function {node.name!r} must end with a return statement")
     frame.flush()
-    if ret_sinfo is not None and frame.ret.struct_info is not None:
-        try:
-            _check_annotation(ret_sinfo, frame.ret.struct_info)
-        except ValueError as err:  # TVM refuses a return annotation the body contradicts
-            p.error(node.returns, f"the return annotation disagrees with the returned value: "
-                                  f"{err}")
     body = rx.SeqExpr(tuple(frame.blocks), frame.ret, p.source.span(node))
-    ret = ret_sinfo or frame.ret.struct_info or si.ObjectStructInfo()
+    ret = _return_sinfo(ret_sinfo, frame.ret.struct_info)
     return rx.Function(params, body, ret, opts.get("pure", True), tuple(frame.attrs.items()),
                        p.source.span(node))
+
+
+def _return_sinfo(ann: si.StructInfo | None, body: si.StructInfo | None) -> si.StructInfo:
+    """TVM's rule: the body's struct info replaces a coarser annotation (`-> R.Tensor`); an
+    annotation the body does not refine stays, and the VM checks the value against it when the
+    function returns (a contradiction is a run-time error, as in TVM)."""
+    if ann is None:
+        return body or si.ObjectStructInfo()
+    if body is not None and is_base_of(ann, body):
+        return body
+    return ann
 
 
 def _annotation(p: Parser, node: ast.expr) -> si.StructInfo:
