@@ -129,3 +129,15 @@ def test_call_packed_ty_args():
 
     ret = f.body.body.struct_info
     assert (ret.dtype, [d.value for d in ret.shape]) == ("float32", [2])
+
+
+def test_strided_slice_and_split_take_tir_integers():
+    """TVM accepts `end=[width * 2]` with `width` a shape dim (a TIR integer), as the dpl
+    rewriters of TVM's tests write it; the result is the same as with Python ints."""
+    x = relax.Var("x", R.Tensor((8, 6), "float32"))
+    width = tvm.tir.IntImm("int64", 3)
+    s = R.strided_slice(x, axes=[1], begin=[width], end=[width * 2])
+    assert s.attrs["begin"] == (3,) and s.attrs["end"] == (6,)
+    assert [int(d) for d in s.struct_info.shape] == [8, 3]
+    parts = R.split(x, indices_or_sections=[tvm.tir.IntImm("int64", 2)], axis=1)
+    assert [[int(d) for d in f.shape] for f in parts.struct_info.fields] == [[8, 2], [8, 4]]
