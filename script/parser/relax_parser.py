@@ -23,6 +23,7 @@ from ...ir.type_analysis import is_base_of
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
 from .core import _MISSING, ArgError, Dialect, Parser, current
+from .tir_parser import DType
 
 LEAF = (rx.Var, rx.Constant, rx.GlobalVarRef, rx.ExternFunc, rx.Op, rx.ShapeExpr, rx.PrimValue,
         rx.StringImm, rx.DataTypeImm)
@@ -168,6 +169,8 @@ def as_sinfo(value: Any) -> si.StructInfo | None:
         return value
     if getattr(value, "__tvmscript_sinfo__", False):  # a bare R.Tensor / R.Object
         return value()
+    if isinstance(value, DType) and value.dtype not in ("handle", "void"):
+        return si.PrimStructInfo(value.dtype)  # `p: T.float32`, TVM 0.27's PrimType
     return None
 
 

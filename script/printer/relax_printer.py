@@ -145,7 +145,7 @@ class RelaxPrinter:
         return f"cls.{e.gvar.name_hint}"
 
     def _ExternFunc(self, e: rx.ExternFunc) -> str:
-        return f"R.ExternFunc({q(e.global_symbol)})"
+        return extern_func_text(e, self.sinfo)
 
     def _Op(self, e: rx.Op) -> str:
         return f'R.Op("{e.name}")'
@@ -271,18 +271,19 @@ class RelaxPrinter:
             if s.vdevice:
                 parts.append(f'vdevice="{s.vdevice}"')
             return f"R.Tensor({', '.join(parts)})" if parts else "R.Tensor"
-        if isinstance(s, si.TupleStructInfo):
-            return f"R.Tuple({', '.join(self.sinfo(x) for x in s.fields)})"
+        if isinstance(s, si.TupleStructInfo):  # TVM 0.27: the empty tuple is `R.Tuple`
+            return f"R.Tuple({', '.join(self.sinfo(x) for x in s.fields)})" if s.fields \
+                else "R.Tuple"
         if isinstance(s, si.ShapeStructInfo):
             if s.values is not None:
                 return f"R.Shape({self.dims(s.values, '[]')})"
-            return f"R.Shape(ndim={s.ndim})" if s.ndim >= 0 else "R.Shape"
+            return f"R.Shape(ndim={s.ndim})"
         if isinstance(s, si.PrimStructInfo):
             if s.value is not None:
                 if s.value.dtype == s.dtype and (s.dtype == "int64" or
                                                  not isinstance(s.value, tx.Var)):
                     return f"R.Prim(value={self.dim(s.value)})"
-            return f'R.Prim("{s.dtype}")'
+            return f"T.{s.dtype}"  # TVM 0.27's PrimType'
         if isinstance(s, si.FuncStructInfo):
             items = [self.sinfo(x) for x in s.params or ()]
             ps = "None" if s.params is None else \
@@ -356,3 +357,13 @@ def print_relax_function(f: rx.Function, name: str | None = None,
     printer = RelaxPrinter(module_name, metadata)
     printer.show_all_ty = show_all_ty
     return "\n".join(printer.function(f, fname))
+
+
+def extern_func_text(e: rx.ExternFunc, sinfo: Any) -> str:
+    """`R.ExternFunc("name")`, with its struct info when it is more than an opaque function."""
+    s = e.struct_info
+    if s is None or isinstance(s, si.ObjectStructInfo) or (
+            isinstance(s, si.FuncStructInfo) and s.params is None
+            and isinstance(s.ret, si.ObjectStructInfo) and not s.purity):
+        return f"R.ExternFunc({q(e.global_symbol)})"
+    return f"R.ExternFunc({q(e.global_symbol)}, {sinfo(s)})"

@@ -1,0 +1,41 @@
+"""Printing forms of TVM 0.27 (each expected text is what apache-tvm 0.27 prints for the same
+IR): extern functions of a module, `T.<dtype>` for a prim struct info, `R.Shape(ndim=-1)` and
+`R.Tuple` for the empty tuple; each parses back to the same IR."""
+
+from __future__ import annotations
+
+from tvmlite import IRModule, relax
+from tvmlite.ir import assert_structural_equal
+from tvmlite.script import from_source
+from tvmlite.script import relax as R
+
+
+@R.function
+def func(a: R.Tensor((10, 10))) -> R.Tensor((10, 10)):
+    return a
+
+
+def test_module_extern_funcs_print_and_parse_back():
+    mod = IRModule({"func": func, "zz_ext": relax.ExternFunc("zz_ext"),
+                    "a_ext": relax.ExternFunc("a_ext", relax.FuncType(
+                        [], relax.TensorType(dtype="float32", ndim=2), purity=True))})
+    text = mod.script()
+    assert text.endswith('''class Module:
+    a_ext = R.ExternFunc("a_ext", R.Callable((), R.Tensor(dtype="float32", ndim=2), True))
+    zz_ext = R.ExternFunc("zz_ext")
+    @R.function
+    def func(a: R.Tensor((10, 10))) -> R.Tensor((10, 10)):
+        return a''')
+    assert_structural_equal(from_source(text), mod)
+
+
+def test_prim_shape_and_empty_tuple_annotations():
+    @R.function
+    def f(s: R.Shape, p: R.Prim("float32"), t: R.Tuple(), u: R.Shape(ndim=2)) -> R.Shape:
+        return s
+
+    text = f.script()
+    assert "def f(s: R.Shape(ndim=-1), p: T.float32, t: R.Tuple, u: R.Shape(ndim=2)) " \
+           "-> R.Shape(ndim=-1):" in text
+    assert "# from tvm.script import tirx as T" in text
+    assert_structural_equal(from_source(text), f)
