@@ -143,9 +143,22 @@ class BlockBuilder:
                 return replace(expr, struct_info=fields[expr.index])
         return expr
 
+    def _inline_seq(self, e: rx.Expr) -> rx.Expr:
+        """A SeqExpr's bindings join the blocks being built and its body is what remains
+        (TVM's normalizer); a block of the other kind splits the current one around it."""
+        if not isinstance(e, rx.SeqExpr):
+            return e
+        for block in e.blocks:
+            if isinstance(block, rx.DataflowBlock) == self._in_dataflow:
+                self._bindings.extend(block.bindings)
+            else:
+                self._flush(dataflow=self._in_dataflow)
+                self._blocks.append(block)
+        return e.body
+
     def emit(self, expr: Any, name_hint: str | None = None) -> rx.Var:
         """Bind `expr` to a new variable (a dataflow var inside `bb.dataflow()`)."""
-        e = self.normalize(self._flatten_args(as_expr(expr)))
+        e = self.normalize(self._flatten_args(self._inline_seq(as_expr(expr))))
         var = self._new_var(name_hint or None, e.struct_info, self._in_dataflow)
         self._bindings.append(rx.VarBinding(var, e))
         return var
@@ -173,7 +186,7 @@ class BlockBuilder:
     def emit_output(self, output: Any, name_hint: str | None = None) -> rx.Var:
         if not self._in_dataflow:
             raise ValueError("emit_output is for the end of a dataflow block")
-        e = self._flatten_args(as_expr(output))
+        e = self._flatten_args(self._inline_seq(as_expr(output)))
         var = self._new_var(name_hint, e.struct_info, dataflow=False)
         self._bindings.append(rx.VarBinding(var, e))
         return var

@@ -141,3 +141,27 @@ def test_strided_slice_and_split_take_tir_integers():
     assert [int(d) for d in s.struct_info.shape] == [8, 3]
     parts = R.split(x, indices_or_sections=[tvm.tir.IntImm("int64", 2)], axis=1)
     assert [[int(d) for d in f.shape] for f in parts.struct_info.fields] == [[8, 2], [8, 4]]
+
+
+def test_blockbuilder_inlines_an_emitted_seq_expr():
+    """TVM's normalizer: emitting a function body (a SeqExpr) inlines its bindings; a binding
+    block emitted inside a dataflow block splits it (apache-tvm builds the same blocks)."""
+    bb = relax.BlockBuilder()
+    with bb.function("inner", []):
+        a = bb.emit(relax.const(1, "int64"), "a")
+        c = bb.emit(relax.op.add(a, a), "c")
+        bb.emit_func_output(c)
+    seq = bb.get()["inner"].body
+
+    bb = relax.BlockBuilder()
+    with bb.function("outer", []):
+        with bb.dataflow():
+            bb.emit(relax.const(3, "int64"), "d")
+            e = bb.emit(seq, "e")
+            f = bb.emit_output(e, "f")
+        bb.emit_func_output(f)
+    blocks = bb.get()["outer"].body.blocks
+    kinds = [(type(b).__name__, [x.var.name_hint for x in b.bindings]) for b in blocks]
+    assert kinds == [("DataflowBlock", ["d"]), ("BindingBlock", ["a", "c"]),
+                     ("DataflowBlock", ["e", "f"])]
+    assert blocks[2].bindings[0].value is blocks[1].bindings[1].var
