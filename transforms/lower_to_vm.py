@@ -74,8 +74,9 @@ class FunctionLowering:
 
     def check_return(self, result: Arg, ret: StructInfo, got: StructInfo | None) -> None:
         """A return annotation the body does not refine (the parser keeps it, as TVM does) is
-        checked against the value when the function returns: run time for static dims and
-        dtype, build time for a tuple's arity."""
+        checked against the value when the function returns: run time for a tensor's rank,
+        dtype and dims (symbolic ones against their bound values), build time for a tuple's
+        arity."""
         if got is None or is_base_of(ret, got):
             return
         if isinstance(ret, TupleStructInfo) and isinstance(got, TupleStructInfo) \
@@ -84,12 +85,7 @@ class FunctionLowering:
                                 f"{len(ret.fields)} but the function returns "
                                 f"{len(got.fields)} values")
         if isinstance(ret, TensorStructInfo):
-            self.emit("vm.builtin.check_tensor_info", [result, bc.imm(ret.ndim),
-                      self.b.const(ret.dtype), self.b.const("match_cast return value")])
-            for axis, dim in enumerate(ret.shape or ()):
-                if isinstance(dim, tir.IntImm):
-                    self.emit("vm.builtin.check_dim", [result, bc.imm(axis), bc.imm(dim.value),
-                                                       self.b.const("match_cast return value")])
+            self.check_tensor(result, ret, "match_cast return value")
 
     # -- checks that make kernel calls safe ------------------------------------------------
     def check_tensor(self, t: Arg, sinfo: TensorStructInfo, name: str) -> None:

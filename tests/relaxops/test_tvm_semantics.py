@@ -165,3 +165,21 @@ def test_blockbuilder_inlines_an_emitted_seq_expr():
     assert kinds == [("DataflowBlock", ["d"]), ("BindingBlock", ["a", "c"]),
                      ("DataflowBlock", ["e", "f"])]
     assert blocks[2].bindings[0].value is blocks[1].bindings[1].var
+
+
+def test_return_annotation_with_symbolic_dims_is_checked_when_returning():
+    """apache-tvm: returning a (1, 2) tensor where `-> R.Tensor(["m", "n"])` asks for (m, n) =
+    (2, 1) (bound by x) raises RuntimeError, a rank-3 one ValueError; (2, 1) passes."""
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor(["n", "m"], "int32"), y: R.Object) -> R.Tensor(["m", "n"]):
+            return y
+
+    vm = relax.VirtualMachine(relax.build(Mod, "llvm"), tvm.cpu())
+    x = tvm.nd.array(np.zeros((1, 2), "int32"))
+    assert vm["main"](x, tvm.nd.array(np.zeros((2, 1), "float32"))).shape == (2, 1)
+    with pytest.raises(RuntimeError, match="return"):
+        vm["main"](x, tvm.nd.array(np.zeros((1, 2), "float32")))
+    with pytest.raises(ValueError, match="return"):
+        vm["main"](x, tvm.nd.array(np.zeros((2, 1, 1), "float32")))
