@@ -71,6 +71,25 @@ class Expr:
     def __pow__(self, other: Any) -> Any:
         return _arith("relax.power", self, other)
 
+    # comparisons build calls, as TVM's ExprWithOp (so `x > y` is `R.greater(x, y)`)
+    def __gt__(self, other: Any) -> Any:
+        return _arith("relax.greater", self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        return _arith("relax.greater_equal", self, other)
+
+    def __lt__(self, other: Any) -> Any:
+        return _arith("relax.less", self, other)
+
+    def __le__(self, other: Any) -> Any:
+        return _arith("relax.less_equal", self, other)
+
+    def astype(self, dtype: str) -> Any:
+        """`x.astype("float16")`: `R.astype(x, dtype)`."""
+        from .op import op_attr
+
+        return op_attr("relax.astype", "make")(self, dtype)
+
     def __neg__(self) -> Any:
         from .op import op_attr
 
@@ -83,10 +102,8 @@ class Expr:
             raise TypeError(f"a relax expression is indexed by an int field number, got "
                             f"{type(index).__name__}")
         fields = getattr(self.struct_info, "fields", None)
-        if fields is None and self.struct_info is not None and \
-                type(self.struct_info).__name__ != "ObjectStructInfo":
-            raise TypeError(f"only a tuple is indexed; this expression is "
-                            f"{type(self.struct_info).__name__}")
+        # NOTE: a non-tuple is indexed too, as in TVM; its struct info stays unknown and
+        # inferring it (bb.normalize, an operator using it) reports the error
         if fields is not None and not -len(fields) <= index < len(fields):
             raise IndexError(f"tuple index {index} out of range for {len(fields)} fields")
         if fields is not None and index < 0:
@@ -244,6 +261,10 @@ class Call(Expr):
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)
+
+    def __call__(self, *args: Any) -> Call:
+        """`f(x)(y)`: a call of the function this call returns."""
+        return Var.__call__(self, *args)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,7 +138,12 @@ class BlockBuilder:
                 return replace(expr, fields=fields, struct_info=si.TupleStructInfo(
                     tuple(f.struct_info for f in fields)))
         if isinstance(expr, rx.TupleGetItem) and expr.struct_info is None:
-            fields = getattr(expr.tuple_value.struct_info, "fields", None)
+            sinfo = expr.tuple_value.struct_info
+            if sinfo is not None and not isinstance(sinfo, (si.TupleStructInfo,
+                                                            si.ObjectStructInfo)):
+                raise BlockBuilderError(f"TupleGetItem (index {expr.index}) of a value that "
+                                        f"is not a tuple: {type(sinfo).__name__}")
+            fields = getattr(sinfo, "fields", None)
             if fields is not None and 0 <= expr.index < len(fields):
                 return replace(expr, struct_info=fields[expr.index])
         return expr

@@ -183,3 +183,20 @@ def test_return_annotation_with_symbolic_dims_is_checked_when_returning():
         vm["main"](x, tvm.nd.array(np.zeros((1, 2), "float32")))
     with pytest.raises(ValueError, match="return"):
         vm["main"](x, tvm.nd.array(np.zeros((2, 1, 1), "float32")))
+
+
+def test_expression_operators_build_calls():
+    """TVM's ExprWithOp: comparisons, astype, calling a returned function, indexing anything
+    (apache-tvm's test_op_misc.py::test_implicit_op builds the same nodes)."""
+    x = relax.Var("x", R.Tensor((2, 3), "float32"))
+    y = relax.Var("y", R.Tensor((2, 3), "float32"))
+    for expr, name in [(x > y, "greater"), (x >= y, "greater_equal"), (x < y, "less"),
+                       (x <= y, "less_equal"), (x.astype("float16"), "astype")]:
+        assert expr.op.name == "relax." + name
+    assert (x > y).struct_info.dtype == "bool"
+    assert x.astype("float16").struct_info.dtype == "float16"
+    f = relax.Var("f", R.Callable([R.Tensor((2, 3), "float32")],
+                                  R.Callable([R.Tensor((2, 3), "float32")], R.Tuple)))
+    call = f(y)(y)
+    assert isinstance(call.op, relax.Call) and call.op.op is f
+    assert isinstance(x[1][0], relax.TupleGetItem)
