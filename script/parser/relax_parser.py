@@ -486,3 +486,17 @@ def _join(a: si.StructInfo | None, b: si.StructInfo | None) -> si.StructInfo:
         return si.TensorStructInfo(None, a.dtype if a.dtype == b.dtype else "",
                                    a.ndim if a.ndim == b.ndim else -1)
     return si.ObjectStructInfo()
+
+
+@RELAX.register("FunctionDef")
+def visit_function_def(p: Parser, node: ast.FunctionDef) -> None:
+    """`@R.function def inner(...)` in a relax function's body: a local function, bound to
+    its name (TVM's nested functions; lambda lifting later makes them module functions)."""
+    decorators = [p.eval(d) for d in node.decorator_list]
+    kinds = [getattr(d, "kind", None) or getattr(d, "__tvmscript_kind__", None)
+             for d in decorators]
+    if kinds != ["relax"]:
+        p.error(node, "a function nested in a relax function must be an @R.function")
+    opts = dict(getattr(decorators[0], "opts", None) or {})
+    func = parse_relax_function(p, node, opts)
+    p.bind(node.name, emit(p, node.name, func, node))

@@ -47,8 +47,10 @@ class RelaxPrinter:
 
     # -- the function -----------------------------------------------------------------------
 
-    def function(self, f: rx.Function, name: str) -> list[str]:
+    def function(self, f: rx.Function, name: str, nested: bool = False) -> list[str]:
         attrs, opts = decorator_options(f.attrs, name)
+        if nested:  # a local function has no global symbol, and is not private for it
+            opts = [o for o in opts if o != "private=True"]
         if not f.is_pure:
             opts.append("pure=False")
         sym = _sym_vars(f)
@@ -106,6 +108,13 @@ class RelaxPrinter:
             return
         if isinstance(b.value, rx.If):
             self._if(b.var, b.value)
+            return
+        if isinstance(b.value, rx.Function):  # a local function: a nested def (TVM's form)
+            name = self.namer.define(b.var, b.var.name_hint)
+            self.emit("# from tvm.script import relax as R")
+            self.emit("")
+            self.function(b.value, name, nested=True)
+            self.lines.append("")
             return
         value = self.value(b.value)
         name = self.namer.define(b.var, b.var.name_hint)

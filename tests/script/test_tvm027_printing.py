@@ -39,3 +39,27 @@ def test_prim_shape_and_empty_tuple_annotations():
            "-> R.Shape(ndim=-1):" in text
     assert "# from tvm.script import tirx as T" in text
     assert_structural_equal(from_source(text), f)
+
+
+_NESTED = '''# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((), dtype="int32")) -> R.Tensor((), dtype="int32"):
+        # from tvm.script import relax as R
+        {BLANK}
+        @R.function
+        def nested(y: R.Tensor((), dtype="int32")) -> R.Tensor((), dtype="int32"):
+            return y
+
+        z: R.Tensor((), dtype="int32") = nested(x)
+        return z'''.replace("{BLANK}\n", "\n")  # TVM indents the first blank line
+
+
+def test_nested_function_parses_and_prints_as_tvm():
+    mod = from_source(_NESTED)
+    inner = mod["main"].body.blocks[0].bindings[0]
+    assert isinstance(inner.value, relax.Function) and inner.var.name_hint == "nested"
+    assert mod.script() == _NESTED
