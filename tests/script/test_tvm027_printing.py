@@ -63,3 +63,18 @@ def test_nested_function_parses_and_prints_as_tvm():
     inner = mod["main"].body.blocks[0].bindings[0]
     assert isinstance(inner.value, relax.Function) and inner.var.name_hint == "nested"
     assert mod.script() == _NESTED
+
+
+def test_bare_if_node_script():
+    """apache-tvm 0.27 prints an If on its own with each branch's variables inside it."""
+    a = relax.Var("a", relax.TensorStructInfo([], "bool"))
+    b = relax.Var("b", relax.TensorStructInfo([1, 2, 3], "float32"))
+    c = relax.Var("c", relax.TensorStructInfo([1, 2, 3], "float32"))
+    text = relax.If(a, relax.SeqExpr([], b), relax.SeqExpr([], c)).script()
+    assert text == '''a: R.Tensor((), dtype="bool")
+if a:
+    b: R.Tensor((1, 2, 3), dtype="float32")
+    b
+else:
+    c: R.Tensor((1, 2, 3), dtype="float32")
+    c'''
