@@ -68,6 +68,11 @@ class DFPattern:
     def __rshift__(self, other: Any) -> Any:
         return self.only_used_by(other)
 
+    def same_shape_as(self, *others: DFPattern) -> None:
+        from .dpl_graph import same_shape_as
+
+        same_shape_as(self, *others)
+
     def fork_to(self, *consumers: Any) -> None:
         for c in consumers:
             self.used_by(c)

@@ -37,6 +37,7 @@ class PatternContext:
         self.incremental = incremental
         self.parent: PatternContext | None = None
         self.edges: list[_Edge] = []
+        self.same_shapes: list[tuple[DFPattern, ...]] = []  # `a.same_shape_as(b)`
 
     def __enter__(self) -> PatternContext:
         self.parent = PatternContext.current()
@@ -55,9 +56,13 @@ class PatternContext:
         inherited = self.parent.constraints() if self.incremental and self.parent else []
         return inherited + self.edges
 
+    def shape_groups(self) -> list[tuple[DFPattern, ...]]:
+        inherited = self.parent.shape_groups() if self.incremental and self.parent else []
+        return inherited + self.same_shapes
+
     def match_dfb(self, dfb: DataflowBlock) -> dict[DFPattern, Var] | None:
         """The first assignment of the graph's patterns to the block's variables, or None."""
-        return next(iter(_solutions(self.constraints(), dfb)), None)
+        return next(iter(_solutions(self.constraints(), dfb, self.shape_groups())), None)
 
 
 class PatternSeq:
@@ -109,6 +114,12 @@ def _chain(a: Any, b: Any, index: int, only: bool) -> PatternSeq:
     return PatternSeq(first + second, only)
 
 
+def same_shape_as(*patterns: DFPattern) -> None:
+    """Require the values these patterns match to have the same shape (TVM's
+    SameShapeConstraint)."""
+    _context("same_shape_as").same_shapes.append(tuple(patterns))
+
+
 def used_by(a: Any, b: Any, index: int = -1) -> PatternSeq:
     return _chain(a, b, index, only=False)
 
@@ -152,6 +163,7 @@ class _Block:
                 self.users.setdefault(o, []).append(v)
         free = [o for ops in self.operands.values() for o in ops if o not in self.var2val]
         self.candidates = list(dict.fromkeys(free)) + list(self.var2val)
+        self.shape_groups: list[tuple[DFPattern, ...]] = []
 
     def edge_holds(self, e: _Edge, producer: Var, consumer: Var) -> bool:
         ops = self.operands.get(consumer)
@@ -162,11 +174,15 @@ class _Block:
         return not e.only or self.users.get(producer, []) == [consumer]
 
 
-def _solutions(edges: list[_Edge], dfb: DataflowBlock) -> Iterator[dict[DFPattern, Var]]:
+def _solutions(edges: list[_Edge], dfb: DataflowBlock,
+               shape_groups: list[tuple[DFPattern, ...]] = ()
+               ) -> Iterator[dict[DFPattern, Var]]:
     block = _Block(dfb)
-    nodes = list(dict.fromkeys(n for e in edges for n in (e.producer, e.consumer)))
+    nodes = list(dict.fromkeys([n for e in edges for n in (e.producer, e.consumer)]
+                               + [n for g in shape_groups for n in g]))
     if not nodes:
         return
+    block.shape_groups = list(shape_groups)
     yield from _search(block, edges, nodes, {})
 
 
@@ -182,9 +198,23 @@ def _search(block: _Block, edges: list[_Edge], todo: list[DFPattern],
         if v in taken or not _matches(block, node, v):
             continue
         done[node] = v
-        if all(_holds(block, e, done) for e in edges if node in (e.producer, e.consumer)):
+        if all(_holds(block, e, done) for e in edges if node in (e.producer, e.consumer)) \
+                and all(_same_shapes(g, done) for g in block.shape_groups if node in g):
             yield from _search(block, edges, rest, done)
         del done[node]
+
+
+def _same_shapes(group: tuple[DFPattern, ...], done: dict[DFPattern, Var]) -> bool:
+    """The placed members of a same_shape_as group have provably equal shapes."""
+    from ..tir.analyzer import Analyzer
+
+    shapes = [getattr(done[p].struct_info, "shape", None) for p in group if p in done]
+    if any(s is None for s in shapes):
+        return False
+    analyzer = Analyzer()
+    return all(len(a) == len(shapes[0]) and all(analyzer.can_prove_equal(x, y)
+                                                for x, y in zip(a, shapes[0]))
+               for a in shapes[1:])
 
 
 def _next_node(edges: list[_Edge], todo: list[DFPattern], done: dict) -> DFPattern:

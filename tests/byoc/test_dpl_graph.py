@@ -115,3 +115,21 @@ def test_rewrite_call_iterates_and_drops_dead_bindings():
     after = rewrite_call(pattern, lambda _, m: R.multiply(m[a], R.const(4, "float32")), before)
     assert_structural_equal(after, expected.with_attr("global_symbol", "before"))
     assert_structural_equal(rewrite_call(is_var("nothing"), lambda e, _: e, before), before)
+
+
+def test_same_shape_as():
+    @R.function
+    def f(a: R.Tensor(("n", 8), "float32"), b: R.Tensor(("n", 8), "float32"),
+          c: R.Tensor(("m", 8), "float32")):
+        with R.dataflow():
+            d = R.add(a, b)
+            e = R.add(a, c)
+            R.output(d, e)
+        return (d, e)
+
+    with PatternContext() as ctx:
+        lhs, rhs = wildcard(), wildcard()
+        is_op("relax.add")(lhs, rhs)
+        lhs.same_shape_as(rhs)
+    found = ctx.match_dfb(f.body.blocks[0])
+    assert [found[p].name for p in (lhs, rhs)] == ["a", "b"]  # a + c: n and m may differ
