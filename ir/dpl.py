@@ -385,7 +385,14 @@ class Matcher:
         if len(p.args) != len(call.args):
             if not (p.varg_default_wildcard and len(p.args) < len(call.args)):
                 return False
-        return all(self.match(a, x) for a, x in zip(p.args, call.args))
+        saved = dict(self.memo)
+        if all(self.match(a, x) for a, x in zip(p.args, call.args)):
+            return True
+        self.memo = saved
+        # TVM tries a commutative operator's two operands the other way round too
+        return (isinstance(call.op, Op) and call.op.name in _COMMUTATIVE and len(p.args) == 2
+                and len(call.args) == 2 and self.match(p.args[0], call.args[1])
+                and self.match(p.args[1], call.args[0]))
 
     def match_TuplePattern(self, p: TuplePattern, e: Expr) -> bool:  # noqa: N802
         t = self.value_of(e)
@@ -444,6 +451,7 @@ class Matcher:
                                                   for a, f in zip(p.args, fields))
 
 
+_COMMUTATIVE = ("relax.add", "relax.multiply")
 _STRUCTURAL = (CallPattern, TuplePattern, TupleGetItemPattern, CallTIRPattern)
 
 

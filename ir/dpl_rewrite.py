@@ -14,9 +14,10 @@ from typing import Any, Callable
 
 from .dpl import DFPattern
 from .expr import (
-    Call, DataflowBlock, DataflowVar, Expr, Function, MatchCast, SeqExpr, Tuple, TupleGetItem,
-    Var, VarBinding,
+    Call, DataflowBlock, DataflowVar, Expr, Function, MatchCast, Op, SeqExpr, Tuple,
+    TupleGetItem, Var, VarBinding,
 )
+from .op import with_inferred_struct_info
 
 _MAX_REWRITES = 10000
 
@@ -87,6 +88,8 @@ class Emitter:
     def flatten(self, e: Expr, top: bool = False) -> Expr:
         if isinstance(e, Call):
             e = replace(e, args=tuple(self.leaf(a) for a in e.args))
+            if e.struct_info is None and isinstance(e.op, Op):  # a Call the rewriter made
+                e = with_inferred_struct_info(e)
         elif isinstance(e, Tuple):
             e = replace(e, fields=tuple(self.leaf(f) for f in e.fields))
         elif isinstance(e, TupleGetItem):

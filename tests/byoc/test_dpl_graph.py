@@ -11,7 +11,8 @@ import tvmlite as tvm
 from tvmlite import relax
 from tvmlite.ir import assert_structural_equal
 from tvmlite.relax.dpl import (
-    PatternContext, is_call_dps_packed, is_op, is_var, rewrite_bindings, rewrite_call, wildcard,
+    PatternContext, is_call_dps_packed, is_const, is_op, is_var, rewrite_bindings, rewrite_call,
+    wildcard,
 )
 from tvmlite.script import relax as R
 
@@ -133,3 +134,13 @@ def test_same_shape_as():
         lhs.same_shape_as(rhs)
     found = ctx.match_dfb(f.body.blocks[0])
     assert [found[p].name for p in (lhs, rhs)] == ["a", "b"]  # a + c: n and m may differ
+
+
+def test_commutative_operands_match_either_way():
+    x = relax.Var("x", R.Tensor((4,), "float32"))
+    c = relax.const(1.0, "float32")
+    arg, const = wildcard(), is_const()
+    pattern = is_op("relax.add")(arg, const)
+    found = pattern.extract_matched_expr(relax.op.add(c, x))
+    assert found is not None and found[arg] == x and found[const] == c
+    assert not is_op("relax.subtract")(arg, const).match(relax.op.subtract(c, x))
