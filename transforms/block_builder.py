@@ -181,11 +181,13 @@ class BlockBuilder:
                 **kwargs: Any) -> rx.Var:
         """Emit `call_tir` of the prim_func `te.create_prim_func` makes from `func(*args)`."""
         base = primfunc_name_hint or getattr(func, "__name__", "te_func").strip("_<>") or "te_func"
+        _check_te_args([*args, *kwargs.values()])
         call = self._emitter.call_te(func, list(args), kwargs, base)
         return self.emit(call)
 
     def call_te(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> rx.Call:
         base = kwargs.pop("primfunc_name_hint", None) or getattr(func, "__name__", "te_func")
+        _check_te_args([*args, *kwargs.values()])
         return self._emitter.call_te(func, list(args), kwargs, base)
 
     def emit_output(self, output: Any, name_hint: str | None = None) -> rx.Var:
@@ -240,3 +242,15 @@ class BlockBuilder:
     def current() -> "BlockBuilder | None":
         """The builder whose `with bb.function(...)` is open (innermost), else None."""
         return BlockBuilder._current[-1] if BlockBuilder._current else None
+
+
+def _check_te_args(args: list[Any]) -> None:
+    """A shape held in a relax variable has no values a te function could read at build
+    time; TVM's call_te refuses it with an AssertionError, and so does this."""
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            _check_te_args(list(a))
+        elif isinstance(a, rx.Var) and isinstance(a.struct_info, si.ShapeStructInfo):
+            raise AssertionError(f"call_te/emit_te: the shape variable {a.name_hint!r} cannot "
+                                 f"be a te argument; pass its dims (a tuple of ints or TIR "
+                                 f"variables, e.g. bound by R.match_cast) instead")

@@ -200,3 +200,14 @@ def test_expression_operators_build_calls():
     call = f(y)(y)
     assert isinstance(call.op, relax.Call) and call.op.op is f
     assert isinstance(x[1][0], relax.TupleGetItem)
+
+
+def test_call_te_refuses_a_shape_variable():
+    """apache-tvm: `bb.call_te(topi.reshape, x, s)` with `s` a relax shape Var raises
+    AssertionError."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", R.Tensor((200,), "float32"))
+    s = relax.Var("s", R.Shape((200,)))
+    with pytest.raises(AssertionError, match="shape variable 's'"):
+        with bb.function("f", [x]):
+            bb.emit(bb.call_te(tvm.topi.reshape, x, s))
