@@ -224,6 +224,20 @@ class ExternFunc(Expr):
     struct_info: StructInfo | None = ObjectStructInfo()
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __call__(self, *args: Any) -> Call:
+        """`R.ExternFunc("f", R.Callable(...))(x, y)`: a call of it; its struct info is the
+        function's return, or what its `derive_func` rule gives."""
+        from .struct_info import FuncStructInfo
+
+        call = Call(self, tuple(_as_expr(a) for a in args))
+        sinfo = self.struct_info
+        if isinstance(sinfo, FuncStructInfo) and sinfo.derive_func:
+            from .ops.derive import derive_struct_info
+
+            return replace(call, struct_info=derive_struct_info(sinfo.derive_func, call))
+        return replace(call, struct_info=sinfo.ret if isinstance(sinfo, FuncStructInfo)
+                       else None)
+
 
 @dataclass(frozen=True, slots=True)
 class GlobalVarRef(Expr):

@@ -174,10 +174,13 @@ def _object() -> si.ObjectStructInfo:
     return si.ObjectStructInfo()
 
 
-def _callable(params: Any = None, ret: Any = None, purity: bool = True) -> si.FuncStructInfo:
-    """`R.Callable((R.Tensor(...),), R.Tensor(...))`."""
+def _callable(params: Any = None, ret: Any = None, purity: bool = True,
+              derive_func: str | None = None) -> si.FuncStructInfo:
+    """`R.Callable((R.Tensor(...),), R.Tensor(...))`; `derive_func` names the rule that gives
+    a call's struct info (`R.Callable(derive_func="tvm.relax.type.infer_view_ty")`)."""
     ps = None if params is None else tuple(_sinfo(x) for x in params)
-    return si.FuncStructInfo(ps, _sinfo(ret) if ret is not None else si.ObjectStructInfo(), purity)
+    return si.FuncStructInfo(ps, _sinfo(ret) if ret is not None else si.ObjectStructInfo(), purity,
+                             derive_func)
 
 
 Tensor = _SInfoType(_tensor)

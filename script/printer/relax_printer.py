@@ -297,6 +297,11 @@ class RelaxPrinter:
             items = [self.sinfo(x) for x in s.params or ()]
             ps = "None" if s.params is None else \
                 f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+            if s.derive_func:
+                derive = f'derive_func="{s.derive_func}", purity={bool(s.purity)}'
+                if s.params is None and isinstance(s.ret, si.ObjectStructInfo):
+                    return f"R.Callable({derive})"
+                return f"R.Callable({ps}, {self.sinfo(s.ret)}, {derive})"
             return f"R.Callable({ps}, {self.sinfo(s.ret)}, {bool(s.purity)})"
         return "R.Any"  # TVM 0.27's name for R.Object
 

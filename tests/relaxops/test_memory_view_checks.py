@@ -51,3 +51,29 @@ def test_views_that_fit_infer_shape_and_dtype():
 def test_dtype_held_in_a_variable_is_unknown():
     s = view_of(R.Tensor("float32"), dtype=relax.Var("dtype", R.Object()))
     assert s.dtype == ""
+
+
+def test_lower_runtime_builtin_spells_out_the_view_and_runs():
+    """As apache-tvm's LowerRuntimeBuiltin: `runtime.TVMTensorCreateView(A, shape, dtype,
+    offset)` with the source's dtype and offset 0 filled in; run, it is numpy's view."""
+    import numpy as np
+
+    import tvmlite as tvm
+    from tvmlite.script import ir as I
+
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(A: R.Tensor([16], "float32")):
+            B = R.memory.view(A, shape=R.shape([4, 2]), relative_byte_offset=R.prim_value(32))
+            return B
+
+    after = relax.transform.LowerRuntimeBuiltin()(Before)
+    call = after["main"].body.blocks[0].bindings[-1].value
+    assert call.op.global_symbol == "runtime.TVMTensorCreateView"
+    assert call.op.struct_info.derive_func == "tvm.relax.type.infer_view_ty"
+    assert call.args[2].value == "float32" and int(call.args[3].value) == 32
+    assert [int(d) for d in call.struct_info.shape] == [4, 2]
+    a = np.arange(16, dtype="float32")
+    vm = relax.VirtualMachine(relax.build(after, "llvm"), tvm.cpu())
+    np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), a[8:].reshape(4, 2))
