@@ -72,6 +72,9 @@ def print_node(node: Any) -> str:
         _bare_if(p, node)
         return "\n".join(p.lines)
     p.declare_vars(node)
+    for v in _walk(node, set()):  # symbolic scalars passed as values: `t = T.int64()`
+        if isinstance(v, rx.PrimValue):
+            p.declare_dims(v.value)
     if isinstance(node, (rx.VarBinding, rx.MatchCast)):
         p.binding(node)
     elif isinstance(node, rx.BindingBlock):

@@ -162,8 +162,16 @@ class RelaxPrinter:
     def _Tuple(self, e: rx.Tuple) -> str:
         if not e.fields:
             return "R.tuple()"
-        inner = ", ".join(self.value(f) for f in e.fields)
+        inner = ", ".join(self.field(f) for f in e.fields)
         return f"({inner},)" if len(e.fields) == 1 else f"({inner})"
+
+    def field(self, f: rx.Expr) -> str:
+        """A tuple field; a symbolic int64 scalar prints bare (`(a, n)`), as TVM 0.27 prints
+        it, and parses back to the same PrimValue."""
+        if isinstance(f, rx.PrimValue) and isinstance(f.value, tx.Var) and \
+                f.value.dtype == "int64":
+            return self.expr(f.value, "int64")
+        return self.value(f)
 
     def _TupleGetItem(self, e: rx.TupleGetItem) -> str:
         return f"{self.value(e.tuple_value)}[{e.index}]"

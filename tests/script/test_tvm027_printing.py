@@ -78,3 +78,20 @@ if a:
 else:
     c: R.Tensor((1, 2, 3), dtype="float32")
     c'''
+
+
+def test_symbolic_scalar_arguments_print_bare_and_are_declared():
+    """apache-tvm 0.27 prints `R.call_tir(tir_func, (a, x), ...)` and declares `t = T.int64()`
+    for a scalar used only as an argument."""
+    from tvmlite import tir
+
+    x = tir.Var("x", "int64")
+    a = relax.Var("a", relax.TensorStructInfo([1, x, 3], "float32"))
+    call = relax.call_tir(relax.GlobalVar("tir_func"), args=(a, x), out_ty=a.struct_info)
+    assert call.script() == '''x = T.int64()
+a: R.Tensor((1, x, 3), dtype="float32")
+R.call_tir(tir_func, (a, x), out_ty=R.Tensor((1, x, 3), dtype="float32"))'''
+    t = tir.Var("t", "int64")
+    b = relax.Var("b", relax.TensorStructInfo([4], "int32"))
+    call = relax.call_tir(relax.GlobalVar("f"), args=(b, t), out_ty=b.struct_info)
+    assert call.script().splitlines()[:2] == ['b: R.Tensor((4,), dtype="int32")', "t = T.int64()"]
