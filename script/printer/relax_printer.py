@@ -120,7 +120,8 @@ class RelaxPrinter:
         name = self.namer.define(b.var, b.var.name_hint)
         ann = ""
         if b.var.struct_info is not None and (self.show_all_ty or
-                                              b.var.struct_info != b.value.struct_info):
+                                              b.var.struct_info != b.value.struct_info) \
+                and not _states_its_struct_info(b):
             ann = f": {self.sinfo(b.var.struct_info)}"
         self.emit(f"{name}{ann} = {value}")
 
@@ -244,7 +245,7 @@ class RelaxPrinter:
         parts = [q(callee.global_symbol)] + [self.value(a) for a in args]
         if e.sinfo_args:
             s = [self.sinfo(x) for x in e.sinfo_args]
-            parts.append(f"sinfo_args={s[0] if len(s) == 1 else '(' + ', '.join(s) + ')'}")
+            parts.append(f"ty_args=({s[0]},)" if len(s) == 1 else f"ty_args=({', '.join(s)})")
         return f"{fn}({', '.join(parts)})"
 
     def value_attr(self, v: Any) -> str:
@@ -389,3 +390,15 @@ def extern_func_text(e: rx.ExternFunc, sinfo: Any) -> str:
             and isinstance(s.ret, si.ObjectStructInfo) and not s.purity):
         return f"R.ExternFunc({q(e.global_symbol)})"
     return f"R.ExternFunc({q(e.global_symbol)}, {sinfo(s)})"
+
+
+_STATED_OUTPUT = ("relax.call_tir", "relax.call_dps_packed", "relax.call_tir_inplace",
+                  "relax.call_tir_with_grad")
+
+
+def _states_its_struct_info(b: rx.VarBinding) -> bool:
+    """A call_tir / call_dps_packed binding whose variable has the call's `out_ty`: TVM 0.27
+    prints no annotation there (the call states it)."""
+    v = b.value
+    return (isinstance(v, rx.Call) and isinstance(v.op, rx.Op) and v.op.name in _STATED_OUTPUT
+            and len(v.sinfo_args) == 1 and b.var.struct_info == v.sinfo_args[0])

@@ -95,3 +95,29 @@ R.call_tir(tir_func, (a, x), out_ty=R.Tensor((1, x, 3), dtype="float32"))'''
     b = relax.Var("b", relax.TensorStructInfo([4], "int32"))
     call = relax.call_tir(relax.GlobalVar("f"), args=(b, t), out_ty=b.struct_info)
     assert call.script().splitlines()[:2] == ['b: R.Tensor((4,), dtype="int32")', "t = T.int64()"]
+
+
+_CALLS = '''# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def tir_func(x: T.Buffer((128,), "float32"), y: T.Buffer((128,), "float32")):
+        T.evaluate(0)
+
+    @R.function(pure=False)
+    def foo(x: R.Tensor((128,), dtype="float32")) -> R.Tensor((128,), dtype="float32"):
+        cls = Module
+        gv0 = R.call_tir(cls.tir_func, (x,), out_ty=R.Tensor((128,), dtype="float32"))
+        gv1 = R.call_dps_packed("f", (gv0,), out_ty=R.Tensor((128,), dtype="float32"))
+        gv2: R.Tensor((128,), dtype="float32") = R.call_packed("g", gv1, ty_args=(R.Tensor((128,), dtype="float32"),))
+        gv3: R.Tensor((128,), dtype="float32") = R.call_pure_packed("g", gv2, ty_args=(R.Tensor((128,), dtype="float32"),))
+        return gv3'''  # noqa: E501 (apache-tvm 0.27's text for this module, line for line)
+
+
+def test_destination_passing_calls_state_their_struct_info():
+    mod = from_source(_CALLS)
+    assert mod.script() == _CALLS
