@@ -11,6 +11,7 @@ from typing import Any
 
 from . import nd, runtime
 from .vm.device import Device, cpu, cuda, device
+from .runtime import device_from_target
 from .vm.registry import get_global_func, list_global_func_names, register_func
 
 # NOTE: the compiler (parser, IR, passes, codegen) is imported on first use, so a process that
@@ -41,6 +42,7 @@ register_global_func = register_func
 
 __all__ = [
     "Device", "IRModule", "build", "compile", "cpu", "cuda", "device", "get_global_func",
+    "device_from_target",
     "ir", "list_global_func_names", "meta_schedule", "nd", "register_func",
     "register_global_func", "relax", "runtime", "s_tir", "script", "target", "te", "tir", "topi",
     "transform",

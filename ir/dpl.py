@@ -8,21 +8,24 @@ same expression both times, as in TVM.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ..tir.expr import IntImm
 from .expr import (
-    Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, Op, Tuple,
-    TupleGetItem, Var, VarBinding,
+    Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, Op, SeqExpr,
+    ShapeExpr, Tuple, TupleGetItem, Var, VarBinding,
 )
+from .module import GlobalVar
 from .struct_info import TensorStructInfo
 
 
 class DFPattern:
     """Base of all patterns: call it to make a call pattern, combine with `|` and `&`."""
 
-    def __call__(self, *args: Any, varg_default_wildcard: bool = False) -> CallPattern:
-        return CallPattern(self, [_as_pattern(a) for a in args], varg_default_wildcard)
+    def __call__(self, *args: Any, varg_default_wildcard: bool = False,
+                 add_constraint: bool = True) -> CallPattern:
+        return CallPattern(self, [_as_pattern(a) for a in args], varg_default_wildcard,
+                           add_constraint)
 
     def __or__(self, other: DFPattern) -> OrPattern:
         return OrPattern(self, other)
@@ -42,8 +45,43 @@ class DFPattern:
     def has_attr(self, attrs: dict[str, Any]) -> AttrPattern:
         return AttrPattern(self, dict(attrs))
 
+    def has_ty(self, ty: Any) -> TypePattern:
+        return TypePattern(self, ty)
+
     def match(self, expr: Expr, var2val: dict[Var, Expr] | None = None) -> bool:
         return Matcher(var2val or {}).match(self, expr)
+
+    # graph constraints, kept by the current PatternContext (dpl_graph.py)
+    def used_by(self, other: Any, index: int = -1) -> Any:
+        from .dpl_graph import used_by
+
+        return used_by(self, other, index)
+
+    def only_used_by(self, other: Any, index: int = -1) -> Any:
+        from .dpl_graph import only_used_by
+
+        return only_used_by(self, other, index)
+
+    def __xor__(self, other: Any) -> Any:
+        return self.used_by(other)
+
+    def __rshift__(self, other: Any) -> Any:
+        return self.only_used_by(other)
+
+    def same_shape_as(self, *others: DFPattern) -> None:
+        from .dpl_graph import same_shape_as
+
+        same_shape_as(self, *others)
+
+    def fork_to(self, *consumers: Any) -> None:
+        for c in consumers:
+            self.used_by(c)
+
+    def dup(self) -> DFPattern:
+        """A copy under another identity (a second, distinct node of a graph pattern)."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
 
     def extract_matched_expr(self, expr: Expr, var2val: dict[Var, Expr] | None = None
                              ) -> dict[DFPattern, Expr] | None:
@@ -69,15 +107,72 @@ class VarPattern(DFPattern):
         self.name = name
 
 
+class DataflowVarPattern(VarPattern):
+    pass
+
+
+class GlobalVarPattern(DFPattern):
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+
+
+class ExternFuncPattern(DFPattern):
+    def __init__(self, func_name: str) -> None:
+        self.func_name = func_name
+
+
+class FunctionPattern(DFPattern):
+    def __init__(self, params: list[DFPattern], body: DFPattern) -> None:
+        self.params, self.body = list(params), body
+
+
 class CallPattern(DFPattern):
+    """A call; inside a PatternContext each argument is also recorded as used by the call (at
+    its position), as TVM does, unless `add_constraint` is False."""
+
     def __init__(self, op: DFPattern, args: list[DFPattern] | None,
-                 varg_default_wildcard: bool = False) -> None:
+                 varg_default_wildcard: bool = False, add_constraint: bool = True) -> None:
         self.op, self.args, self.varg_default_wildcard = op, args, varg_default_wildcard
+        if add_constraint and args:
+            from .dpl_graph import PatternContext
+
+            if PatternContext.current() is not None:
+                for i, a in enumerate(args):
+                    a.used_by(self, i)
 
 
 class TuplePattern(DFPattern):
     def __init__(self, fields: list[DFPattern]) -> None:
         self.fields = fields
+
+    def __getitem__(self, index: int | None) -> TupleGetItemPattern:
+        if index is not None and not -len(self.fields) <= index < len(self.fields):
+            raise IndexError(f"tuple pattern index {index} out of range for "
+                             f"{len(self.fields)} fields")
+        if index is not None and index < 0:
+            index += len(self.fields)
+        return TupleGetItemPattern(self, index)
+
+
+class UnorderedTuplePattern(TuplePattern):
+    """A tuple whose fields match the patterns in any order."""
+
+
+class PrimArrPattern(DFPattern):
+    """A shape value (`R.shape([...])`) with exactly these dims."""
+
+    def __init__(self, shape: Any) -> None:
+        self.shape = tuple(shape)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.shape[index]
+
+
+class TypePattern(DFPattern):
+    """The matched expression's struct info fits `ty` (`wildcard().has_ty(R.Tensor(...))`)."""
+
+    def __init__(self, pattern: DFPattern, ty: Any) -> None:
+        self.pattern, self.ty = pattern, ty
 
 
 class TupleGetItemPattern(DFPattern):
@@ -141,8 +236,9 @@ def is_var(name: str = "") -> VarPattern:
     return VarPattern(name)
 
 
-def is_tuple(fields: list[DFPattern]) -> TuplePattern:
-    return TuplePattern([_as_pattern(f) for f in fields])
+def is_tuple(fields: list[DFPattern], unordered: bool = False) -> TuplePattern:
+    cls = UnorderedTuplePattern if unordered else TuplePattern
+    return cls([_as_pattern(f) for f in fields])
 
 
 def is_tuple_get_item(tuple_value: DFPattern, index: int | None = None) -> TupleGetItemPattern:
@@ -151,6 +247,42 @@ def is_tuple_get_item(tuple_value: DFPattern, index: int | None = None) -> Tuple
 
 def is_call_tir(func_name: str | None = None, args: Any = None) -> CallTIRPattern:
     return CallTIRPattern(func_name, None if args is None else [_as_pattern(a) for a in args])
+
+
+def is_dfv(name: str = "") -> DataflowVarPattern:
+    return DataflowVarPattern(name)
+
+
+def is_gv(name: str = "") -> GlobalVarPattern:
+    return GlobalVarPattern(name)
+
+
+def is_shape(shape: Any) -> PrimArrPattern:
+    return PrimArrPattern(shape)
+
+
+def has_dtype(dtype: str, pattern: DFPattern | None = None) -> DataTypePattern:
+    return DataTypePattern(pattern or wildcard(), dtype)
+
+
+def has_attr(attrs: dict[str, Any], pattern: DFPattern | None = None) -> AttrPattern:
+    return AttrPattern(pattern or wildcard(), dict(attrs))
+
+
+def is_call_dps_packed(func_name: str, args: Any = None) -> CallPattern:
+    """`R.call_dps_packed(func_name, args, ...)`; `args=None` matches any arguments."""
+    arg = wildcard() if args is None else \
+        TuplePattern([_as_pattern(a) for a in args]) if isinstance(args, (list, tuple)) else args
+    return CallPattern(ExprPattern(Op("relax.call_dps_packed")),
+                       [ExternFuncPattern(func_name), arg], add_constraint=False)
+
+
+def is_call_packed(func_name: str, args: Any = None) -> CallPattern:
+    """`R.call_packed(func_name, *args)`; `args=None` matches any arguments."""
+    if args is None:
+        return CallPattern(ExternFuncPattern(func_name), [], True, add_constraint=False)
+    return CallPattern(ExternFuncPattern(func_name), [_as_pattern(a) for a in args],
+                       add_constraint=False)
 
 
 def is_expr(expr: Expr) -> ExprPattern:
@@ -208,6 +340,42 @@ class Matcher:
     def match_VarPattern(self, p: VarPattern, e: Expr) -> bool:  # noqa: N802
         return isinstance(e, Var) and (not p.name or e.name_hint == p.name)
 
+    def match_DataflowVarPattern(self, p: DataflowVarPattern, e: Expr) -> bool:  # noqa: N802
+        return isinstance(e, DataflowVar) and (not p.name or e.name_hint == p.name)
+
+    def match_GlobalVarPattern(self, p: GlobalVarPattern, e: Expr) -> bool:  # noqa: N802
+        gvar = e.gvar if isinstance(e, GlobalVarRef) else e
+        return isinstance(gvar, GlobalVar) and (not p.name or gvar.name_hint == p.name)
+
+    def match_ExternFuncPattern(self, p: ExternFuncPattern, e: Expr) -> bool:  # noqa: N802
+        f = self.value_of(e)
+        return isinstance(f, ExternFunc) and (not p.func_name or
+                                              f.global_symbol == p.func_name)
+
+    def match_FunctionPattern(self, p: FunctionPattern, e: Expr) -> bool:  # noqa: N802
+        f = self.value_of(e)
+        if not isinstance(f, Function) or len(f.params) != len(p.params):
+            return False
+        return (all(self.match(pp, fp) for pp, fp in zip(p.params, f.params))
+                and self.match(p.body, _body_value(f)))
+
+    def match_UnorderedTuplePattern(self, p: UnorderedTuplePattern,  # noqa: N802
+                                    e: Expr) -> bool:
+        t = self.value_of(e)
+        if not isinstance(t, Tuple) or len(t.fields) != len(p.fields):
+            return False
+        return _assign_unordered(self, list(p.fields), list(t.fields))
+
+    def match_PrimArrPattern(self, p: PrimArrPattern, e: Expr) -> bool:  # noqa: N802
+        s = self.value_of(e)
+        return isinstance(s, ShapeExpr) and _same_dims(s.values, p.shape)
+
+    def match_TypePattern(self, p: TypePattern, e: Expr) -> bool:  # noqa: N802
+        from .type_analysis import is_base_of
+
+        sinfo = _sinfo(e, self)
+        return sinfo is not None and is_base_of(p.ty, sinfo) and self.match(p.pattern, e)
+
     def match_CallPattern(self, p: CallPattern, e: Expr) -> bool:  # noqa: N802
         call = self.value_of(e)
         if not isinstance(call, Call) or not self.match(p.op, call.op):
@@ -217,7 +385,14 @@ class Matcher:
         if len(p.args) != len(call.args):
             if not (p.varg_default_wildcard and len(p.args) < len(call.args)):
                 return False
-        return all(self.match(a, x) for a, x in zip(p.args, call.args))
+        saved = dict(self.memo)
+        if all(self.match(a, x) for a, x in zip(p.args, call.args)):
+            return True
+        self.memo = saved
+        # TVM tries a commutative operator's two operands the other way round too
+        return (isinstance(call.op, Op) and call.op.name in _COMMUTATIVE and len(p.args) == 2
+                and len(call.args) == 2 and self.match(p.args[0], call.args[1])
+                and self.match(p.args[1], call.args[0]))
 
     def match_TuplePattern(self, p: TuplePattern, e: Expr) -> bool:  # noqa: N802
         t = self.value_of(e)
@@ -247,12 +422,7 @@ class Matcher:
         sinfo = _sinfo(e, self)
         if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
             return False
-        if len(sinfo.shape) != len(p.shape):
-            return False
-        for have, want in zip(sinfo.shape, p.shape):
-            if isinstance(want, int) and not (isinstance(have, IntImm) and have.value == want):
-                return False
-        return self.match(p.pattern, e)
+        return _same_dims(sinfo.shape, p.shape) and self.match(p.pattern, e)
 
     def match_AttrPattern(self, p: AttrPattern, e: Expr) -> bool:  # noqa: N802
         call = self.value_of(e)
@@ -281,11 +451,42 @@ class Matcher:
                                                   for a, f in zip(p.args, fields))
 
 
+_COMMUTATIVE = ("relax.add", "relax.multiply")
 _STRUCTURAL = (CallPattern, TuplePattern, TupleGetItemPattern, CallTIRPattern)
 
 
 def _sinfo(e: Expr, m: Matcher) -> Any:
     return e.struct_info if e.struct_info is not None else m.value_of(e).struct_info
+
+
+def _same_dims(have: tuple[Any, ...], want: tuple[Any, ...]) -> bool:
+    """Dim by dim, equal when the analyzer proves it (`n + m` is `m + n`)."""
+    from ..tir.analyzer import Analyzer
+
+    analyzer = Analyzer()
+    return len(have) == len(want) and all(
+        analyzer.can_prove_equal(_dim(h), _dim(w)) for h, w in zip(have, want))
+
+
+def _dim(d: Any) -> Any:
+    return IntImm("int64", d) if isinstance(d, int) else d
+
+
+def _body_value(f: Function) -> Expr:
+    body = f.body
+    return body.body if isinstance(body, SeqExpr) and not body.blocks else body
+
+
+def _assign_unordered(m: Matcher, pats: list[DFPattern], fields: list[Expr]) -> bool:
+    """Backtracking: each pattern takes a distinct field it matches."""
+    if not pats:
+        return True
+    for i, f in enumerate(fields):
+        saved = dict(m.memo)
+        if m.match(pats[0], f) and _assign_unordered(m, pats[1:], fields[:i] + fields[i + 1:]):
+            return True
+        m.memo = saved
+    return False
 
 
 def _same_leaf(a: Expr, b: Expr) -> bool:
@@ -312,22 +513,4 @@ def bindings_of(func: Function) -> dict[Var, Expr]:
             if isinstance(b, VarBinding):
                 out[b.var] = b.value
     return out
-
-
-def rewrite_call(pattern: DFPattern, rewriter: Callable[[Expr, dict[DFPattern, Expr]], Expr],
-                 func: Function) -> Function:
-    """Replace every bound value matching `pattern` by `rewriter(value, matches)`."""
-    from dataclasses import replace
-
-    var2val = bindings_of(func)
-    blocks = []
-    for block in func.body.blocks:
-        bindings = []
-        for b in block.bindings:
-            if isinstance(b, VarBinding):
-                matches = pattern.extract_matched_expr(b.value, var2val)
-                if matches is not None:
-                    b = replace(b, value=rewriter(b.value, matches))
-            bindings.append(b)
-        blocks.append(replace(block, bindings=tuple(bindings)))
-    return replace(func, body=replace(func.body, blocks=tuple(blocks)))
+from .dpl_rewrite import rewrite_call  # noqa: E402,F401 (defined after the patterns it uses)

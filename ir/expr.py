@@ -73,17 +73,23 @@ class Expr:
 
     # comparisons build calls as TVM's ExprWithOp does (`x > y` in TVMScript is R.greater);
     # == and != stay identity, as everywhere in the IR
+    def __gt__(self, other: Any) -> Any:
+        return _arith("relax.greater", self, other)
+
+    def __ge__(self, other: Any) -> Any:
+        return _arith("relax.greater_equal", self, other)
+
     def __lt__(self, other: Any) -> Any:
         return _arith("relax.less", self, other)
 
     def __le__(self, other: Any) -> Any:
         return _arith("relax.less_equal", self, other)
 
-    def __gt__(self, other: Any) -> Any:
-        return _arith("relax.greater", self, other)
+    def astype(self, dtype: str) -> Any:
+        """`x.astype("float16")`: `R.astype(x, dtype)`."""
+        from .op import op_attr
 
-    def __ge__(self, other: Any) -> Any:
-        return _arith("relax.greater_equal", self, other)
+        return op_attr("relax.astype", "make")(self, dtype)
 
     def __neg__(self) -> Any:
         from .op import op_attr
@@ -97,10 +103,8 @@ class Expr:
             raise TypeError(f"a relax expression is indexed by an int field number, got "
                             f"{type(index).__name__}")
         fields = getattr(self.struct_info, "fields", None)
-        if fields is None and self.struct_info is not None and \
-                type(self.struct_info).__name__ != "ObjectStructInfo":
-            raise TypeError(f"only a tuple is indexed; this expression is "
-                            f"{type(self.struct_info).__name__}")
+        # NOTE: a non-tuple is indexed too, as in TVM; its struct info stays unknown and
+        # inferring it (bb.normalize, an operator using it) reports the error
         if fields is not None and not -len(fields) <= index < len(fields):
             raise IndexError(f"tuple index {index} out of range for {len(fields)} fields")
         if fields is not None and index < 0:
@@ -221,6 +225,20 @@ class ExternFunc(Expr):
     struct_info: StructInfo | None = ObjectStructInfo()
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __call__(self, *args: Any) -> Call:
+        """`R.ExternFunc("f", R.Callable(...))(x, y)`: a call of it; its struct info is the
+        function's return, or what its `derive_func` rule gives."""
+        from .struct_info import FuncStructInfo
+
+        call = Call(self, tuple(_as_expr(a) for a in args))
+        sinfo = self.struct_info
+        if isinstance(sinfo, FuncStructInfo) and sinfo.derive_func:
+            from .ops.derive import derive_struct_info
+
+            return replace(call, struct_info=derive_struct_info(sinfo.derive_func, call))
+        return replace(call, struct_info=sinfo.ret if isinstance(sinfo, FuncStructInfo)
+                       else None)
+
 
 @dataclass(frozen=True, slots=True)
 class GlobalVarRef(Expr):
@@ -258,6 +276,10 @@ class Call(Expr):
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)
+
+    def __call__(self, *args: Any) -> Call:
+        """`f(x)(y)`: a call of the function this call returns."""
+        return Var.__call__(self, *args)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)

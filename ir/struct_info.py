@@ -92,6 +92,7 @@ class FuncStructInfo(StructInfo):
     params: tuple[StructInfo, ...] | None
     ret: StructInfo
     purity: bool = True
+    derive_func: str | None = None  # a registered rule giving a call's struct info (TVM's)
 
     def __post_init__(self) -> None:
         if self.params is not None and type(self.params) is not tuple:

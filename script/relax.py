@@ -174,10 +174,13 @@ def _object() -> si.ObjectStructInfo:
     return si.ObjectStructInfo()
 
 
-def _callable(params: Any = None, ret: Any = None, purity: bool = True) -> si.FuncStructInfo:
-    """`R.Callable((R.Tensor(...),), R.Tensor(...))`."""
+def _callable(params: Any = None, ret: Any = None, purity: bool = True,
+              derive_func: str | None = None) -> si.FuncStructInfo:
+    """`R.Callable((R.Tensor(...),), R.Tensor(...))`; `derive_func` names the rule that gives
+    a call's struct info (`R.Callable(derive_func="tvm.relax.type.infer_view_ty")`)."""
     ps = None if params is None else tuple(_sinfo(x) for x in params)
-    return si.FuncStructInfo(ps, _sinfo(ret) if ret is not None else si.ObjectStructInfo(), purity)
+    return si.FuncStructInfo(ps, _sinfo(ret) if ret is not None else si.ObjectStructInfo(), purity,
+                             derive_func)
 
 
 Tensor = _SInfoType(_tensor)
@@ -327,27 +330,38 @@ def _resolve_callee(gvar: Any) -> GlobalVar | str:
 
 def _check_call_tir(name: str, f: PrimFunc, args: rx.Tuple, out: si.StructInfo,
                     tir_vars: Any) -> None:
-    bufs = [f.buffer_of(v) for v in f.params if f.buffer_of(v) is not None]
+    """Arguments, then outputs, fill the prim_func's parameters in order (a PrimValue argument
+    fills a scalar parameter); the parameters left over are the scalar `tir_vars`."""
+    bufs = [f.buffer_of(v) for v in f.params]
     outs = out.fields if isinstance(out, si.TupleStructInfo) else (out,)
     n_in = len(args.fields)
-    if n_in + len(outs) != len(bufs):
-        names = ", ".join(b.name for b in bufs)  # type: ignore[union-attr]
-        raise ArgError(f"prim_func {name!r} takes {len(bufs)} buffers ({names}): call_tir gave "
+    used = bufs[:n_in + len(outs)]
+    if len(used) < n_in + len(outs) or any(b is not None for b in bufs[len(used):]):
+        used = [b for b in bufs if b is not None]  # tvmlite's form: scalars all in tir_vars
+    if len(used) != n_in + len(outs):
+        names = ", ".join(b.name for b in bufs if b is not None)
+        n_bufs = sum(b is not None for b in bufs)
+        raise ArgError(f"prim_func {name!r} takes {n_bufs} buffers ({names}): call_tir gave "
                        f"{n_in} inputs and {len(outs)} outputs", 1)
     binding: dict[tx.Var, tx.PrimExpr] = {}
-    for i, (value, buf) in enumerate(zip(args.fields, bufs)):
+    for i, (value, buf) in enumerate(zip(args.fields, used)):
         msg = _mismatch(value.struct_info, buf, binding)
         if msg:
+            pname = buf.name if buf is not None else f.params[i].name
             raise ArgError(f"argument {i} of call_tir to {name!r} does not fit parameter "
-                           f"{buf.name!r}: {msg}", (1, i), 1)
-    for j, (o, buf) in enumerate(zip(outs, bufs[n_in:])):
+                           f"{pname!r}: {msg}", (1, i), 1)
+    for j, (o, buf) in enumerate(zip(outs, used[n_in:])):
         msg = _mismatch(o, buf, binding)
         if msg:
+            pname = buf.name if buf is not None else f.params[n_in + j].name
             raise ArgError(f"output {j} of call_tir to {name!r} does not fit parameter "
-                           f"{buf.name!r}: {msg}", (2, j), 2, "out_sinfo", "out_ty")
+                           f"{pname!r}: {msg}", (2, j), 2, "out_sinfo", "out_ty")
 
 
 def _mismatch(sinfo: Any, buf: Any, binding: dict[tx.Var, tx.PrimExpr]) -> str | None:
+    if buf is None:  # a scalar parameter
+        return "it is a tensor, the parameter a scalar" \
+            if isinstance(sinfo, si.TensorStructInfo) else None
     if not isinstance(sinfo, si.TensorStructInfo):
         return None if sinfo is None or isinstance(sinfo, si.ObjectStructInfo) else \
             f"it is not a tensor ({type(sinfo).__name__})"

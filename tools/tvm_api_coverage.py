@@ -44,7 +44,7 @@ NOT_APPLICABLE = [
      "native libraries linked into TVM's C++ runtime (tvmlite loads its own exports)"),
     (r"^(GenericConst|OpaqueExpr|OpaqueType|TensorLoad|TensorRegion)$",
      "TVM 0.27's internal unified-IR nodes, not a user-facing API"),
-    (r"^(VMShapeLower|VMBuiltinLower|LowerAllocTensor|LowerRuntimeBuiltin|AllocateWorkspace)$",
+    (r"^(VMShapeLower|VMBuiltinLower|LowerAllocTensor|AllocateWorkspace)$",
      "a step of TVM's C++ VM lowering; relax.build lowers to tvmlite's VM in one step "
      "(transforms/lower_to_vm.py)"),
     (r"^(RewriteCUDAGraph)$", "CUDA graph capture in TVM's C++ runtime"),

@@ -154,14 +154,32 @@ class BlockBuilder:
                 return replace(expr, fields=fields, struct_info=si.TupleStructInfo(
                     tuple(f.struct_info for f in fields)))
         if isinstance(expr, rx.TupleGetItem) and expr.struct_info is None:
-            fields = getattr(expr.tuple_value.struct_info, "fields", None)
+            sinfo = expr.tuple_value.struct_info
+            if sinfo is not None and not isinstance(sinfo, (si.TupleStructInfo,
+                                                            si.ObjectStructInfo)):
+                raise BlockBuilderError(f"TupleGetItem (index {expr.index}) of a value that "
+                                        f"is not a tuple: {type(sinfo).__name__}")
+            fields = getattr(sinfo, "fields", None)
             if fields is not None and 0 <= expr.index < len(fields):
                 return replace(expr, struct_info=fields[expr.index])
         return expr
 
+    def _inline_seq(self, e: rx.Expr) -> rx.Expr:
+        """A SeqExpr's bindings join the blocks being built and its body is what remains
+        (TVM's normalizer); a block of the other kind splits the current one around it."""
+        if not isinstance(e, rx.SeqExpr):
+            return e
+        for block in e.blocks:
+            if isinstance(block, rx.DataflowBlock) == self._in_dataflow:
+                self._bindings.extend(block.bindings)
+            else:
+                self._flush(dataflow=self._in_dataflow)
+                self._blocks.append(block)
+        return e.body
+
     def emit(self, expr: Any, name_hint: str | None = None) -> rx.Var:
         """Bind `expr` to a new variable (a dataflow var inside `bb.dataflow()`)."""
-        e = self.normalize(self._flatten_args(as_expr(expr)))
+        e = self.normalize(self._flatten_args(self._inline_seq(as_expr(expr))))
         var = self._new_var(name_hint or None, e.struct_info, self._in_dataflow)
         self._bindings.append(rx.VarBinding(var, e))
         return var
@@ -179,17 +197,19 @@ class BlockBuilder:
                 **kwargs: Any) -> rx.Var:
         """Emit `call_tir` of the prim_func `te.create_prim_func` makes from `func(*args)`."""
         base = primfunc_name_hint or getattr(func, "__name__", "te_func").strip("_<>") or "te_func"
+        _check_te_args([*args, *kwargs.values()])
         call = self._emitter.call_te(func, list(args), kwargs, base)
         return self.emit(call)
 
     def call_te(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> rx.Call:
         base = kwargs.pop("primfunc_name_hint", None) or getattr(func, "__name__", "te_func")
+        _check_te_args([*args, *kwargs.values()])
         return self._emitter.call_te(func, list(args), kwargs, base)
 
     def emit_output(self, output: Any, name_hint: str | None = None) -> rx.Var:
         if not self._in_dataflow:
             raise ValueError("emit_output is for the end of a dataflow block")
-        e = self._flatten_args(as_expr(output))
+        e = self._flatten_args(self._inline_seq(as_expr(output)))
         var = self._new_var(name_hint, e.struct_info, dataflow=False)
         self._bindings.append(rx.VarBinding(var, e))
         return var
@@ -238,3 +258,15 @@ class BlockBuilder:
     def current() -> "BlockBuilder | None":
         """The builder whose `with bb.function(...)` is open (innermost), else None."""
         return BlockBuilder._current[-1] if BlockBuilder._current else None
+
+
+def _check_te_args(args: list[Any]) -> None:
+    """A shape held in a relax variable has no values a te function could read at build
+    time; TVM's call_te refuses it with an AssertionError, and so does this."""
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            _check_te_args(list(a))
+        elif isinstance(a, rx.Var) and isinstance(a.struct_info, si.ShapeStructInfo):
+            raise AssertionError(f"call_te/emit_te: the shape variable {a.name_hint!r} cannot "
+                                 f"be a te argument; pass its dims (a tuple of ints or TIR "
+                                 f"variables, e.g. bound by R.match_cast) instead")

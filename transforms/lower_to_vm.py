@@ -19,6 +19,7 @@ from ..ir.expr import (
 from ..ir.module import IRModule
 from ..ir.op import CALL_DPS_PACKED, CALL_PURE_PACKED, CALL_TIR, CALL_TIR_INPLACE, op_attr
 from ..ir.struct_info import ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
+from ..ir.type_analysis import is_base_of
 from ..tir import expr as tir
 from ..tir.function import PrimFunc, free_vars, shape_vars
 from ..tir.shape_program import shape_program
@@ -63,7 +64,23 @@ class FunctionLowering:
             for binding in block.bindings:
                 self.lower_binding(binding)
         result = self.as_register(self.value_of(body.body))
+        self.check_return(bc.reg(result), self.func.ret_struct_info, body.body.struct_info)
         self.code.append(bc.Ret(result))
+
+    def check_return(self, result: Arg, ret: StructInfo, got: StructInfo | None) -> None:
+        """A return annotation the body does not refine (the parser keeps it, as TVM does) is
+        checked against the value when the function returns: run time for a tensor's rank,
+        dtype and dims (symbolic ones against their bound values), build time for a tuple's
+        arity."""
+        if got is None or is_base_of(ret, got):
+            return
+        if isinstance(ret, TupleStructInfo) and isinstance(got, TupleStructInfo) \
+                and len(ret.fields) != len(got.fields):
+            raise LoweringError(f"{self.name}: the return annotation is a tuple of "
+                                f"{len(ret.fields)} but the function returns "
+                                f"{len(got.fields)} values")
+        if isinstance(ret, TensorStructInfo):
+            self.check_tensor(result, ret, "match_cast return value")
 
     # -- checks that make kernel calls safe ------------------------------------------------
     def check_param(self, arg: Arg, sinfo: StructInfo, name: str) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.op import with_inferred_struct_info
-from ..ir.type_analysis import type_lca
+from ..ir.type_analysis import is_base_of, type_lca
 
 _LEAVES = (rx.Var, rx.Constant, rx.ShapeExpr, rx.PrimValue, rx.StringImm, rx.DataTypeImm, rx.Op,
            rx.GlobalVarRef, rx.ExternFunc, rx.Function)
@@ -115,7 +115,11 @@ class _Normalizer:
 
     def function(self, func: rx.Function) -> rx.Function:
         self.renamed: dict[rx.Var, rx.Var] = {}
-        return replace(func, body=self.seq(func.body, True))
+        body = self.seq(func.body, True)
+        ret, got = func.ret_struct_info, body.body.struct_info
+        if ret is not None and got is not None and ret != got and is_base_of(ret, got):
+            ret = got  # as TVM's normalizer: the body refines a coarser return annotation
+        return replace(func, body=body, ret_struct_info=ret)
 
 
 def normalize(func: rx.Function) -> rx.Function:

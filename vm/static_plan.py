@@ -203,6 +203,8 @@ def _complete(buf: Buffer, d: dict[str, Any]) -> None:
     ndim = d.get("ndim")
     if not isinstance(ndim, int) or sorted(d["dims"]) != list(range(ndim)):
         raise NotStatic(f"parameter {buf.index} is used before it is fully checked")
+    if not d.get("dtype"):  # checked against an annotation without a dtype
+        raise NotStatic(f"parameter {buf.index} has no known dtype")
     buf.shape = tuple(d["dims"][k] for k in range(ndim))
     buf.dtype = str(np.dtype(d["dtype"]).name)
 

@@ -136,6 +136,7 @@ def make_storage_builtins(device: Device, alloc: Any) -> dict[str, Any]:
         "vm.builtin.alloc_tensor_of_shape": tensor_allocator(alloc),
         "vm.builtin.kill_object": kill_object,
         "vm.builtin.memory_view": memory_view,
+        "runtime.TVMTensorCreateView": memory_view,  # what LowerRuntimeBuiltin calls
         "vm.builtin.ensure_zero_offset": ensure_zero_offset,
     }
 
@@ -144,4 +145,5 @@ STORAGE_BUILTIN_NAMES = frozenset({
     "vm.builtin.memory_alloc_storage", "vm.builtin.vm_alloc_storage",
     "vm.builtin.alloc_tensor_in_storage", "vm.builtin.alloc_tensor_of_shape",
     "vm.builtin.kill_object", "vm.builtin.memory_view", "vm.builtin.ensure_zero_offset",
+    "runtime.TVMTensorCreateView",
 })

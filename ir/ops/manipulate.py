@@ -235,8 +235,20 @@ def _infer_split(c: rx.Call) -> si.StructInfo:
     return si.TupleStructInfo(tuple(fields))
 
 
+def _ints(values: Any) -> tuple[Any, ...]:
+    """Constant indices as Python ints (TVM takes `T.int64(640)` or `width * 2` alike); a
+    symbolic one stays an expression."""
+    out = []
+    for v in values:
+        n = as_int(v) if isinstance(v, tx.PrimExpr) else None
+        out.append(v if n is None else n)
+    return tuple(out)
+
+
 def split(x: Any, indices_or_sections: Any, axis: int = 0) -> rx.Call:
-    ios = indices_or_sections if isinstance(indices_or_sections, int) else tuple(
+    if isinstance(indices_or_sections, tx.IntImm):
+        indices_or_sections = indices_or_sections.value
+    ios = indices_or_sections if isinstance(indices_or_sections, int) else _ints(
         indices_or_sections)
     return call("relax.split", (x,), indices_or_sections=ios, axis=axis)
 
@@ -268,8 +280,8 @@ def _infer_strided_slice(c: rx.Call) -> si.StructInfo:
 
 def strided_slice(x: Any, axes: Any, begin: Any, end: Any, strides: Any = None,
                   assume_inbound: bool = True) -> rx.Call:
-    return call("relax.strided_slice", (x,), axes=tuple(axes), begin=tuple(begin),
-                end=tuple(end), strides=None if strides is None else tuple(strides))
+    return call("relax.strided_slice", (x,), axes=_ints(axes), begin=_ints(begin),
+                end=_ints(end), strides=None if strides is None else _ints(strides))
 
 
 def _infer_take(c: rx.Call) -> si.StructInfo:

@@ -18,6 +18,7 @@ from .. import struct_info as si
 from ..module import GlobalVar
 from ..op import register_op
 from .base import OPAQUE, as_expr, op_error, shape_expr, tensor_arg
+from .memory_view import infer_view
 
 _VOID = si.TupleStructInfo(())
 
@@ -95,22 +96,6 @@ def _infer_builtin_alloc(c: rx.Call) -> si.StructInfo:
     return _tensor_from_shape("relax.builtin.alloc_tensor", c, 0, 1)
 
 
-def _infer_view(c: rx.Call) -> si.StructInfo:
-    name = "relax.memory.view"
-    x = tensor_arg(name, c, 0, "the input")
-    shape, dtype = c.args[1], c.args[2]
-    values, ndim = x.shape, x.ndim
-    if not _absent(shape):
-        s = _shape_of(name, c, 1)
-        values, ndim = s.values, s.ndim
-    out_dtype = x.dtype if _absent(dtype) else _dtype_of(name, c, 2)
-    return si.TensorStructInfo(values, out_dtype, ndim)
-
-
-def _absent(e: rx.Expr) -> bool:
-    return isinstance(e, rx.Tuple) and not e.fields
-
-
 def _infer_same(c: rx.Call) -> si.StructInfo:
     return tensor_arg(c.op.name, c, 0, "the input")  # type: ignore[attr-defined]
 
@@ -158,10 +143,12 @@ def kill_tensor(tensor: Any) -> rx.Call:
 def view(data: Any, shape: Any = None, dtype: Any = None,
          relative_byte_offset: Any = None) -> rx.Call:
     """The same bytes seen with another shape, dtype or byte offset (no copy)."""
+    from .runtime_ops import null_value
+
     none = rx.Tuple((), si.TupleStructInfo(()))
     return _call("relax.memory.view", (
         as_expr(data), none if shape is None else _shape_arg(shape),
-        none if dtype is None else _dtype_expr(dtype),
+        null_value() if dtype is None else _dtype_expr(dtype),
         none if relative_byte_offset is None else _int_expr(relative_byte_offset)))
 
 
@@ -213,7 +200,7 @@ _INFER = {
     "relax.memory.alloc_tensor": _infer_tensor_in_storage,
     "relax.memory.kill_storage": _infer_void,
     "relax.memory.kill_tensor": _infer_void,
-    "relax.memory.view": _infer_view,
+    "relax.memory.view": infer_view,
     "relax.memory.ensure_zero_offset": _infer_same,
     "relax.vm.alloc_storage": _infer_storage,
     "relax.vm.alloc_tensor": _infer_tensor_in_storage,

@@ -36,6 +36,7 @@ from ...transforms.matmul_rewrites import (
     ReorderTakeAfterMatmul,
 )
 from ...transforms.lift_params import LiftTransformParams
+from ...transforms.lower_runtime_builtin import LowerRuntimeBuiltin
 from ...transforms.reshape_rewrite import RemoveRedundantReshape, RewriteDataflowReshape
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from ...transforms.simple_passes import (
@@ -62,4 +63,4 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRew
            "RemoveRedundantReshape", "LazyGetInput", "LazySetOutput",
            "LazyTransformParams", "ToMixedPrecision",
            "AttachExternModules", "FastMathTransform", "AlterOpImpl",
-           "DataflowUseInplaceCalls"]
+           "DataflowUseInplaceCalls", "LowerRuntimeBuiltin"]

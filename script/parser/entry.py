@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...ir.expr import ExternFunc
 from ...ir.module import GlobalVar, IRModule
 from ...ir.well_formed import verify_if_enabled
 from ..diagnostics import DiagnosticError, SourceText, TVMScriptError
@@ -203,8 +204,22 @@ def _module_stmt(p: Parser, ctx: ModuleContext, stmt: ast.stmt, src: SourceText,
         pass  # the class docstring
     elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         p.eval(stmt.value)  # I.module_attrs({...}), I.module_global_infos({...})
+    elif _is_extern_func_stmt(stmt):  # my_ext = R.ExternFunc("my_ext", R.Callable(...))
+        name = stmt.targets[0].id  # type: ignore[attr-defined]
+        value = p.eval(stmt.value)  # type: ignore[attr-defined]
+        if not isinstance(value, ExternFunc):
+            p.error(stmt, f"a module-level assignment binds an R.ExternFunc, not "
+                          f"{type(value).__name__}")
+        ctx.gvars[name] = GlobalVar(name)
+        ctx.funcs[name] = value
+        kinds[name] = "extern"
     elif not isinstance(stmt, ast.Pass):
         p.error(stmt, "an ir_module class holds only @T.prim_func and @R.function definitions")
+
+
+def _is_extern_func_stmt(stmt: ast.stmt) -> bool:
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Call))
 
 
 def _decorator_kind(p: Parser, node: ast.FunctionDef) -> tuple[str, dict[str, Any]]:

@@ -19,9 +19,11 @@ from typing import Any
 from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.module import GlobalVar
+from ...ir.type_analysis import is_base_of
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
 from .core import _MISSING, ArgError, Dialect, Parser, current
+from .tir_parser import DType
 
 LEAF = (rx.Var, rx.Constant, rx.GlobalVarRef, rx.ExternFunc, rx.Op, rx.ShapeExpr, rx.PrimValue,
         rx.StringImm, rx.DataTypeImm)
@@ -172,6 +174,8 @@ def as_sinfo(value: Any) -> si.StructInfo | None:
         return value
     if getattr(value, "__tvmscript_sinfo__", False):  # a bare R.Tensor / R.Object
         return value()
+    if isinstance(value, DType) and value.dtype not in ("handle", "void"):
+        return si.PrimStructInfo(value.dtype)  # `p: T.float32`, TVM 0.27's PrimType
     return None
 
 
@@ -195,16 +199,21 @@ def parse_relax_function(p: Parser, node: ast.FunctionDef, opts: dict[str, Any])
     if frame.ret is None:
         p.error(node, f"relax function {node.name!r} must end with a return statement")
     frame.flush()
-    if ret_sinfo is not None and frame.ret.struct_info is not None:
-        try:
-            _check_annotation(ret_sinfo, frame.ret.struct_info)
-        except ValueError as err:  # TVM refuses a return annotation the body contradicts
-            p.error(node.returns, f"the return annotation disagrees with the returned value: "
-                                  f"{err}")
     body = rx.SeqExpr(tuple(frame.blocks), frame.ret, p.source.span(node))
-    ret = ret_sinfo or frame.ret.struct_info or si.ObjectStructInfo()
+    ret = _return_sinfo(ret_sinfo, frame.ret.struct_info)
     return rx.Function(params, body, ret, opts.get("pure", True), tuple(frame.attrs.items()),
                        p.source.span(node))
+
+
+def _return_sinfo(ann: si.StructInfo | None, body: si.StructInfo | None) -> si.StructInfo:
+    """TVM's rule: the body's struct info replaces a coarser annotation (`-> R.Tensor`); an
+    annotation the body does not refine stays, and the VM checks the value against it when the
+    function returns (a contradiction is a run-time error, as in TVM)."""
+    if ann is None:
+        return body or si.ObjectStructInfo()
+    if body is not None and is_base_of(ann, body):
+        return body
+    return ann
 
 
 def _annotation(p: Parser, node: ast.expr) -> si.StructInfo:
@@ -509,3 +518,17 @@ def _join(a: si.StructInfo | None, b: si.StructInfo | None) -> si.StructInfo:
         return si.TensorStructInfo(None, a.dtype if a.dtype == b.dtype else "",
                                    a.ndim if a.ndim == b.ndim else -1)
     return si.ObjectStructInfo()
+
+
+@RELAX.register("FunctionDef")
+def visit_function_def(p: Parser, node: ast.FunctionDef) -> None:
+    """`@R.function def inner(...)` in a relax function's body: a local function, bound to
+    its name (TVM's nested functions; lambda lifting later makes them module functions)."""
+    decorators = [p.eval(d) for d in node.decorator_list]
+    kinds = [getattr(d, "kind", None) or getattr(d, "__tvmscript_kind__", None)
+             for d in decorators]
+    if kinds != ["relax"]:
+        p.error(node, "a function nested in a relax function must be an @R.function")
+    opts = dict(getattr(decorators[0], "opts", None) or {})
+    func = parse_relax_function(p, node, opts)
+    p.bind(node.name, emit(p, node.name, func, node))

@@ -15,6 +15,8 @@ from ...ir import expr as rx
 from ...ir.module import IRModule
 from ...tir.function import PrimFunc
 from .common import header, value_text
+from .node_printer import sinfo_text
+from .relax_printer import extern_func_text
 from .relax_printer import print_relax_function as _relax
 from .tir_printer import print_prim_func as _tir
 
@@ -23,9 +25,14 @@ _OMITTED = "# Metadata omitted. Use show_meta=True in script() method to show it
 
 
 def _ordered(mod: IRModule) -> list[tuple[str, Any]]:
-    """prim_funcs first, then relax functions, each group by name (as TVM prints them)."""
+    """prim_funcs first, then extern functions, then relax functions, each group by name (as
+    TVM prints them)."""
     items = [(gv.name_hint, f) for gv, f in mod.functions.items()]
-    return sorted(items, key=lambda kv: (not isinstance(kv[1], PrimFunc), kv[0]))
+    return sorted(items, key=lambda kv: (_group(kv[1]), kv[0]))
+
+
+def _group(f: Any) -> int:
+    return 0 if isinstance(f, PrimFunc) else 1 if isinstance(f, rx.ExternFunc) else 2
 
 
 def module_body(mod: IRModule, metadata: list[Any], show_all_ty: bool = False) -> str:
@@ -38,12 +45,18 @@ def module_body(mod: IRModule, metadata: list[Any], show_all_ty: bool = False) -
     for name, f in _ordered(mod):
         if isinstance(f, PrimFunc):
             text = _tir(f, name, in_module=True)
+        elif isinstance(f, rx.ExternFunc):  # one line each, no blank line after (TVM's form)
+            text = f"{name} = {extern_func_text(f, sinfo_text)}"
         else:
             text = _relax(f, name, MODULE_NAME, metadata, show_all_ty)
-        chunks.append("\n".join("    " + ln if ln else ln for ln in text.split("\n")))
+        text = "\n".join("    " + ln if ln else ln for ln in text.split("\n"))
+        if chunks and chunks[-1][1]:
+            chunks[-1] = (chunks[-1][0] + "\n" + text, isinstance(f, rx.ExternFunc))
+        else:
+            chunks.append((text, isinstance(f, rx.ExternFunc)))
     if (mod.attrs or mod.global_infos) and chunks:
         lines.append("")
-    return "\n".join(lines) + "\n" + "\n\n".join(chunks)
+    return "\n".join(lines) + "\n" + "\n\n".join(text for text, _ in chunks)
 
 
 def _annotate_all(show_all_struct_info: bool, show_all_ty: bool | None) -> bool:

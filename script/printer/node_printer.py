@@ -68,19 +68,36 @@ def print_node(node: Any) -> str:
         p.declare_dims(node)
         p.emit(p.sinfo(node))
         return "\n".join(p.lines)
+    if isinstance(node, rx.If):
+        _bare_if(p, node)
+        return "\n".join(p.lines)
     p.declare_vars(node)
+    for v in _walk(node, set()):  # symbolic scalars passed as values: `t = T.int64()`
+        if isinstance(v, rx.PrimValue):
+            p.declare_dims(v.value)
     if isinstance(node, (rx.VarBinding, rx.MatchCast)):
         p.binding(node)
     elif isinstance(node, rx.BindingBlock):
         p.block(node)
     elif isinstance(node, rx.SeqExpr):
         p.emit(p.seq(node, ret=False))
-    elif isinstance(node, rx.If):
-        p.declare_dims(node.struct_info)
-        p.binding(rx.VarBinding(rx.Var("v", node.struct_info), node))
     else:
         p.emit(p.value(node))
     return "\n".join(p.lines)
+
+
+def _bare_if(p: _NodePrinter, node: rx.If) -> None:
+    """TVM 0.27's form: the condition's variables declared first, each branch's inside it,
+    and each branch ending in its bare result."""
+    p.declare_vars(node.cond)
+    p.emit(f"if {p.value(node.cond)}:")
+    for branch in (node.true_branch, node.false_branch):
+        p.depth += 1
+        p.declare_vars(branch)
+        p.emit(p.seq(branch, ret=False))
+        p.depth -= 1
+        if branch is node.true_branch:
+            p.emit("else:")
 
 
 def sinfo_text(s: si.StructInfo) -> str:

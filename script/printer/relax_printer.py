@@ -47,8 +47,10 @@ class RelaxPrinter:
 
     # -- the function -----------------------------------------------------------------------
 
-    def function(self, f: rx.Function, name: str) -> list[str]:
+    def function(self, f: rx.Function, name: str, nested: bool = False) -> list[str]:
         attrs, opts = decorator_options(f.attrs, name)
+        if nested:  # a local function has no global symbol, and is not private for it
+            opts = [o for o in opts if o != "private=True"]
         if not f.is_pure:
             opts.append("pure=False")
         sym = _sym_vars(f)
@@ -107,11 +109,19 @@ class RelaxPrinter:
         if isinstance(b.value, rx.If):
             self._if(b.var, b.value)
             return
+        if isinstance(b.value, rx.Function):  # a local function: a nested def (TVM's form)
+            name = self.namer.define(b.var, b.var.name_hint)
+            self.emit("# from tvm.script import relax as R")
+            self.emit("")
+            self.function(b.value, name, nested=True)
+            self.lines.append("")
+            return
         value = self.value(b.value)
         name = self.namer.define(b.var, b.var.name_hint)
         ann = ""
         if b.var.struct_info is not None and (self.show_all_ty or
-                                              b.var.struct_info != b.value.struct_info):
+                                              b.var.struct_info != b.value.struct_info) \
+                and not _states_its_struct_info(b):
             ann = f": {self.sinfo(b.var.struct_info)}"
         self.emit(f"{name}{ann} = {value}")
 
@@ -145,7 +155,7 @@ class RelaxPrinter:
         return f"cls.{e.gvar.name_hint}"
 
     def _ExternFunc(self, e: rx.ExternFunc) -> str:
-        return f"R.ExternFunc({q(e.global_symbol)})"
+        return extern_func_text(e, self.sinfo)
 
     def _Op(self, e: rx.Op) -> str:
         return f'R.Op("{e.name}")'
@@ -153,8 +163,16 @@ class RelaxPrinter:
     def _Tuple(self, e: rx.Tuple) -> str:
         if not e.fields:
             return "R.tuple()"
-        inner = ", ".join(self.value(f) for f in e.fields)
+        inner = ", ".join(self.field(f) for f in e.fields)
         return f"({inner},)" if len(e.fields) == 1 else f"({inner})"
+
+    def field(self, f: rx.Expr) -> str:
+        """A tuple field; a symbolic int64 scalar prints bare (`(a, n)`), as TVM 0.27 prints
+        it, and parses back to the same PrimValue."""
+        if isinstance(f, rx.PrimValue) and isinstance(f.value, tx.Var) and \
+                f.value.dtype == "int64":
+            return self.expr(f.value, "int64")
+        return self.value(f)
 
     def _TupleGetItem(self, e: rx.TupleGetItem) -> str:
         return f"{self.value(e.tuple_value)}[{e.index}]"
@@ -227,7 +245,7 @@ class RelaxPrinter:
         parts = [q(callee.global_symbol)] + [self.value(a) for a in args]
         if e.sinfo_args:
             s = [self.sinfo(x) for x in e.sinfo_args]
-            parts.append(f"sinfo_args={s[0] if len(s) == 1 else '(' + ', '.join(s) + ')'}")
+            parts.append(f"ty_args=({s[0]},)" if len(s) == 1 else f"ty_args=({', '.join(s)})")
         return f"{fn}({', '.join(parts)})"
 
     def value_attr(self, v: Any) -> str:
@@ -271,22 +289,28 @@ class RelaxPrinter:
             if s.vdevice:
                 parts.append(f'vdevice="{s.vdevice}"')
             return f"R.Tensor({', '.join(parts)})" if parts else "R.Tensor"
-        if isinstance(s, si.TupleStructInfo):
-            return f"R.Tuple({', '.join(self.sinfo(x) for x in s.fields)})"
+        if isinstance(s, si.TupleStructInfo):  # TVM 0.27: the empty tuple is `R.Tuple`
+            return f"R.Tuple({', '.join(self.sinfo(x) for x in s.fields)})" if s.fields \
+                else "R.Tuple"
         if isinstance(s, si.ShapeStructInfo):
             if s.values is not None:
                 return f"R.Shape({self.dims(s.values, '[]')})"
-            return f"R.Shape(ndim={s.ndim})" if s.ndim >= 0 else "R.Shape"
+            return f"R.Shape(ndim={s.ndim})"
         if isinstance(s, si.PrimStructInfo):
             if s.value is not None:
                 if s.value.dtype == s.dtype and (s.dtype == "int64" or
                                                  not isinstance(s.value, tx.Var)):
                     return f"R.Prim(value={self.dim(s.value)})"
-            return f'R.Prim("{s.dtype}")'
+            return f"T.{s.dtype}"  # TVM 0.27's PrimType'
         if isinstance(s, si.FuncStructInfo):
             items = [self.sinfo(x) for x in s.params or ()]
             ps = "None" if s.params is None else \
                 f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+            if s.derive_func:
+                derive = f'derive_func="{s.derive_func}", purity={bool(s.purity)}'
+                if s.params is None and isinstance(s.ret, si.ObjectStructInfo):
+                    return f"R.Callable({derive})"
+                return f"R.Callable({ps}, {self.sinfo(s.ret)}, {derive})"
             return f"R.Callable({ps}, {self.sinfo(s.ret)}, {bool(s.purity)})"
         return "R.Any"  # TVM 0.27's name for R.Object
 
@@ -356,3 +380,25 @@ def print_relax_function(f: rx.Function, name: str | None = None,
     printer = RelaxPrinter(module_name, metadata)
     printer.show_all_ty = show_all_ty
     return "\n".join(printer.function(f, fname))
+
+
+def extern_func_text(e: rx.ExternFunc, sinfo: Any) -> str:
+    """`R.ExternFunc("name")`, with its struct info when it is more than an opaque function."""
+    s = e.struct_info
+    if s is None or isinstance(s, si.ObjectStructInfo) or (
+            isinstance(s, si.FuncStructInfo) and s.params is None
+            and isinstance(s.ret, si.ObjectStructInfo) and not s.purity):
+        return f"R.ExternFunc({q(e.global_symbol)})"
+    return f"R.ExternFunc({q(e.global_symbol)}, {sinfo(s)})"
+
+
+_STATED_OUTPUT = ("relax.call_tir", "relax.call_dps_packed", "relax.call_tir_inplace",
+                  "relax.call_tir_with_grad")
+
+
+def _states_its_struct_info(b: rx.VarBinding) -> bool:
+    """A call_tir / call_dps_packed binding whose variable has the call's `out_ty`: TVM 0.27
+    prints no annotation there (the call states it)."""
+    v = b.value
+    return (isinstance(v, rx.Call) and isinstance(v.op, rx.Op) and v.op.name in _STATED_OUTPUT
+            and len(v.sinfo_args) == 1 and b.var.struct_info == v.sinfo_args[0])
