@@ -49,6 +49,8 @@ def identity(combiner: Any, dtype: str) -> tx.PrimExpr:
 def combine(combiner: Any, a: tx.PrimExpr, b: tx.PrimExpr) -> tx.PrimExpr:
     if not isinstance(combiner, str):  # a te.comm_reducer
         return combiner.combine(a, b)
+    if combiner == "prod" and a.dtype == "bool":  # TVM multiplies booleans with `and`
+        return tx.binop(tx.BinaryOp.AND, a, b)
     op = {"sum": tx.BinaryOp.ADD, "prod": tx.BinaryOp.MUL, "max": tx.BinaryOp.MAX,
           "min": tx.BinaryOp.MIN}[combiner]
     return tx.binop(op, a, b)

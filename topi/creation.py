@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import te
 from ..tir import expr as tx
+from .schedule_mode import scheduled
 
 B = tx.BinaryOp
 
@@ -35,7 +36,28 @@ def eye(n: Any, m: Any, k: Any, dtype: str) -> te.Tensor:
 
 def trilu(x: te.Tensor, k: Any, upper: bool) -> te.Tensor:
     def body(*i: tx.PrimExpr) -> tx.PrimExpr:
-        diff = i[-1] - i[-2]
-        keep = tx.binop(B.GE if upper else B.LE, diff, _as(k, "int64"))
+        if scheduled():
+            diff = i[-1] - i[-2]
+            keep = tx.binop(B.GE if upper else B.LE, diff, _as(k, "int64"))
+        else:
+            keep = _trilu_keep(i[-2], i[-1], k, upper)
         return tx.Select(keep, x[i], tx.const(0, x.dtype))
-    return te.compute(x.shape, body, name="T_trilu")
+    return te.compute(x.shape, body, name="trilu")
+
+
+def _trilu_keep(row: tx.PrimExpr, col: tx.PrimExpr, k: Any, upper: bool) -> tx.PrimExpr:
+    """TVM's form of `row + k <= col` (triu) or `col <= row + k` (tril): a constant k moves to
+    the side where it is positive, and a bound of one becomes a strict comparison."""
+    lo, hi = (row, col) if upper else (col, row)
+    k = k.value if isinstance(k, tx.IntImm) else k
+    if not isinstance(k, int):
+        return tx.binop(B.LE, row + _as(k, "int64"), col) if upper else \
+            tx.binop(B.LE, col, row + _as(k, "int64"))
+    shift = k if upper else -k  # keep lo + shift <= hi
+    if shift == 1:
+        return tx.binop(B.LT, lo, hi)
+    if shift > 0:
+        return tx.binop(B.LE, lo + tx.const(shift, "int64"), hi)
+    if shift < 0:
+        return tx.binop(B.LE, lo, hi + tx.const(-shift, "int64"))
+    return tx.binop(B.LE, lo, hi)

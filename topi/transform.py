@@ -11,6 +11,7 @@ from typing import Any, Callable
 from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
+from .schedule_mode import scheduled
 
 Fn = Callable[..., tx.PrimExpr]
 
@@ -122,8 +123,15 @@ def cast(x: te.Tensor, dtype: str) -> te.Tensor:
 
 def where(cond: te.Tensor, a: te.Tensor, b: te.Tensor) -> te.Tensor:
     shape = broadcast_shape(broadcast_shape(cond.shape, a.shape), b.shape)
-    return te.compute(shape, lambda *i: tx.Select(bcast_index(cond, i), bcast_index(a, i),
-                                                  bcast_index(b, i)), name="T_where")
+    return te.compute(shape, lambda *i: tx.Select(_truth(bcast_index(cond, i)), bcast_index(
+        a, i), bcast_index(b, i)), name="T_where")
+
+
+def _truth(c: tx.PrimExpr) -> tx.PrimExpr:
+    """TVM's where tests a boolean condition as `0 < int64(c)` (scheduled kernels: `c`)."""
+    if scheduled() or c.dtype != "bool":
+        return c
+    return tx.binop(B.LT, _zero(), tx.Cast("int64", c))
 
 
 def full(shape: Any, dtype: str, value: Any) -> te.Tensor:
@@ -288,8 +296,17 @@ def _reduce(combiner: str, x: te.Tensor, axis: Any, keepdims: bool, name: str) -
                 src.append(next(red))
             else:
                 src.append(next(rest))
-        return getattr(te, combiner)(x[tuple(src)], axis=raxes)
+        return getattr(te, combiner)(x[tuple(src)], axis=raxes, init=_plain_init(combiner,
+                                                                                 x.dtype))
     return te.compute(shape, body, name=name)
+
+
+def _plain_init(combiner: str, dtype: str) -> tx.PrimExpr | None:
+    """TVM starts a float max (min) at the lowest (highest) finite value, not at -inf (inf);
+    the scheduled kernels keep the infinities (None: the combiner's own identity)."""
+    if scheduled() or combiner not in ("max", "min") or not dtype.startswith("float"):
+        return None
+    return (te.min_value if combiner == "max" else te.max_value)(dtype)
 
 
 def sum(x: te.Tensor, axis: Any = None, keepdims: bool = False) -> te.Tensor:  # noqa: A001

@@ -28,7 +28,8 @@ from . import rules_vision  # noqa: F401 (R.vision.*)
 from . import rules_nn3d  # noqa: F401 (R.nn.conv3d, the 3-d pools)
 from . import rules_layout  # noqa: F401 (R.layout_transform)
 from . import rules_image  # noqa: F401 (R.image.resize3d, grid_sample)
-from .rules import LEGALIZE, primfunc_name, register_legalize
+from . import rules_fold  # noqa: F401 (arange and astype of constants)
+from .rules import FOLD, LEGALIZE, primfunc_name, register_legalize
 
 __all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]
 
@@ -43,6 +44,9 @@ class _Legalizer(ExprMutator):
             return call
         if not all(_known(a) for a in call.args):
             return call
+        folded = FOLD[call.op.name](call) if call.op.name in FOLD else None
+        if folded is not None:
+            return folded
         args = [_expand_tuple(a) for a in call.args]
         if call.op.name in SHAPE_ONLY_FIRST:  # the kernel needs x's shape, not its data
             args[0] = rx.ShapeExpr(tuple(args[0].struct_info.shape), si.ShapeStructInfo(

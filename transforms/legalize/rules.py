@@ -44,6 +44,12 @@ def primfunc_name(op_name: str) -> str:
     return f"tir_{base}" if op_name in TIR_PREFIXED else base
 
 
+# Operators TVM legalizes to a relax expression rather than a kernel when their arguments are
+# constants (`arange(1, 10, 2)` becomes `R.const([1, 3, 5, 7, 9])`): name -> fold(call), which
+# returns the expression, or None to legalize the call as usual.
+FOLD: dict[str, Callable[[rx.Call], rx.Expr | None]] = {}
+
+
 def register_legalize(name: str, rule: Rule | None = None) -> Any:
     def add(f: Rule) -> Rule:
         LEGALIZE[name] = f

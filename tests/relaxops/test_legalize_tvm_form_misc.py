@@ -1,0 +1,150 @@
+"""LegalizeOps kernels of the manipulate / search / statistical / creation / qdq operators in
+TVM 0.27's form. Each expected kernel is what apache-tvm 0.27 prints for the same call (checked
+by running it); some cases also run and compare with numpy."""
+
+import numpy as np
+
+import tvmlite as tvm
+from tvmlite import relax
+from tvmlite.ir import assert_structural_equal
+from tvmlite.script import ir as I
+from tvmlite.script import relax as R
+from tvmlite.script import tir as T
+from tvmlite.tir import PrimFunc
+
+
+def _kernel(mod):
+    """The single prim_func LegalizeOps added to `mod`."""
+    funcs = [f for f in mod.functions.values() if isinstance(f, PrimFunc)]
+    assert len(funcs) == 1, [gv.name_hint for gv in mod.functions]
+    return funcs[0]
+
+
+def _legalize_main(main):
+    return relax.transform.LegalizeOps()(tvm.IRModule({"main": main}))
+
+
+def _run(mod, *args):
+    ex = relax.build(mod, target="llvm")
+    out = relax.VirtualMachine(ex, tvm.cpu())["main"](*(tvm.nd.array(a) for a in args))
+    return out.numpy()
+
+
+def test_float_max_starts_at_the_lowest_finite_value():
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        return R.max(x, axis=1)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(x: T.Buffer((T.int64(2), T.int64(3)), "float32"),
+                 x_red: T.Buffer((T.int64(2),), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for ax0, k1 in T.grid(T.int64(2), T.int64(3)):
+            with T.sblock("x_red"):
+                v_ax0, v_k1 = T.axis.remap("SR", [ax0, k1])
+                with T.init():
+                    x_red[v_ax0] = T.float32(-3.4028234663852886e+38)
+                x_red[v_ax0] = T.max(x_red[v_ax0], x[v_ax0, v_k1])
+
+    mod = _legalize_main(main)
+    assert_structural_equal(_kernel(mod), expected)
+    x = -np.random.rand(2, 3).astype("float32") * 1e3
+    np.testing.assert_allclose(_run(mod, x), x.max(axis=1))
+
+
+def test_prod_of_booleans_is_a_conjunction():
+    @R.function
+    def main(x: R.Tensor((4,), "bool")):
+        return R.prod(x)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(x: T.Buffer((T.int64(4),), "bool"), x_red: T.Buffer((), "bool")):
+        T.func_attr({"tirx.noalias": True})
+        for k0 in range(T.int64(4)):
+            with T.sblock("x_red"):
+                v_k0 = T.axis.reduce(T.int64(4), k0)
+                with T.init():
+                    x_red[()] = T.bool(True)
+                x_red[()] = x_red[()] and x[v_k0]
+
+    assert_structural_equal(_kernel(_legalize_main(main)), expected)
+
+
+def test_where_tests_the_condition_as_an_integer():
+    @R.function
+    def main(c: R.Tensor((2, 3), "bool"), x: R.Tensor((2, 3), "float32"),
+             y: R.Tensor((2, 3), "float32")):
+        return R.where(c, x, y)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(c: T.Buffer((T.int64(2), T.int64(3)), "bool"),
+                 x: T.Buffer((T.int64(2), T.int64(3)), "float32"),
+                 y: T.Buffer((T.int64(2), T.int64(3)), "float32"),
+                 T_where: T.Buffer((T.int64(2), T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for ax0, ax1 in T.grid(T.int64(2), T.int64(3)):
+            with T.sblock("T_where"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                T_where[v0, v1] = T.Select(T.int64(0) < T.Cast("int64", c[v0, v1]), x[v0, v1],
+                                           y[v0, v1])
+
+    mod = _legalize_main(main)
+    assert_structural_equal(_kernel(mod), expected)
+    c = np.array([[True, False, True], [False, False, True]])
+    x, y = np.ones((2, 3), "float32"), np.zeros((2, 3), "float32")
+    np.testing.assert_allclose(_run(mod, c, x, y), np.where(c, x, y))
+
+
+def test_tril_and_triu_conditions_are_written_as_tvm_simplifies_them():
+    @R.function
+    def main(x: R.Tensor((3, 4), "float32")):
+        lo = R.tril(x, 2)
+        hi = R.triu(lo, -1)
+        return hi
+
+    # apache-tvm 0.27 prints `v_i1 <= v_i0 + 2` and `v_i0 <= v_i1 + 1`
+    @T.prim_func(private=True, s_tir=True)
+    def tril(x: T.Buffer((T.int64(3), T.int64(4)), "float32"),
+             trilu: T.Buffer((T.int64(3), T.int64(4)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1 in T.grid(T.int64(3), T.int64(4)):
+            with T.sblock("trilu"):
+                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                trilu[v_i0, v_i1] = T.Select(v_i1 <= v_i0 + T.int64(2), x[v_i0, v_i1],
+                                             T.float32(0.0))
+
+    @T.prim_func(private=True, s_tir=True)
+    def triu(x: T.Buffer((T.int64(3), T.int64(4)), "float32"),
+             trilu: T.Buffer((T.int64(3), T.int64(4)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1 in T.grid(T.int64(3), T.int64(4)):
+            with T.sblock("trilu"):
+                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                trilu[v_i0, v_i1] = T.Select(v_i0 <= v_i1 + T.int64(1), x[v_i0, v_i1],
+                                             T.float32(0.0))
+
+    mod = _legalize_main(main)
+    assert_structural_equal(mod["tril"], tril)
+    assert_structural_equal(mod["triu"], triu)
+    x = np.arange(12, dtype="float32").reshape(3, 4) + 1
+    np.testing.assert_allclose(_run(mod, x), np.triu(np.tril(x, 2), -1))
+
+
+def test_arange_of_constants_and_astype_of_a_scalar_constant_fold():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main():
+            a = R.arange(1, 10, 2, "int64")
+            b = R.astype(R.const(2.5, "float32"), "int32")
+            return (a, b)
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main():
+            a = R.const(np.array([1, 3, 5, 7, 9], "int64"), "int64")
+            b = R.const(2, "int32")
+            return (a, b)
+
+    assert_structural_equal(relax.transform.LegalizeOps()(Before), Expected)
