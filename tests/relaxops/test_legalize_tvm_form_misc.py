@@ -148,3 +148,26 @@ def test_arange_of_constants_and_astype_of_a_scalar_constant_fold():
             return (a, b)
 
     assert_structural_equal(relax.transform.LegalizeOps()(Before), Expected)
+
+
+def test_dequantize_to_float16_inlines_constant_parameters_and_clips_in_float32():
+    @R.function
+    def main(x: R.Tensor((2, 4), "int8")):
+        return R.dequantize(x, R.const(0.5, "float16"), R.const(3, "int8"), axis=0,
+                            out_dtype="float16")
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(x: T.Buffer((T.int64(2), T.int64(4)), "int8"),
+                 dequantized: T.Buffer((T.int64(2), T.int64(4)), "float16")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1 in T.grid(T.int64(2), T.int64(4)):
+            with T.sblock("dequantized"):
+                v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+                dequantized[v_i0, v_i1] = T.Cast("float16", T.max(T.min(
+                    T.Cast("float32", T.Cast("int32", x[v_i0, v_i1]) - 3) * T.float32(0.5),
+                    T.float32(65504.0)), T.float32(-65504.0)))
+
+    mod = _legalize_main(main)
+    assert_structural_equal(_kernel(mod), expected)
+    x = np.array([[1, 2, 3, 4], [-5, 6, 7, 127]], "int8")
+    np.testing.assert_allclose(_run(mod, x), (x.astype("float32") - 3) * 0.5)

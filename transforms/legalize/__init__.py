@@ -66,7 +66,7 @@ class _Legalizer(ExprMutator):
 # Binary elementwise operators: a 0-d constant operand is written into the kernel as a
 # literal (`x + T.float32(1)`), as TVM's legalization does, rather than passed as a buffer.
 SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in (
-    *BINARY, *COMPARE, *LOGICAL, "full", "full_like"))
+    *BINARY, *COMPARE, *LOGICAL, "full", "full_like", "quantize", "dequantize"))
 # `full_like(x, v)` and kin read only x's shape: TVM's kernel takes no buffer for x.
 SHAPE_ONLY_FIRST = frozenset(("relax.full_like", "relax.zeros_like", "relax.ones_like"))
 
