@@ -256,7 +256,10 @@ def _uniquely_named_stmt(t: Tensor, seen: dict[str, int]) -> Stmt:
 
 def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> PrimFunc:
     """A PrimFunc computing the compute tensors of `args` from its placeholders."""
-    args = list(args)
+    all_args = args = list(args)
+    # NOTE: a TIR var among the arguments is a scalar parameter (TVM's `rhs: T.float32`)
+    scalars = [a for a in args if isinstance(a, tx.Var)]
+    args = [a for a in args if not isinstance(a, tx.Var)] if scalars else args
     order = _topo([a for a in args if isinstance(a.op, (ComputeOp, ExternOp))])
     missing = [t.name for t in order if not isinstance(t.op, (ComputeOp, ExternOp))
                and t not in args]
@@ -271,8 +274,9 @@ def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> Pr
     nests = [_uniquely_named_stmt(t, seen) if isinstance(t.op, ComputeOp) else _extern_stmt(t.op)
              for t in computes if not _later_output(t, computes)]
     root = Block("root", (), seq(nests), alloc_buffers=locals_)
-    params = tuple(tx.Var(t.name, "handle") for t in args)
-    bmap = tuple((p, t.buffer) for p, t in zip(params, args))
+    handles = {id(t): tx.Var(t.name, "handle") for t in args}
+    bmap = tuple((handles[id(t)], t.buffer) for t in args)
+    params = tuple(handles.get(id(a), a) for a in all_args)
     return PrimFunc(params, bmap, BlockRealize((), TRUE, root),
                     (("tir.noalias", True),))
 

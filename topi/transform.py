@@ -232,22 +232,25 @@ def strided_slice(x: te.Tensor, spec: list[tuple[Any, Any, int]]) -> te.Tensor:
                       name="T_strided_slice")
 
 
-def take(x: te.Tensor, indices: te.Tensor, axis: int | None = None, mode: str = "fast"
-         ) -> te.Tensor:
-    """`mode`: fast / clip clamp out-of-range indices, wrap takes them modulo the axis
-    length, nan gives NaN for them (TVM's modes)."""
+def take(x: te.Tensor, indices: te.Tensor | tx.PrimExpr, axis: int | None = None,
+         mode: str = "fast") -> te.Tensor:
+    """`mode`: fast reads the index as given (scheduled kernels clamp it), clip clamps it,
+    wrap takes it modulo the axis length, nan gives NaN out of range (TVM's modes). A scalar
+    `indices` expression drops the axis."""
+    scalar = isinstance(indices, tx.PrimExpr)
     if axis is None:
         x = reshape(x, (simplify(_prod(x.shape)),))
         axis = 0
-        k, shape = indices.ndim, indices.shape
-    else:
-        axis %= x.ndim
-        k = indices.ndim
-        shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
+    axis %= x.ndim
+    k = 0 if scalar else indices.ndim  # type: ignore[union-attr]
+    ishape = () if scalar else tuple(indices.shape)  # type: ignore[union-attr]
+    shape = x.shape[:axis] + ishape + x.shape[axis + 1:]
     n = x.shape[axis]
 
     def body(*i: tx.PrimExpr) -> tx.PrimExpr:
-        raw = indices[i[axis:axis + k]]
+        raw = indices if scalar else indices[i[axis:axis + k]]  # type: ignore[index]
+        if mode == "fast" and not scheduled():
+            return x[i[:axis] + (raw,) + i[axis + k:]]
         raw = tx.Cast("int64", raw) if raw.dtype != "int64" else raw
         j = tx.binop(B.FLOORMOD, raw, n) if mode == "wrap" else _clamp(raw, n)
         val = x[i[:axis] + (j,) + i[axis + k:]]
@@ -260,7 +263,8 @@ def take(x: te.Tensor, indices: te.Tensor, axis: int | None = None, mode: str = 
 
 def _clamp(i: tx.PrimExpr, n: tx.PrimExpr) -> tx.PrimExpr:
     i = tx.Cast("int64", i) if i.dtype != "int64" else i
-    return tx.binop(B.MIN, tx.binop(B.MAX, i, _zero()), n - 1)  # TVM's "fast"/clip mode
+    last = tx.const(n.value - 1, n.dtype) if isinstance(n, tx.IntImm) else n - 1
+    return tx.binop(B.MIN, tx.binop(B.MAX, i, _zero()), last)  # TVM's "fast"/clip mode
 
 
 def _prod(dims: Any) -> tx.PrimExpr:

@@ -171,3 +171,54 @@ def test_dequantize_to_float16_inlines_constant_parameters_and_clips_in_float32(
     assert_structural_equal(_kernel(mod), expected)
     x = np.array([[1, 2, 3, 4], [-5, 6, 7, 127]], "int8")
     np.testing.assert_allclose(_run(mod, x), (x.astype("float32") - 3) * 0.5)
+
+
+def test_prim_operand_becomes_a_scalar_parameter_and_runs():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((4, 3), "float32"), y: R.Prim("float32")):
+            gv = R.multiply(x, y)
+            return gv
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((4, 3), "float32"), y: R.Prim("float32")):
+            gv = R.call_tir(Expected.multiply, (x, y), R.Tensor((4, 3), dtype="float32"))
+            return gv
+
+        @T.prim_func(private=True, s_tir=True)
+        def multiply(x: T.Buffer((T.int64(4), T.int64(3)), "float32"), y: T.float32,
+                     T_multiply: T.Buffer((T.int64(4), T.int64(3)), "float32")):
+            T.func_attr({"tirx.noalias": True})
+            for i0, i1 in T.grid(T.int64(4), T.int64(3)):
+                with T.sblock("T_multiply"):
+                    v0, v1 = T.axis.remap("SS", [i0, i1])
+                    T_multiply[v0, v1] = x[v0, v1] * y
+
+    assert_structural_equal(relax.transform.LegalizeOps()(Before), Expected)
+    x = np.random.rand(4, 3).astype("float32")
+    vm = relax.VirtualMachine(relax.build(Before, target="llvm"), tvm.cpu())
+    np.testing.assert_allclose(vm["main"](tvm.nd.array(x), 2.5).numpy(), x * 2.5, rtol=1e-6)
+
+
+def test_take_in_fast_mode_reads_the_index_as_given():
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32"), i: R.Tensor((4,), "int64")):
+        return R.take(x, i, axis=1)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(x: T.Buffer((T.int64(2), T.int64(3)), "float32"),
+                 i: T.Buffer((T.int64(4),), "int64"),
+                 T_take: T.Buffer((T.int64(2), T.int64(4)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for ax0, ax1 in T.grid(T.int64(2), T.int64(4)):
+            with T.sblock("T_take"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T_take[v_ax0, v_ax1] = x[v_ax0, i[v_ax1]]
+
+    mod = _legalize_main(main)
+    assert_structural_equal(_kernel(mod), expected)
+    x, i = np.random.rand(2, 3).astype("float32"), np.array([2, 0, 1, 2], "int64")
+    np.testing.assert_allclose(_run(mod, x, i), x[:, i])

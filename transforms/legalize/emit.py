@@ -72,7 +72,7 @@ class TEEmitter:
                 ) -> rx.Call:
         """`call_tir` of the prim_func computing `fn(*te_args, **kwargs)`."""
         inputs: list[rx.Expr] = []
-        placeholders: list[te.Tensor] = []
+        placeholders: list[Any] = []  # te tensors and scalar parameters
         te_args = [_to_te(a, inputs, placeholders) for a in args]
         te_kwargs = {k: _to_te(v, inputs, placeholders) for k, v in kwargs.items()}
         out = fn(*te_args, **te_kwargs)
@@ -99,7 +99,7 @@ def own_shape_vars(func: PrimFunc) -> PrimFunc:
     return replace(func, buffer_map=sub.visit(func.buffer_map), body=sub.visit(func.body))
 
 
-def _to_te(value: Any, inputs: list[rx.Expr], placeholders: list[te.Tensor]) -> Any:
+def _to_te(value: Any, inputs: list[rx.Expr], placeholders: list[Any]) -> Any:
     """A relax tensor becomes a placeholder (recorded as a call_tir input); shapes become
     their dims; tuples recurse; anything else passes through."""
     if isinstance(value, rx.Expr) and isinstance(value.struct_info, si.TensorStructInfo):
@@ -115,6 +115,18 @@ def _to_te(value: Any, inputs: list[rx.Expr], placeholders: list[te.Tensor]) -> 
         inputs.append(value)
         placeholders.append(t)
         return t
+    if isinstance(value, rx.Expr) and not isinstance(value, rx.PrimValue) and isinstance(
+            value.struct_info, si.PrimStructInfo):
+        # NOTE: an R.Prim value that is not a literal becomes a scalar parameter, passed by
+        # call_tir in its place among the inputs (TVM's `rhs: T.float32`)
+        for k, prev in enumerate(inputs):
+            if prev is value:
+                return placeholders[k]
+        name = value.name_hint if isinstance(value, rx.Var) else f"x{len(inputs)}"
+        param = tx.Var(name, value.struct_info.dtype)
+        inputs.append(value)
+        placeholders.append(param)
+        return param
     if isinstance(value, rx.ShapeExpr):
         return value.values
     if isinstance(value, rx.PrimValue):

@@ -112,13 +112,8 @@ def _squeeze(call: rx.Call, x: Any) -> Any:
 
 register_legalize("relax.broadcast_to", lambda c, x, shape: topi.broadcast_to(x, shape))
 register_legalize("relax.concat", lambda c, xs: topi.concatenate(xs, c.attr("axis")))
-@register_legalize("relax.take")
-def _take(call: rx.Call, x: Any, indices: Any) -> Any:
-    if isinstance(indices, tx.PrimExpr):  # a single index given as a PrimValue
-        from ... import te
-
-        indices = te.compute((), lambda: indices, name="T_index")
-    return topi.take(x, indices, call.attr("axis"), call.attr("mode") or "fast")
+register_legalize("relax.take", lambda c, x, indices: topi.take(
+    x, indices, c.attr("axis"), c.attr("mode") or "fast"))
 register_legalize("relax.strided_slice",
                   lambda c, x: topi.strided_slice(x, slice_spec(c, x.shape)))
 def fill_value(v: Any, dtype: str) -> Any:
