@@ -227,9 +227,22 @@ def _read_shifted(t: te.Tensor, i: tuple[Any, ...], axis: int, start: Any) -> tx
 
 def strided_slice(x: te.Tensor, spec: list[tuple[Any, Any, int]]) -> te.Tensor:
     """`spec`: (begin, extent, stride) per axis."""
-    shape = tuple(ext for _, ext, _ in spec)
-    return te.compute(shape, lambda *i: x[tuple(v * s + b for v, (b, _, s) in zip(i, spec))],
+    shape = tuple(tx.const(e, "int64") if isinstance(e, int) else e for _, e, _ in spec)
+    at = (lambda v, b, s: v * s + b) if scheduled() else _strided_index
+    return te.compute(shape, lambda *i: x[tuple(at(v, b, s) for v, (b, _, s) in zip(i, spec))],
                       name="T_strided_slice")
+
+
+def _strided_index(v: tx.PrimExpr, begin: Any, stride: int) -> tx.PrimExpr:
+    """`begin + v * stride` as TVM writes it: `v`, `v + 2`, `v * 3 + 1`, `8 - v * 3`."""
+    b = begin.value if isinstance(begin, tx.IntImm) else begin
+    if stride < 0:
+        return tx.const(b, "int64") - (v if stride == -1 else v * tx.const(-stride, "int64")) \
+            if isinstance(b, int) else b - v * tx.const(-stride, "int64")
+    scaled = v if stride == 1 else v * tx.const(stride, "int64")
+    if isinstance(b, int):
+        return scaled if b == 0 else scaled + tx.const(b, "int64")
+    return scaled + b
 
 
 def take(x: te.Tensor, indices: te.Tensor | tx.PrimExpr, axis: int | None = None,

@@ -222,3 +222,57 @@ def test_take_in_fast_mode_reads_the_index_as_given():
     assert_structural_equal(_kernel(mod), expected)
     x, i = np.random.rand(2, 3).astype("float32"), np.array([2, 0, 1, 2], "int64")
     np.testing.assert_allclose(_run(mod, x, i), x[:, i])
+
+
+def test_strided_slice_indices_are_written_as_tvm_simplifies_them():
+    @R.function
+    def main(x: R.Tensor((8, 10), "float32")):
+        return R.strided_slice(x, axes=[0, 1], begin=[1, 8], end=[8, 0], strides=[2, -3])
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(x: T.Buffer((T.int64(8), T.int64(10)), "float32"),
+                 T_strided_slice_with_axes: T.Buffer((T.int64(4), T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for ax0, ax1 in T.grid(T.int64(4), T.int64(3)):
+            with T.sblock("T_strided_slice_with_axes"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T_strided_slice_with_axes[v_ax0, v_ax1] = x[
+                    v_ax0 * T.int64(2) + T.int64(1), T.int64(8) - v_ax1 * T.int64(3)]
+
+    mod = _legalize_main(main)
+    assert_structural_equal(_kernel(mod), expected)
+    x = np.random.rand(8, 10).astype("float32")
+    np.testing.assert_allclose(_run(mod, x), x[1:8:2, 8:0:-3])
+
+
+def test_uneven_split_gives_ceil_sized_sections_and_a_shorter_last_one():
+    @R.function
+    def main(x: R.Tensor((2, 10), "float32")):
+        return R.split(x, 3, axis=1)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(x: T.Buffer((T.int64(2), T.int64(10)), "float32"),
+                 s0: T.Buffer((T.int64(2), T.int64(4)), "float32"),
+                 s1: T.Buffer((T.int64(2), T.int64(4)), "float32"),
+                 s2: T.Buffer((T.int64(2), T.int64(2)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for ax0, ax1 in T.grid(T.int64(2), T.int64(4)):
+            with T.sblock("T_split_sections"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                s0[v_ax0, v_ax1] = x[v_ax0, v_ax1]
+        for ax0, ax1 in T.grid(T.int64(2), T.int64(4)):
+            with T.sblock("T_split_sections_1"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                s1[v_ax0, v_ax1] = x[v_ax0, v_ax1 + T.int64(4)]
+        for ax0, ax1 in T.grid(T.int64(2), T.int64(2)):
+            with T.sblock("T_split_sections_2"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                s2[v_ax0, v_ax1] = x[v_ax0, v_ax1 + T.int64(8)]
+
+    mod = _legalize_main(main)
+    assert_structural_equal(_kernel(mod), expected)
+    x = np.random.rand(2, 10).astype("float32")
+    vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
+    # as TVM (and torch.split with a size of ceil(10 / 3)): 4, 4 and 2 columns
+    for got, want in zip(vm["main"](tvm.nd.array(x)), (x[:, :4], x[:, 4:8], x[:, 8:])):
+        np.testing.assert_allclose(got.numpy(), want)

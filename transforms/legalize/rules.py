@@ -139,6 +139,8 @@ def _split(call: rx.Call, x: Any) -> list[Any]:
     pieces = []
     for lo, hi in split_bounds("relax.split", x.shape[axis], call.attr("indices_or_sections")):
         spec: list[tuple[Any, Any, int]] = [(0, d, 1) for d in x.shape]
+        if isinstance(hi, tx.IntImm):
+            hi = hi.value
         spec[axis] = (lo, tx.const(hi - lo, "int64") if isinstance(hi, int) else hi - lo, 1)
         pieces.append(topi.strided_slice(x, spec))
     return pieces
