@@ -276,3 +276,29 @@ def test_uneven_split_gives_ceil_sized_sections_and_a_shorter_last_one():
     # as TVM (and torch.split with a size of ceil(10 / 3)): 4, 4 and 2 columns
     for got, want in zip(vm["main"](tvm.nd.array(x)), (x[:, :4], x[:, 4:8], x[:, 8:])):
         np.testing.assert_allclose(got.numpy(), want)
+
+
+def test_plain_matmul_broadcasts_batch_dims_and_casts_operands():
+    @R.function
+    def main(x: R.Tensor((1, 4, 5), "float16"), y: R.Tensor((3, 5, 2), "float16")):
+        return R.matmul(x, y, out_dtype="float32")
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(x: T.Buffer((T.int64(1), T.int64(4), T.int64(5)), "float16"),
+                 y: T.Buffer((T.int64(3), T.int64(5), T.int64(2)), "float16"),
+                 matmul: T.Buffer((T.int64(3), T.int64(4), T.int64(2)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1, i2, k in T.grid(T.int64(3), T.int64(4), T.int64(2), T.int64(5)):
+            with T.sblock("matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                with T.init():
+                    matmul[v_i0, v_i1, v_i2] = T.float32(0.0)
+                matmul[v_i0, v_i1, v_i2] = matmul[v_i0, v_i1, v_i2] + T.Cast(
+                    "float32", x[T.int64(0), v_i1, v_k]) * T.Cast("float32", y[v_i0, v_k, v_i2])
+
+    mod = _legalize_main(main)
+    assert_structural_equal(_kernel(mod), expected)
+    x = np.random.rand(1, 4, 5).astype("float16")
+    y = np.random.rand(3, 5, 2).astype("float16")
+    want = np.matmul(x.astype("float32"), y.astype("float32"))
+    np.testing.assert_allclose(_run(mod, x, y), want, rtol=1e-5)

@@ -15,6 +15,8 @@ from ...ir import struct_info as si
 from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL, NN_UNARY, UNARY
 from ...ir.ops.manipulate import slice_spec, split_bounds
 from ...tir import expr as tx
+from ...topi.linalg_stats import matmul_plain
+from ...topi.schedule_mode import scheduled
 
 Rule = Callable[..., Any]
 LEGALIZE: dict[str, Rule] = {}
@@ -74,8 +76,9 @@ for _n in NN_UNARY:
 register_legalize("relax.astype", lambda c, x: topi.cast(x, c.attr("dtype")))
 register_legalize("relax.where", _simple(topi.where))
 register_legalize("relax.ewise_fma", lambda c, a, b, d: topi.add(topi.multiply(a, b), d))
-register_legalize("relax.matmul",
-                  lambda c, a, b: topi.matmul(a, b, out_dtype=c.attr("out_dtype")))
+register_legalize("relax.matmul", lambda c, a, b: topi.matmul(
+    a, b, out_dtype=c.attr("out_dtype")) if scheduled() else matmul_plain(
+    a, b, c.attr("out_dtype") or None))
 register_legalize("relax.permute_dims", lambda c, x: topi.transpose(x, c.attr("axes")))
 register_legalize("relax.reshape", lambda c, x, shape: topi.reshape(x, _out(c).shape))
 register_legalize("relax.flatten", lambda c, x: topi.reshape(x, _out(c).shape))
