@@ -8,6 +8,7 @@ block has `T.init()` with the combiner's identity.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..tir import expr as tx
@@ -105,6 +106,11 @@ def compute_stmt(t: Tensor) -> Stmt:
     block = _block(t, op, red, axes, with_init=True)
     mins = [a.dom.min for a in axes]  # type: ignore[union-attr]
     values = tuple(lv if _is_zero(m) else lv + m for lv, m in zip(loops, mins))
+    if not axes:  # TVM gives a 0-d compute's block one unit iter var, bound to 0
+        zero = tx.const(0, "int64")
+        unit = IterVar(tx.Var("vi", "int64"), Range(zero, tx.const(1, "int64")),
+                       IterType.SPATIAL)
+        block, values = replace(block, iter_vars=(unit,)), (zero,)
     stmt: Stmt = BlockRealize(values, TRUE, block)
     for lv, a in reversed(list(zip(loops, axes))):
         stmt = For(lv, tx.const(0, "int64"), a.dom.extent, ForKind.SERIAL, stmt)  # type: ignore

@@ -7,7 +7,10 @@ from typing import Any
 from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
-from .transform import _is_one, _prod, _reduce_axes, broadcast_shape, mean, sum
+from .schedule_mode import scheduled
+from .transform import (
+    _is_one, _prod, _reduce_axes, broadcast_shape, mean, multiply, subtract, sum,
+)
 
 B = tx.BinaryOp
 
@@ -34,6 +37,9 @@ def outer(a: te.Tensor, b: te.Tensor) -> te.Tensor:
 
 
 def variance(x: te.Tensor, axis: Any, keepdims: bool) -> te.Tensor:
+    if not scheduled():  # TVM's stages: mean, subtract, multiply, sum, divide
+        diff = subtract(x, mean(x, axis, True))
+        return mean(multiply(diff, diff), axis, keepdims)
     m = mean(x, axis, True)
     axes = _reduce_axes(x, axis)
     sq = te.compute(x.shape, lambda *i: (x[i] - m[tuple(tx.const(0, "int64") if a in axes
@@ -47,7 +53,8 @@ def variance(x: te.Tensor, axis: Any, keepdims: bool) -> te.Tensor:
 
 def std(x: te.Tensor, axis: Any, keepdims: bool) -> te.Tensor:
     v = variance(x, axis, keepdims)
-    return te.compute(v.shape, lambda *i: tx.Call(x.dtype, "tir.sqrt", (v[i],)), name="T_std")
+    return te.compute(v.shape, lambda *i: tx.Call(x.dtype, "tir.sqrt", (v[i],)),
+                      name="T_std" if scheduled() else "compute")
 
 
 def meshgrid(xs: list[te.Tensor], indexing: str) -> list[te.Tensor]:

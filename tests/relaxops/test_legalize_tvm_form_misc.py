@@ -302,3 +302,55 @@ def test_plain_matmul_broadcasts_batch_dims_and_casts_operands():
     y = np.random.rand(3, 5, 2).astype("float16")
     want = np.matmul(x.astype("float32"), y.astype("float32"))
     np.testing.assert_allclose(_run(mod, x, y), want, rtol=1e-5)
+
+
+def test_std_has_tvms_stages_and_a_unit_iter_var_in_0d_blocks():
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        return R.std(x)
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(x: T.Buffer((T.int64(2), T.int64(3)), "float32"),
+                 compute: T.Buffer((), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        x_red = T.sblock_alloc_buffer((T.int64(1), T.int64(1)))
+        T_divide = T.sblock_alloc_buffer((T.int64(1), T.int64(1)))
+        T_subtract = T.sblock_alloc_buffer((T.int64(2), T.int64(3)))
+        T_multiply = T.sblock_alloc_buffer((T.int64(2), T.int64(3)))
+        T_multiply_red = T.sblock_alloc_buffer(())
+        T_divide_1 = T.sblock_alloc_buffer(())
+        for ax0, ax1, k0, k1 in T.grid(T.int64(1), T.int64(1), T.int64(2), T.int64(3)):
+            with T.sblock("x_red"):
+                v_ax0, v_ax1, v_k0, v_k1 = T.axis.remap("SSRR", [ax0, ax1, k0, k1])
+                with T.init():
+                    x_red[v_ax0, v_ax1] = T.float32(0.0)
+                x_red[v_ax0, v_ax1] = x_red[v_ax0, v_ax1] + x[v_k0, v_k1]
+        for ax0, ax1 in T.grid(T.int64(1), T.int64(1)):
+            with T.sblock("T_divide"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T_divide[v_ax0, v_ax1] = x_red[v_ax0, v_ax1] / T.float32(6.0)
+        for ax0, ax1 in T.grid(T.int64(2), T.int64(3)):
+            with T.sblock("T_subtract"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T_subtract[v_ax0, v_ax1] = x[v_ax0, v_ax1] - T_divide[T.int64(0), T.int64(0)]
+        for ax0, ax1 in T.grid(T.int64(2), T.int64(3)):
+            with T.sblock("T_multiply"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T_multiply[v_ax0, v_ax1] = T_subtract[v_ax0, v_ax1] * T_subtract[v_ax0, v_ax1]
+        for k0, k1 in T.grid(T.int64(2), T.int64(3)):
+            with T.sblock("T_multiply_red"):
+                v_k0, v_k1 = T.axis.remap("RR", [k0, k1])
+                with T.init():
+                    T_multiply_red[()] = T.float32(0.0)
+                T_multiply_red[()] = T_multiply_red[()] + T_multiply[v_k0, v_k1]
+        with T.sblock("T_divide_1"):
+            vi = T.axis.spatial(T.int64(1), T.int64(0))  # noqa: F841 (TVM prints it)
+            T_divide_1[()] = T_multiply_red[()] / T.float32(6.0)
+        with T.sblock("compute"):
+            vi = T.axis.spatial(T.int64(1), T.int64(0))  # noqa: F841 (TVM prints it)
+            compute[()] = T.sqrt(T_divide_1[()])
+
+    mod = _legalize_main(main)
+    assert_structural_equal(_kernel(mod), expected)
+    x = np.random.rand(2, 3).astype("float32")
+    np.testing.assert_allclose(_run(mod, x), x.std(), rtol=1e-5)
