@@ -213,12 +213,34 @@ def concatenate(xs: list[te.Tensor], axis: int = 0) -> te.Tensor:
     shape = tuple(acc if k == axis else d for k, d in enumerate(xs[0].shape))
 
     def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        if not scheduled():
+            return _concat_plain(xs, i, axis)
         value = _read_shifted(xs[-1], i, axis, starts[-1])
         for t, s in zip(reversed(xs[:-1]), reversed(starts[:-1])):
             end = simplify(s + t.shape[axis])
             value = te.if_then_else(i[axis] < end, _read_shifted(t, i, axis, s), value)
         return value
     return te.compute(shape, body, name="T_concat")
+
+
+def _concat_plain(xs: list[te.Tensor], i: tuple[Any, ...], axis: int) -> tx.PrimExpr:
+    """TVM's form: from the last input down, `start <= i` (static starts) or `0 <= i - d0 -
+    d1 ...` (symbolic) selects an input read at `i - start`; the first reads at `i`."""
+    offsets: list[tx.PrimExpr] = [i[axis]]
+    start: int | None = 0
+    for t in xs[:-1]:
+        d = simplify(t.shape[axis])
+        start = start + d.value if start is not None and isinstance(d, tx.IntImm) else None
+        offsets.append(i[axis] - tx.const(start, "int64") if start is not None
+                       else offsets[-1] - d)
+    value = xs[0][i]
+    for k in range(1, len(xs)):
+        off = offsets[k]
+        idx = tuple(off if a == axis else v for a, v in enumerate(i))
+        cond = tx.binop(B.LE, off.b, i[axis]) if isinstance(off.b, tx.IntImm) and \
+            off.a is i[axis] else tx.binop(B.LE, _zero(), off)
+        value = te.if_then_else(cond, xs[k][idx], value)
+    return value
 
 
 def _read_shifted(t: te.Tensor, i: tuple[Any, ...], axis: int, start: Any) -> tx.PrimExpr:

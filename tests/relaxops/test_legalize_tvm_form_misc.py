@@ -354,3 +354,45 @@ def test_std_has_tvms_stages_and_a_unit_iter_var_in_0d_blocks():
     assert_structural_equal(_kernel(mod), expected)
     x = np.random.rand(2, 3).astype("float32")
     np.testing.assert_allclose(_run(mod, x), x.std(), rtol=1e-5)
+
+
+def test_concat_of_a_tuple_variable_binds_its_items_first():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(t: R.Tuple(R.Tensor((2, 3), "float32"), R.Tensor((2, 4), "float32"))):
+            with R.dataflow():
+                gv = R.concat(t, axis=1)
+                R.output(gv)
+            return gv
+
+    @I.ir_module
+    class Expected:
+        @T.prim_func(private=True, s_tir=True)
+        def concatenate(lv: T.Buffer((T.int64(2), T.int64(3)), "float32"),
+                        lv1: T.Buffer((T.int64(2), T.int64(4)), "float32"),
+                        T_concat: T.Buffer((T.int64(2), T.int64(7)), "float32")):
+            T.func_attr({"tirx.noalias": True})
+            for ax0, ax1 in T.grid(T.int64(2), T.int64(7)):
+                with T.sblock("T_concat"):
+                    v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                    T_concat[v_ax0, v_ax1] = T.if_then_else(
+                        T.int64(3) <= v_ax1, lv1[v_ax0, v_ax1 - T.int64(3)], lv[v_ax0, v_ax1])
+
+        @R.function
+        def main(t: R.Tuple(R.Tensor((2, 3), "float32"), R.Tensor((2, 4), "float32"))):
+            cls = Expected
+            with R.dataflow():
+                lv: R.Tensor((2, 3), dtype="float32") = t[0]
+                lv1: R.Tensor((2, 4), dtype="float32") = t[1]
+                gv = R.call_tir(cls.concatenate, (lv, lv1),
+                                out_ty=R.Tensor((2, 7), dtype="float32"))
+                R.output(gv)
+            return gv
+
+    after = relax.transform.LegalizeOps()(Before)
+    assert_structural_equal(after, Expected)
+    a, b = np.random.rand(2, 3).astype("float32"), np.random.rand(2, 4).astype("float32")
+    vm = relax.VirtualMachine(relax.build(after, target="llvm"), tvm.cpu())
+    out = vm["main"]((tvm.nd.array(a), tvm.nd.array(b))).numpy()
+    np.testing.assert_allclose(out, np.concatenate([a, b], axis=1))

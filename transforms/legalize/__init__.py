@@ -37,6 +37,35 @@ __all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]
 class _Legalizer(ExprMutator):
     def __init__(self, emitter: TEEmitter, rules: dict[str, Callable[..., Any]]) -> None:
         self.emitter, self.rules = emitter, rules
+        # bindings to put before the one being visited (None outside a binding block)
+        self.pending: list[rx.VarBinding] | None = None
+        self.dataflow = False
+
+    def visit_block(self, block: rx.BindingBlock) -> rx.BindingBlock:
+        out: list[Any] = []
+        self.dataflow = isinstance(block, rx.DataflowBlock)
+        for b in block.bindings:
+            self.pending = []
+            new = self.visit_binding(b)
+            out += [*self.pending, new]
+        self.pending = None
+        return block if _same_items(out, block.bindings) else replace(block, bindings=tuple(out))
+
+    def expand_tuple(self, e: rx.Expr) -> rx.Expr:
+        """A tuple-typed variable as a Tuple of its items (te sees a list of tensors), each
+        item bound to a variable first, as TVM's legalization emits `gv = t[0]`."""
+        s = e.struct_info
+        if not isinstance(s, si.TupleStructInfo) or isinstance(e, rx.Tuple):
+            return e
+        items: list[rx.Expr] = [rx.TupleGetItem(e, i, f) for i, f in enumerate(s.fields)]
+        if self.pending is not None:
+            make = rx.DataflowVar if self.dataflow else rx.Var
+            names = ("lv" if self.dataflow else "gv") + "{}"
+            bound = [make(names.format(len(self.pending) + k or ""), f)
+                     for k, f in enumerate(s.fields)]
+            self.pending += [rx.VarBinding(v, item) for v, item in zip(bound, items)]
+            items = list(bound)
+        return rx.Tuple(tuple(items), s)
 
     def visit_Call(self, call: rx.Call) -> rx.Expr:
         call = self.generic_visit(call)
@@ -47,7 +76,7 @@ class _Legalizer(ExprMutator):
         folded = FOLD[call.op.name](call) if call.op.name in FOLD else None
         if folded is not None:
             return folded
-        args = [_expand_tuple(a) for a in call.args]
+        args = [self.expand_tuple(a) for a in call.args]
         if call.op.name in SHAPE_ONLY_FIRST:  # the kernel needs x's shape, not its data
             args[0] = rx.ShapeExpr(tuple(args[0].struct_info.shape), si.ShapeStructInfo(
                 tuple(args[0].struct_info.shape)))
@@ -102,12 +131,8 @@ def _known_sinfo(s: Any) -> bool:
     return s is not None
 
 
-def _expand_tuple(e: rx.Expr) -> rx.Expr:
-    """A tuple-typed variable as a Tuple of its items (te sees a list of tensors)."""
-    s = e.struct_info
-    if isinstance(s, si.TupleStructInfo) and not isinstance(e, rx.Tuple):
-        return rx.Tuple(tuple(rx.TupleGetItem(e, i, f) for i, f in enumerate(s.fields)), s)
-    return e
+def _same_items(new: list[Any], old: tuple[Any, ...]) -> bool:
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old))
 
 
 def legalize_module(mod: IRModule, custom: dict[str, Callable[..., Any]] | None = None
