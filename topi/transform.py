@@ -11,6 +11,7 @@ from typing import Any, Callable
 from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
+from .reshape_index import ravel_plain, unravel_plain
 from .schedule_mode import scheduled
 
 Fn = Callable[..., tx.PrimExpr]
@@ -191,8 +192,16 @@ def ravel(idx: tuple[tx.PrimExpr, ...], shape: tuple[tx.PrimExpr, ...]) -> tx.Pr
 
 def reshape(x: te.Tensor, shape: Any) -> te.Tensor:
     dims = tuple(tx.const(d, "int64") if isinstance(d, int) else d for d in shape)
-    return te.compute(dims, lambda *i: x[unravel(ravel(i, dims), x.shape)] if x.ndim
-                      else x[()], name="T_reshape")
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        if not x.ndim:
+            return x[()]
+        if not scheduled():
+            idx = unravel_plain(ravel_plain(i, dims), x.shape)
+            if idx is not None:
+                return x[idx]
+        return x[unravel(ravel(i, dims), x.shape)]
+    return te.compute(dims, body, name="T_reshape")
 
 
 def expand_dims(x: te.Tensor, shape: Any) -> te.Tensor:

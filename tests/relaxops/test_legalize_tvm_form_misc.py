@@ -396,3 +396,48 @@ def test_concat_of_a_tuple_variable_binds_its_items_first():
     vm = relax.VirtualMachine(relax.build(after, target="llvm"), tvm.cpu())
     out = vm["main"]((tvm.nd.array(a), tvm.nd.array(b))).numpy()
     np.testing.assert_allclose(out, np.concatenate([a, b], axis=1))
+
+
+def test_reshape_index_is_unraveled_as_tvm_simplifies_it():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((1, 2, 3, 4), "float32"), y: R.Tensor(("a", "b"), "float32")):
+            a = T.int64()
+            b = T.int64()
+            gv = R.reshape(x, (8, 3))
+            gv1 = R.reshape(y, (a * b,))
+            return (gv, gv1)
+
+    # apache-tvm 0.27 prints these two kernels for the calls above
+    @T.prim_func(private=True, s_tir=True)
+    def static(x: T.Buffer((T.int64(1), T.int64(2), T.int64(3), T.int64(4)), "float32"),
+               T_reshape: T.Buffer((T.int64(8), T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for ax0, ax1 in T.grid(T.int64(8), T.int64(3)):
+            with T.sblock("T_reshape"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                T_reshape[v0, v1] = x[T.int64(0), (v0 * T.int64(3) + v1) % T.int64(24) // T.int64(
+                    12), (v0 * T.int64(3) + v1) % T.int64(12) // T.int64(4), (
+                    v0 * T.int64(3) + v1) % T.int64(4)]
+
+    @T.prim_func(private=True, s_tir=True)
+    def symbolic(var_x: T.handle, var_T_reshape: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        a, b = T.int64(), T.int64()
+        x = T.match_buffer(var_x, (a, b))
+        T_reshape = T.match_buffer(var_T_reshape, (a * b,))
+        for ax0 in range(a * b):
+            with T.sblock("T_reshape"):
+                v_ax0 = T.axis.spatial(a * b, ax0)
+                T_reshape[v_ax0] = x[v_ax0 // b % a, v_ax0 % b]
+
+    after = relax.transform.LegalizeOps()(Before)
+    assert_structural_equal(after["reshape"], static)
+    assert_structural_equal(after["reshape1"], symbolic)
+    x = np.random.rand(1, 2, 3, 4).astype("float32")
+    y = np.random.rand(3, 5).astype("float32")
+    vm = relax.VirtualMachine(relax.build(after, target="llvm"), tvm.cpu())
+    gv, gv1 = vm["main"](tvm.nd.array(x), tvm.nd.array(y))
+    np.testing.assert_allclose(gv.numpy(), x.reshape(8, 3))
+    np.testing.assert_allclose(gv1.numpy(), y.reshape(15))
