@@ -36,7 +36,13 @@ def _wrap(i: tx.PrimExpr, n: tx.PrimExpr) -> tx.PrimExpr:
 def flip(x: te.Tensor, axis: int) -> te.Tensor:
     axis %= x.ndim
     n = x.shape[axis]
-    return te.compute(x.shape, lambda *i: x[_at(i, axis, n - 1 - i[axis])], name="T_reverse")
+
+    def at(i: tx.PrimExpr) -> tx.PrimExpr:  # TVM writes `1 - i` for n = 2, `n - i - 1`
+        if isinstance(n, tx.IntImm):
+            return tx.const(n.value - 1, n.dtype) - i
+        return n - i - tx.const(1, n.dtype)
+    return te.compute(x.shape, lambda *i: x[_at(i, axis, at(i[axis]))],
+                      name="T_reverse_sequence")
 
 
 def tile(x: te.Tensor, reps: tuple[int, ...]) -> te.Tensor:
@@ -51,7 +57,7 @@ def tile(x: te.Tensor, reps: tuple[int, ...]) -> te.Tensor:
 
 def repeat(x: te.Tensor, r: int, axis: int | None) -> te.Tensor:
     if axis is None:
-        x = reshape(x, (_prod(x.shape),))
+        x = reshape(x, (simplify(_prod(x.shape)),))
         axis = 0
     axis %= x.ndim
     shape = _at(tuple(x.shape), axis, simplify(x.shape[axis] * r))
@@ -85,7 +91,7 @@ def one_hot(ind: te.Tensor, on: Any, off: Any, depth: int, axis: int) -> te.Tens
 def cumulative(x: te.Tensor, axis: int | None, dtype: str, exclusive: bool, kind: str
                ) -> te.Tensor:
     if axis is None:
-        x = reshape(x, (_prod(x.shape),))
+        x = reshape(x, (simplify(_prod(x.shape)),))
         axis = 0
     axis %= x.ndim
     k = te.reduce_axis(x.shape[axis], "k")

@@ -76,9 +76,23 @@ def collapse_sum(x: te.Tensor, target: tuple[Any, ...]) -> te.Tensor:
                                          and simplify(x.shape[lead + k]).value == 1)]
     if not axes:
         return te.compute(x.shape, lambda *i: x[i], name="T_collapse_sum")
+    if not scheduled():
+        return _collapse_sum_plain(x, tuple(target), lead, axes)
     s = sum(x, axes, True)
     return te.compute(tuple(target), lambda *i: s[(tx.const(0, "int64"),) * lead + tuple(i)],
                       name="T_collapse_sum")
+
+
+def _collapse_sum_plain(x: te.Tensor, target: tuple[Any, ...], lead: int, axes: list[int]
+                        ) -> te.Tensor:
+    """TVM's form: one reduction straight into the target shape, x read at the output's
+    indices on kept axes and at a reduce axis (`k<axis>`) on summed ones."""
+    red = {a: te.reduce_axis(x.shape[a], f"k{a}") for a in axes}
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        src = tuple(red[a] if a in red else i[a - lead] for a in range(x.ndim))
+        return te.sum(x[src], axis=list(red.values()))
+    return te.compute(target, body, name="x_red")
 
 
 def matmul_plain(a: te.Tensor, b: te.Tensor, out_dtype: str | None = None) -> te.Tensor:

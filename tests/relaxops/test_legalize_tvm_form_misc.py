@@ -441,3 +441,42 @@ def test_reshape_index_is_unraveled_as_tvm_simplifies_it():
     gv, gv1 = vm["main"](tvm.nd.array(x), tvm.nd.array(y))
     np.testing.assert_allclose(gv.numpy(), x.reshape(8, 3))
     np.testing.assert_allclose(gv1.numpy(), y.reshape(15))
+
+
+def test_flip_and_collapse_sum_like_in_tvms_form():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((1, 3), "float32")):
+            gv = R.flip(x, axis=0)
+            gv1 = R.collapse_sum_like(gv, y)
+            return gv1
+
+    # apache-tvm 0.27 prints these kernels (collapse_sum_like takes no buffer for y)
+    @T.prim_func(private=True, s_tir=True)
+    def flip(x: T.Buffer((T.int64(2), T.int64(3)), "float32"),
+             T_reverse_sequence: T.Buffer((T.int64(2), T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for ax0, ax1 in T.grid(T.int64(2), T.int64(3)):
+            with T.sblock("T_reverse_sequence"):
+                v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                T_reverse_sequence[v0, v1] = x[T.int64(1) - v0, v1]
+
+    @T.prim_func(private=True, s_tir=True)
+    def collapse_sum(x: T.Buffer((T.int64(2), T.int64(3)), "float32"),
+                     x_red: T.Buffer((T.int64(1), T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for ax0, ax1, k0 in T.grid(T.int64(1), T.int64(3), T.int64(2)):
+            with T.sblock("x_red"):
+                v_ax0, v_ax1, v_k0 = T.axis.remap("SSR", [ax0, ax1, k0])
+                with T.init():
+                    x_red[v_ax0, v_ax1] = T.float32(0.0)
+                x_red[v_ax0, v_ax1] = x_red[v_ax0, v_ax1] + x[v_k0, v_ax1]
+
+    after = relax.transform.LegalizeOps()(Before)
+    assert_structural_equal(after["flip"], flip)
+    assert_structural_equal(after["collapse_sum"], collapse_sum)
+    x, y = np.random.rand(2, 3).astype("float32"), np.zeros((1, 3), "float32")
+    vm = relax.VirtualMachine(relax.build(after, target="llvm"), tvm.cpu())
+    got = vm["main"](tvm.nd.array(x), tvm.nd.array(y)).numpy()
+    np.testing.assert_allclose(got, x[::-1].sum(axis=0, keepdims=True), rtol=1e-6)

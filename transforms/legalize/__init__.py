@@ -77,9 +77,10 @@ class _Legalizer(ExprMutator):
         if folded is not None:
             return folded
         args = [self.expand_tuple(a) for a in call.args]
-        if call.op.name in SHAPE_ONLY_FIRST:  # the kernel needs x's shape, not its data
-            args[0] = rx.ShapeExpr(tuple(args[0].struct_info.shape), si.ShapeStructInfo(
-                tuple(args[0].struct_info.shape)))
+        if call.op.name in SHAPE_ONLY:  # the kernel needs the argument's shape, not its data
+            k = SHAPE_ONLY[call.op.name]
+            args[k] = rx.ShapeExpr(tuple(args[k].struct_info.shape), si.ShapeStructInfo(
+                tuple(args[k].struct_info.shape)))
         if call.op.name in SCALAR_OPERAND_OPS:
             args = _inline_scalar_constants(args)
         rule = self.rules[call.op.name]
@@ -96,8 +97,10 @@ class _Legalizer(ExprMutator):
 # literal (`x + T.float32(1)`), as TVM's legalization does, rather than passed as a buffer.
 SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in (
     *BINARY, *COMPARE, *LOGICAL, "full", "full_like", "quantize", "dequantize"))
-# `full_like(x, v)` and kin read only x's shape: TVM's kernel takes no buffer for x.
-SHAPE_ONLY_FIRST = frozenset(("relax.full_like", "relax.zeros_like", "relax.ones_like"))
+# `full_like(x, v)` and kin read only x's shape (collapse_sum_like only its target's): TVM's
+# kernel takes no buffer for that argument. Op name -> the argument's index.
+SHAPE_ONLY = {"relax.full_like": 0, "relax.zeros_like": 0, "relax.ones_like": 0,
+              "relax.collapse_sum_like": 1}
 
 
 def _scalar_constant(e: rx.Expr) -> tx.PrimExpr | None:

@@ -29,7 +29,7 @@ register_legalize("relax.nn.prelu", lambda c, x, a: m.prelu(x, a, c.attr("axis")
 
 register_legalize("relax.arange", lambda c, start, end, step: cr.arange(
     start, step, c.struct_info.shape[0], c.attr("dtype")))
-# x arrives as its shape (LegalizeOps' SHAPE_ONLY_FIRST); the dtype is the call's
+# x arrives as its shape (LegalizeOps' SHAPE_ONLY); the dtype is the call's
 register_legalize("relax.full_like", lambda c, shape, v: topi.full(
     shape, c.struct_info.dtype, fill_value(v, c.struct_info.dtype)))
 register_legalize("relax.zeros_like", lambda c, shape: topi.full(shape, c.struct_info.dtype, 0))
