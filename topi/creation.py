@@ -17,8 +17,16 @@ def _as(v: Any, dtype: str) -> tx.PrimExpr:
 
 
 def arange(start: Any, step: Any, n: Any, dtype: str) -> te.Tensor:
+    if not scheduled() and dtype == "int64":  # TVM's form: i * step + start
+        return te.compute((n,), lambda i: _affine(i, _as(step, dtype), _as(start, dtype)),
+                          name="T_arange")
     return te.compute((n,), lambda i: _as(start, dtype) + _as(i, dtype) * _as(step, dtype),
                       name="T_arange")
+
+
+def _affine(i: tx.PrimExpr, step: tx.PrimExpr, start: tx.PrimExpr) -> tx.PrimExpr:
+    scaled = i if isinstance(step, tx.IntImm) and step.value == 1 else i * step
+    return scaled if isinstance(start, tx.IntImm) and start.value == 0 else scaled + start
 
 
 def full_like(x: te.Tensor, value: Any, dtype: str) -> te.Tensor:
@@ -61,3 +69,15 @@ def _trilu_keep(row: tx.PrimExpr, col: tx.PrimExpr, k: Any, upper: bool) -> tx.P
     if shift < 0:
         return tx.binop(B.LE, lo, hi + tx.const(-shift, "int64"))
     return tx.binop(B.LE, lo, hi)
+
+
+def shape_to_tensor(values: tuple[Any, ...]) -> te.Tensor:
+    """A shape's values as a 1-d int64 tensor: a chain of `i == k` selections (TVM's form);
+    symbolic values are the kernel's scalar parameters."""
+    def body(i: tx.PrimExpr) -> tx.PrimExpr:
+        out: tx.PrimExpr = tx.const(0, "int64")
+        for k in range(len(values) - 1, -1, -1):
+            out = te.if_then_else(tx.binop(B.EQ, i, tx.const(k, "int64")),
+                                  _as(values[k], "int64"), out)
+        return out
+    return te.compute((len(values),), body, name="shape_to_tensor")

@@ -480,3 +480,62 @@ def test_flip_and_collapse_sum_like_in_tvms_form():
     vm = relax.VirtualMachine(relax.build(after, target="llvm"), tvm.cpu())
     got = vm["main"](tvm.nd.array(x), tvm.nd.array(y)).numpy()
     np.testing.assert_allclose(got, x[::-1].sum(axis=0, keepdims=True), rtol=1e-6)
+
+
+def test_symbolic_values_no_input_binds_become_scalar_parameters():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(("m", 3), "float32")):
+            m = T.int64()
+            s = R.shape_to_tensor(R.shape_of(x))
+            r = R.arange(1, R.prim_value(m), 2)
+            return (s, r)
+
+    # apache-tvm 0.27 prints these kernels: m is passed as `(m,)` and sizes T_arange
+    @T.prim_func(private=True, s_tir=True)
+    def shape_to_tensor(m: T.int64, out: T.Buffer((T.int64(2),), "int64")):
+        T.func_attr({"tirx.noalias": True})
+        for i in range(T.int64(2)):
+            with T.sblock("shape_to_tensor"):
+                v_i = T.axis.spatial(T.int64(2), i)
+                out[v_i] = T.if_then_else(v_i == T.int64(0), m, T.if_then_else(
+                    v_i == T.int64(1), T.int64(3), T.int64(0)))
+
+    @T.prim_func(private=True, s_tir=True)
+    def arange(m: T.int64, var_T_arange: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        T_arange = T.match_buffer(var_T_arange, (m // T.int64(2),), "int64")
+        for ax0 in range(m // T.int64(2)):
+            with T.sblock("T_arange"):
+                v_ax0 = T.axis.spatial(m // T.int64(2), ax0)
+                T_arange[v_ax0] = v_ax0 * T.int64(2) + T.int64(1)
+
+    after = relax.transform.LegalizeOps()(Before)
+    assert_structural_equal(after["shape_to_tensor"], shape_to_tensor)
+    assert_structural_equal(after["arange"], arange)
+    vm = relax.VirtualMachine(relax.build(after, target="llvm"), tvm.cpu())
+    s, r = vm["main"](tvm.nd.array(np.zeros((9, 3), "float32")))
+    np.testing.assert_array_equal(s.numpy(), [9, 3])
+    np.testing.assert_array_equal(r.numpy(), np.arange(1, 9, 2))
+
+
+def test_shape_to_tensor_of_unknown_values_is_the_packed_function():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(s: R.Shape(ndim=2)):
+            return R.shape_to_tensor(s)
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(s: R.Shape(ndim=2)):
+            gv = R.call_pure_packed("relax.run.shape_to_tensor", s,
+                                    sinfo_args=R.Tensor((2,), dtype="int64"))
+            return gv
+
+    after = relax.transform.LegalizeOps()(Before)
+    assert_structural_equal(after, Expected)
+    vm = relax.VirtualMachine(relax.build(after, target="llvm"), tvm.cpu())
+    np.testing.assert_array_equal(vm["main"](tvm.runtime.ShapeTuple([4, 7])).numpy(), [4, 7])

@@ -79,8 +79,9 @@ class _Legalizer(ExprMutator):
         args = [self.expand_tuple(a) for a in call.args]
         if call.op.name in SHAPE_ONLY:  # the kernel needs the argument's shape, not its data
             k = SHAPE_ONLY[call.op.name]
-            args[k] = rx.ShapeExpr(tuple(args[k].struct_info.shape), si.ShapeStructInfo(
-                tuple(args[k].struct_info.shape)))
+            s = args[k].struct_info
+            dims = tuple(s.values if isinstance(s, si.ShapeStructInfo) else s.shape)
+            args[k] = rx.ShapeExpr(dims, si.ShapeStructInfo(dims))
         if call.op.name in SCALAR_OPERAND_OPS:
             args = _inline_scalar_constants(args)
         rule = self.rules[call.op.name]
@@ -100,7 +101,7 @@ SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in (
 # `full_like(x, v)` and kin read only x's shape (collapse_sum_like only its target's): TVM's
 # kernel takes no buffer for that argument. Op name -> the argument's index.
 SHAPE_ONLY = {"relax.full_like": 0, "relax.zeros_like": 0, "relax.ones_like": 0,
-              "relax.collapse_sum_like": 1}
+              "relax.collapse_sum_like": 1, "relax.shape_to_tensor": 0}
 
 
 def _scalar_constant(e: rx.Expr) -> tx.PrimExpr | None:

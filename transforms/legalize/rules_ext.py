@@ -27,6 +27,7 @@ register_legalize("relax.nn.softplus",
                   lambda c, x: m.softplus(x, c.attr("beta"), c.attr("threshold")))
 register_legalize("relax.nn.prelu", lambda c, x, a: m.prelu(x, a, c.attr("axis")))
 
+register_legalize("relax.shape_to_tensor", lambda c, values: cr.shape_to_tensor(values))
 register_legalize("relax.arange", lambda c, start, end, step: cr.arange(
     start, step, c.struct_info.shape[0], c.attr("dtype")))
 # x arrives as its shape (LegalizeOps' SHAPE_ONLY); the dtype is the call's
