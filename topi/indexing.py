@@ -180,3 +180,23 @@ def sort_by_rank(x: te.Tensor, axis: int, descending: bool, count: Any = None,
             return te.sum(tx.Select(hit, x[_at(i, axis, j)], tx.const(0, x.dtype)), axis=j)
         return te.sum(tx.Select(hit, tx.Cast(dtype, j), tx.const(0, dtype)), axis=j)
     return te.compute(shape, body, name="T_sort" if want == "values" else "T_argsort")
+
+
+def reverse_sequence_plain(x: te.Tensor, lens: te.Tensor, seq_axis: int, batch_axis: int
+                           ) -> te.Tensor:
+    """TVM's form: position p of a sequence of length n reads p when n <= 1 or p >= n, the
+    mirrored `n - p - 1` otherwise (`len - 1 - p` when n runs past the axis)."""
+    seq_axis %= x.ndim
+    batch_axis %= x.ndim
+    size = x.shape[seq_axis]
+    one = tx.const(1, "int64")
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        n = lens[(i[batch_axis],)]
+        n = tx.Cast("int64", n) if n.dtype != "int64" else n
+        pos = i[seq_axis]
+        last = tx.const(size.value - 1, "int64") if isinstance(size, tx.IntImm) else size - one
+        keep = tx.binop(B.OR, tx.binop(B.LE, n, one), tx.binop(B.LE, n, pos))
+        mirrored = te.if_then_else(tx.binop(B.LT, size, n), last - pos, n - pos - one)
+        return x[_at(i, seq_axis, te.if_then_else(keep, pos, mirrored))]
+    return te.compute(x.shape, body, name="T_reverse_sequence")

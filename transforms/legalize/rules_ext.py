@@ -13,6 +13,7 @@ from ...topi import losses as lo
 from ...topi import indexing as ix
 from ...topi import math_ext as m
 from ...topi import nn_ext as nx
+from ...topi.schedule_mode import scheduled
 from ...topi.transform import reshape
 from ... import topi
 from .rules import fill_value, register_legalize
@@ -135,7 +136,8 @@ register_legalize("relax.nn.nll_loss", lambda c, x, t, w=None: lo.nll_loss(
 register_legalize("relax.nn.conv1d_transpose", lambda c, x, w: lo.conv1d_transpose(
     x, w, c.struct_info.shape, c.attr("strides"), c.attr("padding"), c.attr("dilation"),
     c.attr("groups"), c.struct_info.dtype))
-register_legalize("relax.reverse_sequence", lambda c, x, n: lo.reverse_sequence(
+register_legalize("relax.reverse_sequence", lambda c, x, n: (
+    lo.reverse_sequence if scheduled() else ix.reverse_sequence_plain)(
     x, n, c.attr("seq_axis"), c.attr("batch_axis")))
 register_legalize("relax.scatter_nd",
                   lambda c, x, i, u: lo.scatter_nd(x, i, u, c.attr("reduction")))
