@@ -237,7 +237,10 @@ def _later_output(t: Tensor, computes: list[Tensor]) -> bool:
 
 
 def _extern_stmt(op: ExternOp) -> Stmt:
-    """One opaque block running the user's statement over whole input and output buffers."""
+    """One opaque block running the user's statement over whole input and output buffers
+    (tvmlite: the statement itself, loops and blocks of its own, with `tvmlite.bare_body`)."""
+    if op.attrs.get("tvmlite.bare_body"):
+        return op.body
     def whole(b: Any) -> BufferRegion:
         return BufferRegion(b, tuple(Range(tx.const(0, d.dtype), d) for d in b.shape))
     block = Block(op.name, (), op.body, reads=tuple(whole(b) for b in op.input_placeholders),
@@ -273,7 +276,10 @@ def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> Pr
         raise ValueError(f"te.create_prim_func: placeholder(s) {missing} are used but not in "
                          "the argument list")
     computes = [t for t in order if isinstance(t.op, (ComputeOp, ExternOp))]
-    locals_ = tuple(t.buffer for t in computes if t not in args) + tuple(
+    # NOTE: an extern op's other outputs are written even when nothing reads them
+    siblings = [b for op in dict.fromkeys(t.op for t in computes if isinstance(t.op, ExternOp))
+                for b in op.output_placeholders if all(b is not t.buffer for t in computes)]
+    locals_ = tuple(t.buffer for t in computes if t not in args) + tuple(siblings) + tuple(
         t.op.accumulator for t in computes
         if isinstance(t.op, ComputeOp) and t.op.accumulator is not None)
     seen: dict[str, int] = {}

@@ -552,3 +552,39 @@ def test_plain_reverse_sequence_matches_a_hand_reference():
     want = x.copy()
     want[:3, 0] = x[2::-1, 0]  # the first batch reverses its first 3 steps, the second none
     np.testing.assert_allclose(_run(mod, x, lens), want)
+
+
+def test_argmax_carries_index_and_value_in_one_reduction_and_runs():
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")):
+        return R.argmax(x, axis=1)
+
+    # apache-tvm 0.27 prints this kernel
+    @T.prim_func(private=True, s_tir=True)
+    def expected(x: T.Buffer((T.int64(2), T.int64(3)), "float32"),
+                 x_red: T.Buffer((T.int64(2),), "int64")):
+        T.func_attr({"tirx.noalias": True})
+        x_red_temp_v0 = T.sblock_alloc_buffer((T.int64(2),), "int64")
+        x_red_temp_v1 = T.sblock_alloc_buffer((T.int64(2),))
+        for ax0, k1 in T.grid(T.int64(2), T.int64(3)):
+            with T.sblock("x_red_temp"):
+                v_ax0, v_k1 = T.axis.remap("SR", [ax0, k1])
+                with T.init():
+                    x_red_temp_v0[v_ax0] = T.int64(-1)
+                    x_red_temp_v1[v_ax0] = T.float32(-3.4028234663852886e+38)
+                v0: T.int64 = T.Select(x_red_temp_v1[v_ax0] > x[v_ax0, v_k1] or (
+                    x_red_temp_v1[v_ax0] == x[v_ax0, v_k1] and x_red_temp_v0[v_ax0] < v_k1),
+                    x_red_temp_v0[v_ax0], v_k1)
+                v1: T.float32 = T.Select(x_red_temp_v1[v_ax0] > x[v_ax0, v_k1],
+                                         x_red_temp_v1[v_ax0], x[v_ax0, v_k1])
+                x_red_temp_v0[v_ax0] = v0
+                x_red_temp_v1[v_ax0] = v1
+        for ax0 in range(T.int64(2)):
+            with T.sblock("x_red"):
+                v_ax0 = T.axis.spatial(T.int64(2), ax0)
+                x_red[v_ax0] = x_red_temp_v0[v_ax0]
+
+    mod = _legalize_main(main)
+    assert_structural_equal(_kernel(mod), expected)
+    x = np.array([[1, 5, 5], [-3, -9, -3]], "float32")  # ties keep the first index
+    np.testing.assert_array_equal(_run(mod, x), [1, 0])

@@ -15,6 +15,7 @@ from ...ir import struct_info as si
 from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL, NN_UNARY, UNARY
 from ...ir.ops.manipulate import slice_spec, split_bounds
 from ...tir import expr as tx
+from ...topi.argreduce import argreduce
 from ...topi.linalg_stats import matmul_plain
 from ...topi.schedule_mode import scheduled
 
@@ -152,10 +153,10 @@ def _split(call: rx.Call, x: Any) -> list[Any]:
 for _n in ("sum", "mean", "max", "min", "prod"):
     register_legalize(f"relax.{_n}", (lambda f: lambda c, x: f(
         x, c.attr("axis"), c.attr("keepdims")))(getattr(topi, _n)))
-register_legalize("relax.argmax",
-                  lambda c, x: topi.argmax(x, c.attr("axis"), c.attr("keepdims")))
-register_legalize("relax.argmin",
-                  lambda c, x: topi.argmax(x, c.attr("axis"), c.attr("keepdims"), lowest=True))
+register_legalize("relax.argmax", lambda c, x: (topi.argmax if scheduled() else argreduce)(
+    x, c.attr("axis"), c.attr("keepdims"), lowest=False))
+register_legalize("relax.argmin", lambda c, x: (topi.argmax if scheduled() else argreduce)(
+    x, c.attr("axis"), c.attr("keepdims"), lowest=True))
 register_legalize("relax.nn.softmax", lambda c, x: topi.nn.softmax(x, c.attr("axis")))
 register_legalize("relax.nn.log_softmax", lambda c, x: topi.nn.log_softmax(x, c.attr("axis")))
 register_legalize("relax.nn.layer_norm", lambda c, x, g, b: topi.nn.layer_norm(
