@@ -12,6 +12,9 @@ from typing import Any
 from .. import te
 from ..tir import expr as tx
 from ..tir.index_map import IndexMap
+from ..tir.stmt import (
+    Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, IterVar, Range, Stmt,
+)
 
 B = tx.BinaryOp
 
@@ -59,3 +62,36 @@ def layout_transform(x: te.Tensor, imap: IndexMap, out_shape: Any, pad_value: An
             return x[tuple(src)]
         return te.if_then_else(inside, x[tuple(src)], fill)
     return te.compute(tuple(out_shape), body, name="te_layout_transform")
+
+
+def layout_transform_plain(x: te.Tensor, imap: IndexMap, out_shape: Any) -> te.Tensor | None:
+    """TVM's form when the map reaches every output element (no padding): loops over the
+    input, each element stored where the map sends it. None when padding is needed."""
+    n_in, n_out = _count(x.shape), _count(out_shape)
+    if n_in is None or n_in != n_out:
+        return None
+
+    def build(ins: list[Buffer], outs: list[Buffer]) -> Stmt:
+        loops = [tx.Var(f"i{k}", "int64") for k in range(x.ndim)]
+        ivars = [tx.Var(f"v_i{k}", "int64") for k in range(x.ndim)]
+        dst = tuple(imap.map_indices(ivars))
+        store = BufferStore(outs[0], tx.BufferLoad(ins[0], tuple(ivars)), dst)
+        zero = tx.const(0, "int64")
+        block = Block("te_layout_transform", tuple(
+            IterVar(v, Range(zero, d), IterType.SPATIAL) for v, d in zip(ivars, x.shape)), store)
+        stmt: Stmt = BlockRealize(tuple(loops), tx.IntImm("bool", 1), block)
+        for lv, d in reversed(list(zip(loops, x.shape))):
+            stmt = For(lv, zero, d, ForKind.SERIAL, stmt)
+        return stmt
+
+    return te.extern(tuple(out_shape), [x], build, name="te_layout_transform", dtype=x.dtype,
+                     attrs={"tvmlite.bare_body": True})
+
+
+def _count(shape: Any) -> int | None:
+    total = 1
+    for d in shape:
+        if not isinstance(d, tx.IntImm):
+            return None
+        total *= d.value
+    return total

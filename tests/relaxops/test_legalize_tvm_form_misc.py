@@ -588,3 +588,26 @@ def test_argmax_carries_index_and_value_in_one_reduction_and_runs():
     assert_structural_equal(_kernel(mod), expected)
     x = np.array([[1, 5, 5], [-3, -9, -3]], "float32")  # ties keep the first index
     np.testing.assert_array_equal(_run(mod, x), [1, 0])
+
+
+def test_layout_transform_without_padding_stores_each_input_element_where_the_map_sends_it():
+    @R.function
+    def main(x: R.Tensor((2, 6, 4), "float32")):
+        return R.layout_transform(x, index_map=lambda a, b, c: (a, c, b // 3, b % 3))
+
+    # apache-tvm 0.27's form: loops over the input, stores at the mapped position
+    @T.prim_func(private=True, s_tir=True)
+    def expected(A: T.Buffer((T.int64(2), T.int64(6), T.int64(4)), "float32"),
+                 out: T.Buffer((T.int64(2), T.int64(4), T.int64(2), T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1, i2 in T.grid(T.int64(2), T.int64(6), T.int64(4)):
+            with T.sblock("te_layout_transform"):
+                v_i0, v_i1, v_i2 = T.axis.remap("SSS", [i0, i1, i2])
+                out[v_i0, v_i2, v_i1 // T.int64(3), v_i1 % T.int64(3)] = A[v_i0, v_i1, v_i2]
+
+    mod = _legalize_main(main)
+    assert "te_layout_transform" in [gv.name_hint for gv in mod.functions]  # TVM's name
+    assert_structural_equal(_kernel(mod), expected)
+    x = np.random.rand(2, 6, 4).astype("float32")
+    want = x.reshape(2, 2, 3, 4).transpose(0, 3, 1, 2)
+    np.testing.assert_allclose(_run(mod, x), want)

@@ -36,7 +36,7 @@ TOPI_NAMED = {
     "relax.collapse_sum_like": "collapse_sum", "relax.collapse_sum_to": "collapse_sum",
     "relax.full_like": "full", "relax.ones_like": "ones", "relax.zeros_like": "zeros",
     "relax.astype": "cast", "relax.nn.leakyrelu": "leaky_relu",
-    "relax.nn.batch_flatten": "reshape"}
+    "relax.nn.batch_flatten": "reshape", "relax.layout_transform": "te_layout_transform"}
 
 
 def primfunc_name(op_name: str) -> str:
