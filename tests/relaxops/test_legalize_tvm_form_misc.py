@@ -611,3 +611,27 @@ def test_layout_transform_without_padding_stores_each_input_element_where_the_ma
     x = np.random.rand(2, 6, 4).astype("float32")
     want = x.reshape(2, 2, 3, 4).transpose(0, 3, 1, 2)
     np.testing.assert_allclose(_run(mod, x), want)
+
+
+def test_layout_transform_with_padding_pads_the_last_tile_tail():
+    @R.function
+    def main(x: R.Tensor((2, 5), "float32")):
+        return R.layout_transform(x, index_map=lambda a, b: (a, b // 3, b % 3), pad_value=7.0)
+
+    # apache-tvm 0.27's form of the pad condition: the last tile (q == 1) at its tail (r == 2)
+    @T.prim_func(private=True, s_tir=True)
+    def expected(A: T.Buffer((T.int64(2), T.int64(5)), "float32"),
+                 out: T.Buffer((T.int64(2), T.int64(2), T.int64(3)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for a0, a1, a2 in T.grid(T.int64(2), T.int64(2), T.int64(3)):
+            with T.sblock("te_layout_transform_with_pad"):
+                v0, v1, v2 = T.axis.remap("SSS", [a0, a1, a2])
+                out[v0, v1, v2] = T.if_then_else(v1 == T.int64(1) and v2 == T.int64(2),
+                                                 T.float32(7.0), A[v0, v1 * T.int64(3) + v2])
+
+    mod = _legalize_main(main)
+    assert "te_layout_transform_with_pad" in [gv.name_hint for gv in mod.functions]
+    assert_structural_equal(_kernel(mod), expected)
+    x = np.random.rand(2, 5).astype("float32")
+    want = np.concatenate([x, np.full((2, 1), 7.0, "float32")], axis=1).reshape(2, 2, 3)
+    np.testing.assert_allclose(_run(mod, x), want)

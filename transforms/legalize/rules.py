@@ -39,8 +39,15 @@ TOPI_NAMED = {
     "relax.nn.batch_flatten": "reshape", "relax.layout_transform": "te_layout_transform"}
 
 
-def primfunc_name(op_name: str) -> str:
+# ...and these by the call itself (name -> fn(call) giving the name, or None for the above)
+NAMED_BY_CALL: dict[str, Callable[[rx.Call], str | None]] = {}
+
+
+def primfunc_name(op_name: str, call: rx.Call | None = None) -> str:
     """The name LegalizeOps gives the prim_func of an `op_name` call (before uniquing)."""
+    named = NAMED_BY_CALL.get(op_name) if call is not None else None
+    if named is not None and named(call) is not None:  # type: ignore[arg-type]
+        return named(call)  # type: ignore[arg-type,return-value]
     if op_name in TOPI_NAMED:
         return TOPI_NAMED[op_name]
     base = op_name.split(".")[-1]
