@@ -8,6 +8,7 @@ block has `T.init()` with the combiner's identity.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..tir import expr as tx
@@ -49,6 +50,8 @@ def identity(combiner: Any, dtype: str) -> tx.PrimExpr:
 def combine(combiner: Any, a: tx.PrimExpr, b: tx.PrimExpr) -> tx.PrimExpr:
     if not isinstance(combiner, str):  # a te.comm_reducer
         return combiner.combine(a, b)
+    if combiner == "prod" and a.dtype == "bool":  # TVM multiplies booleans with `and`
+        return tx.binop(tx.BinaryOp.AND, a, b)
     op = {"sum": tx.BinaryOp.ADD, "prod": tx.BinaryOp.MUL, "max": tx.BinaryOp.MAX,
           "min": tx.BinaryOp.MIN}[combiner]
     return tx.binop(op, a, b)
@@ -103,6 +106,11 @@ def compute_stmt(t: Tensor) -> Stmt:
     block = _block(t, op, red, axes, with_init=True)
     mins = [a.dom.min for a in axes]  # type: ignore[union-attr]
     values = tuple(lv if _is_zero(m) else lv + m for lv, m in zip(loops, mins))
+    if not axes:  # TVM gives a 0-d compute's block one unit iter var, bound to 0
+        zero = tx.const(0, "int64")
+        unit = IterVar(tx.Var("vi", "int64"), Range(zero, tx.const(1, "int64")),
+                       IterType.SPATIAL)
+        block, values = replace(block, iter_vars=(unit,)), (zero,)
     stmt: Stmt = BlockRealize(values, TRUE, block)
     for lv, a in reversed(list(zip(loops, axes))):
         stmt = For(lv, tx.const(0, "int64"), a.dom.extent, ForKind.SERIAL, stmt)  # type: ignore
@@ -229,7 +237,10 @@ def _later_output(t: Tensor, computes: list[Tensor]) -> bool:
 
 
 def _extern_stmt(op: ExternOp) -> Stmt:
-    """One opaque block running the user's statement over whole input and output buffers."""
+    """One opaque block running the user's statement over whole input and output buffers
+    (tvmlite: the statement itself, loops and blocks of its own, with `tvmlite.bare_body`)."""
+    if op.attrs.get("tvmlite.bare_body"):
+        return op.body
     def whole(b: Any) -> BufferRegion:
         return BufferRegion(b, tuple(Range(tx.const(0, d.dtype), d) for d in b.shape))
     block = Block(op.name, (), op.body, reads=tuple(whole(b) for b in op.input_placeholders),
@@ -254,7 +265,10 @@ def _uniquely_named_stmt(t: Tensor, seen: dict[str, int]) -> Stmt:
 
 def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> PrimFunc:
     """A PrimFunc computing the compute tensors of `args` from its placeholders."""
-    args = list(args)
+    all_args = args = list(args)
+    # NOTE: a TIR var among the arguments is a scalar parameter (TVM's `rhs: T.float32`)
+    scalars = [a for a in args if isinstance(a, tx.Var)]
+    args = [a for a in args if not isinstance(a, tx.Var)] if scalars else args
     order = _topo([a for a in args if isinstance(a.op, (ComputeOp, ExternOp))])
     missing = [t.name for t in order if not isinstance(t.op, (ComputeOp, ExternOp))
                and t not in args]
@@ -262,15 +276,19 @@ def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> Pr
         raise ValueError(f"te.create_prim_func: placeholder(s) {missing} are used but not in "
                          "the argument list")
     computes = [t for t in order if isinstance(t.op, (ComputeOp, ExternOp))]
-    locals_ = tuple(t.buffer for t in computes if t not in args) + tuple(
+    # NOTE: an extern op's other outputs are written even when nothing reads them
+    siblings = [b for op in dict.fromkeys(t.op for t in computes if isinstance(t.op, ExternOp))
+                for b in op.output_placeholders if all(b is not t.buffer for t in computes)]
+    locals_ = tuple(t.buffer for t in computes if t not in args) + tuple(siblings) + tuple(
         t.op.accumulator for t in computes
         if isinstance(t.op, ComputeOp) and t.op.accumulator is not None)
     seen: dict[str, int] = {}
     nests = [_uniquely_named_stmt(t, seen) if isinstance(t.op, ComputeOp) else _extern_stmt(t.op)
              for t in computes if not _later_output(t, computes)]
     root = Block("root", (), seq(nests), alloc_buffers=locals_)
-    params = tuple(tx.Var(t.name, "handle") for t in args)
-    bmap = tuple((p, t.buffer) for p, t in zip(params, args))
+    handles = {id(t): tx.Var(t.name, "handle") for t in args}
+    bmap = tuple((handles[id(t)], t.buffer) for t in args)
+    params = tuple(handles.get(id(a), a) for a in all_args)
     return PrimFunc(params, bmap, BlockRealize((), TRUE, root),
                     (("tir.noalias", True),))
 

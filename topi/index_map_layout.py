@@ -12,6 +12,9 @@ from typing import Any
 from .. import te
 from ..tir import expr as tx
 from ..tir.index_map import IndexMap
+from ..tir.stmt import (
+    Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, IterVar, Range, Stmt,
+)
 
 B = tx.BinaryOp
 
@@ -59,3 +62,66 @@ def layout_transform(x: te.Tensor, imap: IndexMap, out_shape: Any, pad_value: An
             return x[tuple(src)]
         return te.if_then_else(inside, x[tuple(src)], fill)
     return te.compute(tuple(out_shape), body, name="te_layout_transform")
+
+
+def layout_transform_plain(x: te.Tensor, imap: IndexMap, out_shape: Any) -> te.Tensor | None:
+    """TVM's form when the map reaches every output element (no padding): loops over the
+    input, each element stored where the map sends it. None when padding is needed."""
+    n_in, n_out = _count(x.shape), _count(out_shape)
+    if n_in is None or n_in != n_out:
+        return None
+
+    def build(ins: list[Buffer], outs: list[Buffer]) -> Stmt:
+        loops = [tx.Var(f"i{k}", "int64") for k in range(x.ndim)]
+        ivars = [tx.Var(f"v_i{k}", "int64") for k in range(x.ndim)]
+        dst = tuple(imap.map_indices(ivars))
+        store = BufferStore(outs[0], tx.BufferLoad(ins[0], tuple(ivars)), dst)
+        zero = tx.const(0, "int64")
+        block = Block("te_layout_transform", tuple(
+            IterVar(v, Range(zero, d), IterType.SPATIAL) for v, d in zip(ivars, x.shape)), store)
+        stmt: Stmt = BlockRealize(tuple(loops), tx.IntImm("bool", 1), block)
+        for lv, d in reversed(list(zip(loops, x.shape))):
+            stmt = For(lv, zero, d, ForKind.SERIAL, stmt)
+        return stmt
+
+    return te.extern(tuple(out_shape), [x], build, name="te_layout_transform", dtype=x.dtype,
+                     attrs={"tvmlite.bare_body": True})
+
+
+def _count(shape: Any) -> int | None:
+    total = 1
+    for d in shape:
+        if not isinstance(d, tx.IntImm):
+            return None
+        total *= d.value
+    return total
+
+
+def layout_transform_padded(x: te.Tensor, imap: IndexMap, out_shape: Any, pad_value: Any
+                            ) -> te.Tensor | None:
+    """TVM's form when one static axis `n` is split by `c` (`i // c`, `i % c`) with a
+    remainder: the last tile's tail is padding, written `q == Q - 1 and n % c <= r` (`r == c -
+    1` when only one element pads). None for other maps."""
+    parts = _parts(imap)
+    split = [(v, p) for v, p in parts.items() if "div" in p]
+    if len(split) != 1 or not all(isinstance(d, tx.IntImm) for d in x.shape):
+        return None
+    var, part = split[0]
+    n = x.shape[list(parts).index(var)].value
+    (qpos, c), (rpos, c2) = part["div"], part.get("mod", (None, None))
+    if rpos is None or c != c2 or n % c == 0:
+        return None
+    fill = tx.const(0.0 if pad_value is None else pad_value, x.dtype)
+
+    def body(*out: Any) -> tx.PrimExpr:
+        last = tx.binop(B.EQ, out[qpos], tx.const(-(-n // c) - 1, "int64"))
+        tail = tx.binop(B.EQ, out[rpos], tx.const(c - 1, "int64")) if n % c == c - 1 else \
+            tx.binop(B.LE, tx.const(n % c, "int64"), out[rpos])
+        src = [_source_index(v, parts[v], out) for v in imap.initial_indices]
+        return te.if_then_else(tx.binop(B.AND, last, tail), fill, x[tuple(src)])
+    return te.compute(tuple(out_shape), body, name="te_layout_transform_with_pad")
+
+
+def needs_padding(x_shape: Any, out_shape: Any) -> bool:
+    n_in, n_out = _count(x_shape), _count(out_shape)
+    return n_in is None or n_in != n_out

@@ -36,7 +36,13 @@ def _wrap(i: tx.PrimExpr, n: tx.PrimExpr) -> tx.PrimExpr:
 def flip(x: te.Tensor, axis: int) -> te.Tensor:
     axis %= x.ndim
     n = x.shape[axis]
-    return te.compute(x.shape, lambda *i: x[_at(i, axis, n - 1 - i[axis])], name="T_reverse")
+
+    def at(i: tx.PrimExpr) -> tx.PrimExpr:  # TVM writes `1 - i` for n = 2, `n - i - 1`
+        if isinstance(n, tx.IntImm):
+            return tx.const(n.value - 1, n.dtype) - i
+        return n - i - tx.const(1, n.dtype)
+    return te.compute(x.shape, lambda *i: x[_at(i, axis, at(i[axis]))],
+                      name="T_reverse_sequence")
 
 
 def tile(x: te.Tensor, reps: tuple[int, ...]) -> te.Tensor:
@@ -51,7 +57,7 @@ def tile(x: te.Tensor, reps: tuple[int, ...]) -> te.Tensor:
 
 def repeat(x: te.Tensor, r: int, axis: int | None) -> te.Tensor:
     if axis is None:
-        x = reshape(x, (_prod(x.shape),))
+        x = reshape(x, (simplify(_prod(x.shape)),))
         axis = 0
     axis %= x.ndim
     shape = _at(tuple(x.shape), axis, simplify(x.shape[axis] * r))
@@ -85,7 +91,7 @@ def one_hot(ind: te.Tensor, on: Any, off: Any, depth: int, axis: int) -> te.Tens
 def cumulative(x: te.Tensor, axis: int | None, dtype: str, exclusive: bool, kind: str
                ) -> te.Tensor:
     if axis is None:
-        x = reshape(x, (_prod(x.shape),))
+        x = reshape(x, (simplify(_prod(x.shape)),))
         axis = 0
     axis %= x.ndim
     k = te.reduce_axis(x.shape[axis], "k")
@@ -174,3 +180,23 @@ def sort_by_rank(x: te.Tensor, axis: int, descending: bool, count: Any = None,
             return te.sum(tx.Select(hit, x[_at(i, axis, j)], tx.const(0, x.dtype)), axis=j)
         return te.sum(tx.Select(hit, tx.Cast(dtype, j), tx.const(0, dtype)), axis=j)
     return te.compute(shape, body, name="T_sort" if want == "values" else "T_argsort")
+
+
+def reverse_sequence_plain(x: te.Tensor, lens: te.Tensor, seq_axis: int, batch_axis: int
+                           ) -> te.Tensor:
+    """TVM's form: position p of a sequence of length n reads p when n <= 1 or p >= n, the
+    mirrored `n - p - 1` otherwise (`len - 1 - p` when n runs past the axis)."""
+    seq_axis %= x.ndim
+    batch_axis %= x.ndim
+    size = x.shape[seq_axis]
+    one = tx.const(1, "int64")
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        n = lens[(i[batch_axis],)]
+        n = tx.Cast("int64", n) if n.dtype != "int64" else n
+        pos = i[seq_axis]
+        last = tx.const(size.value - 1, "int64") if isinstance(size, tx.IntImm) else size - one
+        keep = tx.binop(B.OR, tx.binop(B.LE, n, one), tx.binop(B.LE, n, pos))
+        mirrored = te.if_then_else(tx.binop(B.LT, size, n), last - pos, n - pos - one)
+        return x[_at(i, seq_axis, te.if_then_else(keep, pos, mirrored))]
+    return te.compute(x.shape, body, name="T_reverse_sequence")

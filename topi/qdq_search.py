@@ -15,45 +15,55 @@ from .indexing import _rank, cumulative
 from .transform import _prod, reshape
 
 B = tx.BinaryOp
-_QRANGE = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767),
-           "uint16": (0, 65535), "int32": (-2**31, 2**31 - 1)}
 
 
-def _param(t: te.Tensor, i: tuple[Any, ...], axis: int) -> tx.PrimExpr:
-    """A scale / zero point: one value, or the one of `i`'s slice along `axis`."""
-    if t.ndim == 0:
-        return t[()]
-    if isinstance(t.shape[0], tx.IntImm) and t.shape[0].value == 1:
-        return t[0]
+def _param(t: te.Tensor | tx.PrimExpr, i: tuple[Any, ...], axis: int) -> tx.PrimExpr:
+    """A scale / zero point: a constant written into the kernel, one value, or the one of
+    `i`'s slice along `axis`."""
+    if isinstance(t, tx.PrimExpr):
+        return t
+    if all(isinstance(d, tx.IntImm) and d.value == 1 for d in t.shape):
+        return t[(0,) * t.ndim]
     return t[i[axis]]
 
 
 def _as(dtype: str, v: tx.PrimExpr) -> tx.PrimExpr:
-    return v if v.dtype == dtype else tx.Cast(dtype, v)
+    """`v` in `dtype`: a constant converted (as TVM's operators match a literal's type), any
+    other value cast."""
+    if v.dtype == dtype:
+        return v
+    if isinstance(v, (tx.IntImm, tx.FloatImm)):
+        return tx.const(float(v.value) if dtype.startswith("float") else int(v.value), dtype)
+    return tx.Cast(dtype, v)
 
 
-def quantize(x: te.Tensor, scale: te.Tensor, zp: te.Tensor, axis: int, out_dtype: str
-             ) -> te.Tensor:
+def _clip_cast(v: tx.PrimExpr, dtype: str) -> tx.PrimExpr:
+    """`v` clamped to the range of `dtype`, then cast to it (TVM's clip_cast)."""
+    hi, lo = _as(v.dtype, te.max_value(dtype)), _as(v.dtype, te.min_value(dtype))
+    return tx.Cast(dtype, tx.binop(B.MAX, tx.binop(B.MIN, v, hi), lo))
+
+
+def quantize(x: te.Tensor, scale: Any, zp: Any, axis: int, out_dtype: str) -> te.Tensor:
+    """`clip(round(x / scale) + zp)` in out_dtype; 0-d constant parameters arrive as values."""
     axis %= max(x.ndim, 1)
 
     def body(*i: tx.PrimExpr) -> tx.PrimExpr:
         scaled = x[i] / _as(x.dtype, _param(scale, i, axis))
-        v = tx.Call(x.dtype, "tir.round", (scaled,)) + _as(x.dtype, _param(zp, i, axis))
-        if out_dtype in _QRANGE:
-            lo, hi = _QRANGE[out_dtype]
-            v = tx.binop(B.MAX, tx.binop(B.MIN, v, tx.const(float(hi), x.dtype)),
-                         tx.const(float(lo), x.dtype))
-        return tx.Cast(out_dtype, v)
+        if "int" in out_dtype:
+            scaled = tx.Call(x.dtype, "tir.round", (scaled,))
+        return _clip_cast(scaled + _as(x.dtype, _param(zp, i, axis)), out_dtype)
     return te.compute(x.shape, body, name="quantized")
 
 
-def dequantize(x: te.Tensor, scale: te.Tensor, zp: te.Tensor, axis: int, out_dtype: str
-               ) -> te.Tensor:
+def dequantize(x: te.Tensor, scale: Any, zp: Any, axis: int, out_dtype: str) -> te.Tensor:
+    """`(x - zp) * scale`, computed in float32 (then clipped to a narrower out_dtype)."""
     axis %= max(x.ndim, 1)
+    wide = "float32" if x.dtype.startswith(("float", "bfloat")) else "int32"
 
     def body(*i: tx.PrimExpr) -> tx.PrimExpr:
-        shifted = _as("int32", x[i]) - _as("int32", _param(zp, i, axis))
-        return tx.Cast(out_dtype, shifted) * _as(out_dtype, _param(scale, i, axis))
+        shifted = _as(wide, x[i]) - _as(wide, _param(zp, i, axis))
+        out = _as("float32", shifted) * _as("float32", _param(scale, i, axis))
+        return out if out_dtype == "float32" else _clip_cast(out, out_dtype)
     return te.compute(x.shape, body, name="dequantized")
 
 

@@ -11,6 +11,8 @@ from typing import Any, Callable
 from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
+from .reshape_index import ravel_plain, unravel_plain
+from .schedule_mode import scheduled
 
 Fn = Callable[..., tx.PrimExpr]
 
@@ -122,8 +124,15 @@ def cast(x: te.Tensor, dtype: str) -> te.Tensor:
 
 def where(cond: te.Tensor, a: te.Tensor, b: te.Tensor) -> te.Tensor:
     shape = broadcast_shape(broadcast_shape(cond.shape, a.shape), b.shape)
-    return te.compute(shape, lambda *i: tx.Select(bcast_index(cond, i), bcast_index(a, i),
-                                                  bcast_index(b, i)), name="T_where")
+    return te.compute(shape, lambda *i: tx.Select(_truth(bcast_index(cond, i)), bcast_index(
+        a, i), bcast_index(b, i)), name="T_where")
+
+
+def _truth(c: tx.PrimExpr) -> tx.PrimExpr:
+    """TVM's where tests a boolean condition as `0 < int64(c)` (scheduled kernels: `c`)."""
+    if scheduled() or c.dtype != "bool":
+        return c
+    return tx.binop(B.LT, _zero(), tx.Cast("int64", c))
 
 
 def full(shape: Any, dtype: str, value: Any) -> te.Tensor:
@@ -183,8 +192,16 @@ def ravel(idx: tuple[tx.PrimExpr, ...], shape: tuple[tx.PrimExpr, ...]) -> tx.Pr
 
 def reshape(x: te.Tensor, shape: Any) -> te.Tensor:
     dims = tuple(tx.const(d, "int64") if isinstance(d, int) else d for d in shape)
-    return te.compute(dims, lambda *i: x[unravel(ravel(i, dims), x.shape)] if x.ndim
-                      else x[()], name="T_reshape")
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        if not x.ndim:
+            return x[()]
+        if not scheduled():
+            idx = unravel_plain(ravel_plain(i, dims), x.shape)
+            if idx is not None:
+                return x[idx]
+        return x[unravel(ravel(i, dims), x.shape)]
+    return te.compute(dims, body, name="T_reshape")
 
 
 def expand_dims(x: te.Tensor, shape: Any) -> te.Tensor:
@@ -205,6 +222,8 @@ def concatenate(xs: list[te.Tensor], axis: int = 0) -> te.Tensor:
     shape = tuple(acc if k == axis else d for k, d in enumerate(xs[0].shape))
 
     def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        if not scheduled():
+            return _concat_plain(xs, i, axis)
         value = _read_shifted(xs[-1], i, axis, starts[-1])
         for t, s in zip(reversed(xs[:-1]), reversed(starts[:-1])):
             end = simplify(s + t.shape[axis])
@@ -213,33 +232,69 @@ def concatenate(xs: list[te.Tensor], axis: int = 0) -> te.Tensor:
     return te.compute(shape, body, name="T_concat")
 
 
+def _concat_plain(xs: list[te.Tensor], i: tuple[Any, ...], axis: int) -> tx.PrimExpr:
+    """TVM's form: from the last input down, `start <= i` (static starts) or `0 <= i - d0 -
+    d1 ...` (symbolic) selects an input read at `i - start`; the first reads at `i`."""
+    offsets: list[tx.PrimExpr] = [i[axis]]
+    start: int | None = 0
+    for t in xs[:-1]:
+        d = simplify(t.shape[axis])
+        start = start + d.value if start is not None and isinstance(d, tx.IntImm) else None
+        offsets.append(i[axis] - tx.const(start, "int64") if start is not None
+                       else offsets[-1] - d)
+    value = xs[0][i]
+    for k in range(1, len(xs)):
+        off = offsets[k]
+        idx = tuple(off if a == axis else v for a, v in enumerate(i))
+        cond = tx.binop(B.LE, off.b, i[axis]) if isinstance(off.b, tx.IntImm) and \
+            off.a is i[axis] else tx.binop(B.LE, _zero(), off)
+        value = te.if_then_else(cond, xs[k][idx], value)
+    return value
+
+
 def _read_shifted(t: te.Tensor, i: tuple[Any, ...], axis: int, start: Any) -> tx.PrimExpr:
     return t[tuple(v - start if k == axis else v for k, v in enumerate(i))]
 
 
 def strided_slice(x: te.Tensor, spec: list[tuple[Any, Any, int]]) -> te.Tensor:
     """`spec`: (begin, extent, stride) per axis."""
-    shape = tuple(ext for _, ext, _ in spec)
-    return te.compute(shape, lambda *i: x[tuple(v * s + b for v, (b, _, s) in zip(i, spec))],
+    shape = tuple(tx.const(e, "int64") if isinstance(e, int) else e for _, e, _ in spec)
+    at = (lambda v, b, s: v * s + b) if scheduled() else _strided_index
+    return te.compute(shape, lambda *i: x[tuple(at(v, b, s) for v, (b, _, s) in zip(i, spec))],
                       name="T_strided_slice")
 
 
-def take(x: te.Tensor, indices: te.Tensor, axis: int | None = None, mode: str = "fast"
-         ) -> te.Tensor:
-    """`mode`: fast / clip clamp out-of-range indices, wrap takes them modulo the axis
-    length, nan gives NaN for them (TVM's modes)."""
+def _strided_index(v: tx.PrimExpr, begin: Any, stride: int) -> tx.PrimExpr:
+    """`begin + v * stride` as TVM writes it: `v`, `v + 2`, `v * 3 + 1`, `8 - v * 3`."""
+    b = begin.value if isinstance(begin, tx.IntImm) else begin
+    if stride < 0:
+        return tx.const(b, "int64") - (v if stride == -1 else v * tx.const(-stride, "int64")) \
+            if isinstance(b, int) else b - v * tx.const(-stride, "int64")
+    scaled = v if stride == 1 else v * tx.const(stride, "int64")
+    if isinstance(b, int):
+        return scaled if b == 0 else scaled + tx.const(b, "int64")
+    return scaled + b
+
+
+def take(x: te.Tensor, indices: te.Tensor | tx.PrimExpr, axis: int | None = None,
+         mode: str = "fast") -> te.Tensor:
+    """`mode`: fast reads the index as given (scheduled kernels clamp it), clip clamps it,
+    wrap takes it modulo the axis length, nan gives NaN out of range (TVM's modes). A scalar
+    `indices` expression drops the axis."""
+    scalar = isinstance(indices, tx.PrimExpr)
     if axis is None:
         x = reshape(x, (simplify(_prod(x.shape)),))
         axis = 0
-        k, shape = indices.ndim, indices.shape
-    else:
-        axis %= x.ndim
-        k = indices.ndim
-        shape = x.shape[:axis] + indices.shape + x.shape[axis + 1:]
+    axis %= x.ndim
+    k = 0 if scalar else indices.ndim  # type: ignore[union-attr]
+    ishape = () if scalar else tuple(indices.shape)  # type: ignore[union-attr]
+    shape = x.shape[:axis] + ishape + x.shape[axis + 1:]
     n = x.shape[axis]
 
     def body(*i: tx.PrimExpr) -> tx.PrimExpr:
-        raw = indices[i[axis:axis + k]]
+        raw = indices if scalar else indices[i[axis:axis + k]]  # type: ignore[index]
+        if mode == "fast" and not scheduled():
+            return x[i[:axis] + (raw,) + i[axis + k:]]
         raw = tx.Cast("int64", raw) if raw.dtype != "int64" else raw
         j = tx.binop(B.FLOORMOD, raw, n) if mode == "wrap" else _clamp(raw, n)
         val = x[i[:axis] + (j,) + i[axis + k:]]
@@ -252,7 +307,8 @@ def take(x: te.Tensor, indices: te.Tensor, axis: int | None = None, mode: str = 
 
 def _clamp(i: tx.PrimExpr, n: tx.PrimExpr) -> tx.PrimExpr:
     i = tx.Cast("int64", i) if i.dtype != "int64" else i
-    return tx.binop(B.MIN, tx.binop(B.MAX, i, _zero()), n - 1)  # TVM's "fast"/clip mode
+    last = tx.const(n.value - 1, n.dtype) if isinstance(n, tx.IntImm) else n - 1
+    return tx.binop(B.MIN, tx.binop(B.MAX, i, _zero()), last)  # TVM's "fast"/clip mode
 
 
 def _prod(dims: Any) -> tx.PrimExpr:
@@ -288,8 +344,17 @@ def _reduce(combiner: str, x: te.Tensor, axis: Any, keepdims: bool, name: str) -
                 src.append(next(red))
             else:
                 src.append(next(rest))
-        return getattr(te, combiner)(x[tuple(src)], axis=raxes)
+        return getattr(te, combiner)(x[tuple(src)], axis=raxes, init=_plain_init(combiner,
+                                                                                 x.dtype))
     return te.compute(shape, body, name=name)
+
+
+def _plain_init(combiner: str, dtype: str) -> tx.PrimExpr | None:
+    """TVM starts a float max (min) at the lowest (highest) finite value, not at -inf (inf);
+    the scheduled kernels keep the infinities (None: the combiner's own identity)."""
+    if scheduled() or combiner not in ("max", "min") or not dtype.startswith("float"):
+        return None
+    return (te.min_value if combiner == "max" else te.max_value)(dtype)
 
 
 def sum(x: te.Tensor, axis: Any = None, keepdims: bool = False) -> te.Tensor:  # noqa: A001

@@ -18,7 +18,9 @@ from ..ir.expr import (
 )
 from ..ir.module import IRModule
 from ..ir.op import CALL_DPS_PACKED, CALL_PURE_PACKED, CALL_TIR, CALL_TIR_INPLACE, op_attr
-from ..ir.struct_info import ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
+from ..ir.struct_info import (
+    PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo, TupleStructInfo,
+)
 from ..ir.type_analysis import is_base_of
 from ..tir import expr as tir
 from ..tir.function import PrimFunc, free_vars, shape_vars
@@ -249,6 +251,9 @@ class FunctionLowering:
         kname = callee.gvar.name_hint
         sig = self.b.kernel_signature(kname)
         inputs = list(_tuple_fields(call.args[1]))
+        # R.Prim inputs go to the kernel's scalar parameters (before any tir_vars)
+        prims = [a for a in inputs if isinstance(a.struct_info, PrimStructInfo)]
+        inputs = [a for a in inputs if not isinstance(a.struct_info, PrimStructInfo)]
         out_sinfos = _flatten_outputs(call.sinfo_args[0])
         in_args = [self.value_of(a) for a in inputs]
         if inplace is None:
@@ -267,7 +272,7 @@ class FunctionLowering:
         bound: dict[str, Arg] = {}
         for param, sinfo, arg in zip(buffers, sinfos, args):
             self.match_buffer(kname, param, sinfo, arg, bound)
-        scalars = self.scalar_args(kname, sig, call, bound)
+        scalars = self.scalar_args(kname, sig, call, bound, prims)
         shape_args = self.shape_var_args(kname, sig, bound)
         self.emit(kname, self.kernel_args(sig, args, scalars) + shape_args, kind="kernel")
         return self.pack_outputs(outs)
@@ -304,16 +309,18 @@ class FunctionLowering:
             ordered.append(next(bi) if p.kind == "buffer" else next(si))
         return ordered
 
-    def scalar_args(self, kname: str, sig: Any, call: Call, bound: dict[str, Arg]) -> list[Arg]:
+    def scalar_args(self, kname: str, sig: Any, call: Call, bound: dict[str, Arg],
+                    prims: list[Any] = ()) -> list[Arg]:  # type: ignore[assignment]
         scalars = [p for p in sig.params if p.kind == "scalar"]
         tir_vars = list(call.args[2].values) if len(call.args) > 2 else []  # type: ignore
-        if len(tir_vars) != len(scalars):
+        if len(prims) + len(tir_vars) != len(scalars):
             raise LoweringError(f"{self.name}: {kname} takes {len(scalars)} scalar parameters "
-                                f"but call_tir passes {len(tir_vars)} tir_vars")
-        out = []
-        for p, value in zip(scalars, tir_vars):
-            out.append(self.dim_arg(value, f"tir_vars of call_tir({kname})"))
-            bound.setdefault(p.name, out[-1])
+                                f"but call_tir passes {len(prims)} R.Prim inputs and "
+                                f"{len(tir_vars)} tir_vars")
+        out = [self.value_of(a) for a in prims]
+        out += [self.dim_arg(value, f"tir_vars of call_tir({kname})") for value in tir_vars]
+        for p, arg in zip(scalars, out):
+            bound.setdefault(p.name, arg)
         return out
 
     def match_buffer(self, kname: str, param: Any, sinfo: StructInfo | None, arg: Arg,

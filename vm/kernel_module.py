@@ -80,7 +80,9 @@ def check_kernel_args(sig: KernelSignature, args: Sequence[Any], where: str,
             if isinstance(x, (NDArray, np.ndarray)) or not isinstance(x, (int, float, np.number)):
                 raise TypeError(f"{where}: parameter {p.name!r} expects a {p.dtype} scalar, "
                                 f"got {type(x).__name__}")
-            if p.name in sig.shape_vars or any(p.name in q.shape for q in sig.params):
+            # NOTE: an integer scalar may size a buffer through a computed dim (`n // 2`)
+            if p.name in sig.shape_vars or any(p.name in q.shape for q in sig.params) or (
+                    p.dtype.startswith(("int", "uint")) and isinstance(x, (int, np.integer))):
                 _bind_dims(where, KernelParam(p.name, "scalar", p.dtype, (p.name,)), (int(x),),
                            env)
             native.append(x)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .ndarray import NDArray, as_ndarray
 from .registry import register_func
+from .builtins import shape_to_tensor as _shape_to_tensor
 
 
 def _array(x: Any, what: str) -> np.ndarray:
@@ -61,3 +62,5 @@ def dynamic_strided_slice(x: Any, begin: Any, end: Any, strides: Any) -> NDArray
 register_func("relax.run.nonzero", nonzero, override=True)
 register_func("relax.run.unique", unique, override=True)
 register_func("relax.run.dynamic_strided_slice", dynamic_strided_slice, override=True)
+# TVM's legalization hands a shape of unknown values to this packed function
+register_func("relax.run.shape_to_tensor", _shape_to_tensor, override=True)

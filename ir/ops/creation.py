@@ -50,7 +50,18 @@ def _infer_arange(c: rx.Call) -> si.StructInfo:
         return out_tensor((max(0, math.ceil((vals[1] - vals[0]) / vals[2])),), dtype)
     if not all(v.dtype.startswith("int") for v in (start, end, step)):
         return si.TensorStructInfo(None, dtype, 1)
-    return out_tensor(((end - start + step - 1) // step,), dtype)
+    return out_tensor((_ceil_count(start, end, step),), dtype)
+
+
+def _ceil_count(start: tx.PrimExpr, end: tx.PrimExpr, step: tx.PrimExpr) -> tx.PrimExpr:
+    """`ceil((end - start) / step)`; with constant start and step the constants fold into one
+    offset, as TVM's simplifier leaves it (`n // 2` for arange(1, n, 2))."""
+    if isinstance(start, tx.IntImm) and isinstance(step, tx.IntImm) and step.value > 0:
+        off = step.value - 1 - start.value
+        top = end if off == 0 else end + tx.const(off, end.dtype) if off > 0 else \
+            end - tx.const(-off, end.dtype)
+        return top if step.value == 1 else tx.binop(tx.BinaryOp.FLOORDIV, top, step)
+    return (end - start + step - 1) // step
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: Any = None) -> rx.Call:

@@ -43,17 +43,27 @@ def _dtype_of(e: rx.Expr) -> str:
 def _infer_binary(out_bool: bool) -> Any:
     def infer(c: rx.Call) -> si.StructInfo:
         name = c.op.name  # type: ignore[attr-defined]
-        a, b = tensor_arg(name, c, 0, "lhs"), tensor_arg(name, c, 1, "rhs")
+        a, b = _operand_sinfo(name, c, 0, "lhs"), _operand_sinfo(name, c, 1, "rhs")
         if a.dtype and b.dtype and a.dtype != b.dtype:
             raise op_error(name, f"operands must have the same dtype, got {a.dtype} and "
                                  f"{b.dtype} (use R.astype to convert one)")
         dtype = "bool" if out_bool else (a.dtype or b.dtype)
+        if all(isinstance(arg.struct_info, si.PrimStructInfo) for arg in c.args):
+            return si.PrimStructInfo(dtype)
         if a.shape is None or b.shape is None:
             ndim = max(a.ndim, b.ndim) if a.ndim >= 0 and b.ndim >= 0 else -1
             return si.TensorStructInfo(None, dtype, ndim)
         shape = broadcast(name, a.shape, b.shape)
         return out_tensor(shape, dtype, max(len(a.shape), len(b.shape)))
     return infer
+
+
+def _operand_sinfo(name: str, c: rx.Call, i: int, label: str) -> si.TensorStructInfo:
+    """A tensor operand's struct info; an `R.Prim` scalar operand counts as a 0-d tensor."""
+    s = c.args[i].struct_info
+    if isinstance(s, si.PrimStructInfo):
+        return si.TensorStructInfo((), s.dtype)
+    return tensor_arg(name, c, i, label)
 
 
 def _infer_unary(c: rx.Call) -> si.StructInfo:

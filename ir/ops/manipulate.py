@@ -213,11 +213,11 @@ def split_bounds(name: str, extent: tx.PrimExpr, ios: Any) -> list[tuple[Any, An
     """(begin, end) of each piece; sections need a static extent divisible by them."""
     if isinstance(ios, int):
         n = as_int(extent)
-        if n is None or n % ios:
-            raise op_error(name, f"cannot split an axis of {n if n is not None else 'unknown'} "
-                                 f"elements into {ios} equal sections")
-        step = n // ios
-        return [(i * step, (i + 1) * step) for i in range(ios)]
+        if n is None:
+            raise op_error(name, f"cannot split an axis of unknown elements into {ios} "
+                                 "sections")
+        step = -(-n // ios)  # NOTE: as TVM, uneven sections are ceil(n / k), the last shorter
+        return [(min(i * step, n), min((i + 1) * step, n)) for i in range(ios)]
     cuts = [0, *ios, extent]
     return list(zip(cuts[:-1], cuts[1:]))
 
@@ -260,15 +260,25 @@ def slice_spec(c: rx.Call, shape: tuple[Any, ...]) -> list[tuple[Any, Any, int]]
     for a, b, e, s in zip(c.attr("axes"), c.attr("begin"), c.attr("end"), strides):
         a = norm_axis("relax.strided_slice", a, len(shape))
         n = as_int(shape[a])
-        if n is None:
-            if s != 1 or b < 0 or e < 0:
-                raise op_error("relax.strided_slice", "a symbolic axis takes non-negative "
-                                                      "begin/end and stride 1")
-            spec[a] = (b, tx.binop(tx.BinaryOp.MIN, dim(e), shape[a]) - b, 1)
+        b, e = (as_int(v) if as_int(v) is not None else v for v in (dim(b), dim(e)))
+        if n is None or not isinstance(b, int) or not isinstance(e, int):
+            spec[a] = (b, _symbolic_extent(b, e, s, shape[a]), s)
             continue
         lo, hi, _ = slice(b, e, s).indices(n)
         spec[a] = (lo, max(0, len(range(lo, hi, s))), s)
     return spec
+
+
+def _symbolic_extent(b: Any, e: Any, s: int, n: tx.PrimExpr) -> tx.PrimExpr:
+    """Elements of `b:e:s` on an axis of `n` elements when a bound or `n` is symbolic: the
+    bounds are taken as in range (TVM's assume_inbound), so `ceil((e - b) / s)`."""
+    if s <= 0 or (isinstance(b, int) and b < 0) or (isinstance(e, int) and e < 0):
+        raise op_error("relax.strided_slice", "a symbolic axis or bound takes non-negative "
+                                              "begin/end and a positive stride")
+    if isinstance(b, int) and isinstance(e, int):
+        return tx.const(max(0, -(-(e - b) // s)), "int64")
+    span = dim(e) if isinstance(b, int) and b == 0 else dim(e) - dim(b)
+    return span if s == 1 else tx.binop(tx.BinaryOp.FLOORDIV, span + (s - 1), dim(s))
 
 
 def _infer_strided_slice(c: rx.Call) -> si.StructInfo:

@@ -181,7 +181,8 @@ def test_identity_passes_keep_module_runnable():
     ws = [np.full(s, 0.01, "float32") for s in [(128, 784), (128,), (10, 128), (10,)]]
     vm = relax.VirtualMachine(relax.build(mod), tvm.cpu())
     ref = np.maximum(x @ ws[0].T + ws[1], 0) @ ws[2].T + ws[3]
-    np.testing.assert_allclose(vm["main"](x, *ws).numpy(), ref, rtol=1e-5)
+    # LegalizeOps run by hand gives TVM's plain matmul: one float32 sum over k = 784 in order
+    np.testing.assert_allclose(vm["main"](x, *ws).numpy(), ref, rtol=3e-5)
 
 
 def test_user_pass_with_py_mutator():

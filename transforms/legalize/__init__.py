@@ -28,7 +28,8 @@ from . import rules_vision  # noqa: F401 (R.vision.*)
 from . import rules_nn3d  # noqa: F401 (R.nn.conv3d, the 3-d pools)
 from . import rules_layout  # noqa: F401 (R.layout_transform)
 from . import rules_image  # noqa: F401 (R.image.resize3d, grid_sample)
-from .rules import LEGALIZE, primfunc_name, register_legalize
+from . import rules_fold  # noqa: F401 (arange and astype of constants)
+from .rules import FOLD, LEGALIZE, primfunc_name, register_legalize
 
 __all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]
 
@@ -36,6 +37,35 @@ __all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]
 class _Legalizer(ExprMutator):
     def __init__(self, emitter: TEEmitter, rules: dict[str, Callable[..., Any]]) -> None:
         self.emitter, self.rules = emitter, rules
+        # bindings to put before the one being visited (None outside a binding block)
+        self.pending: list[rx.VarBinding] | None = None
+        self.dataflow = False
+
+    def visit_block(self, block: rx.BindingBlock) -> rx.BindingBlock:
+        out: list[Any] = []
+        self.dataflow = isinstance(block, rx.DataflowBlock)
+        for b in block.bindings:
+            self.pending = []
+            new = self.visit_binding(b)
+            out += [*self.pending, new]
+        self.pending = None
+        return block if _same_items(out, block.bindings) else replace(block, bindings=tuple(out))
+
+    def expand_tuple(self, e: rx.Expr) -> rx.Expr:
+        """A tuple-typed variable as a Tuple of its items (te sees a list of tensors), each
+        item bound to a variable first, as TVM's legalization emits `gv = t[0]`."""
+        s = e.struct_info
+        if not isinstance(s, si.TupleStructInfo) or isinstance(e, rx.Tuple):
+            return e
+        items: list[rx.Expr] = [rx.TupleGetItem(e, i, f) for i, f in enumerate(s.fields)]
+        if self.pending is not None:
+            make = rx.DataflowVar if self.dataflow else rx.Var
+            names = ("lv" if self.dataflow else "gv") + "{}"
+            bound = [make(names.format(len(self.pending) + k or ""), f)
+                     for k, f in enumerate(s.fields)]
+            self.pending += [rx.VarBinding(v, item) for v, item in zip(bound, items)]
+            items = list(bound)
+        return rx.Tuple(tuple(items), s)
 
     def visit_Call(self, call: rx.Call) -> rx.Expr:
         call = self.generic_visit(call)
@@ -43,17 +73,22 @@ class _Legalizer(ExprMutator):
             return call
         if not all(_known(a) for a in call.args):
             return call
-        args = [_expand_tuple(a) for a in call.args]
-        if call.op.name in SHAPE_ONLY_FIRST:  # the kernel needs x's shape, not its data
-            args[0] = rx.ShapeExpr(tuple(args[0].struct_info.shape), si.ShapeStructInfo(
-                tuple(args[0].struct_info.shape)))
+        folded = FOLD[call.op.name](call) if call.op.name in FOLD else None
+        if folded is not None:
+            return folded
+        args = [self.expand_tuple(a) for a in call.args]
+        if call.op.name in SHAPE_ONLY:  # the kernel needs the argument's shape, not its data
+            k = SHAPE_ONLY[call.op.name]
+            s = args[k].struct_info
+            dims = tuple(s.values if isinstance(s, si.ShapeStructInfo) else s.shape)
+            args[k] = rx.ShapeExpr(dims, si.ShapeStructInfo(dims))
         if call.op.name in SCALAR_OPERAND_OPS:
             args = _inline_scalar_constants(args)
         rule = self.rules[call.op.name]
         ids = [id(a) for a in args]
         key = (call.op.name, call.attrs, tuple(_arg_key(a) for a in args),
                tuple(ids.index(i) for i in ids))
-        base = primfunc_name(call.op.name)
+        base = primfunc_name(call.op.name, call)
         out = call.struct_info if _known_sinfo(call.struct_info) else None
         new = self.emitter.call_te(lambda *a: rule(call, *a), args, {}, base, key, out)
         return replace(new, span=call.span)
@@ -62,9 +97,11 @@ class _Legalizer(ExprMutator):
 # Binary elementwise operators: a 0-d constant operand is written into the kernel as a
 # literal (`x + T.float32(1)`), as TVM's legalization does, rather than passed as a buffer.
 SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in (
-    *BINARY, *COMPARE, *LOGICAL, "full", "full_like"))
-# `full_like(x, v)` and kin read only x's shape: TVM's kernel takes no buffer for x.
-SHAPE_ONLY_FIRST = frozenset(("relax.full_like", "relax.zeros_like", "relax.ones_like"))
+    *BINARY, *COMPARE, *LOGICAL, "full", "full_like", "quantize", "dequantize"))
+# `full_like(x, v)` and kin read only x's shape (collapse_sum_like only its target's): TVM's
+# kernel takes no buffer for that argument. Op name -> the argument's index.
+SHAPE_ONLY = {"relax.full_like": 0, "relax.zeros_like": 0, "relax.ones_like": 0,
+              "relax.collapse_sum_like": 1, "relax.shape_to_tensor": 0}
 
 
 def _scalar_constant(e: rx.Expr) -> tx.PrimExpr | None:
@@ -98,12 +135,8 @@ def _known_sinfo(s: Any) -> bool:
     return s is not None
 
 
-def _expand_tuple(e: rx.Expr) -> rx.Expr:
-    """A tuple-typed variable as a Tuple of its items (te sees a list of tensors)."""
-    s = e.struct_info
-    if isinstance(s, si.TupleStructInfo) and not isinstance(e, rx.Tuple):
-        return rx.Tuple(tuple(rx.TupleGetItem(e, i, f) for i, f in enumerate(s.fields)), s)
-    return e
+def _same_items(new: list[Any], old: tuple[Any, ...]) -> bool:
+    return len(new) == len(old) and all(a is b for a, b in zip(new, old))
 
 
 def legalize_module(mod: IRModule, custom: dict[str, Callable[..., Any]] | None = None

@@ -19,7 +19,7 @@ from ...ir.module import GlobalVar, fresh_name
 from ...ir.op import CALL_TIR
 from ...ir.structural import structural_equal, structural_hash
 from ...tir import expr as tx
-from ...tir.function import PrimFunc, shape_vars
+from ...tir.function import PrimFunc, free_vars, shape_vars
 from ...tir.functor import Substituter
 
 _OPAQUE = si.FuncStructInfo(None, si.ObjectStructInfo())
@@ -72,12 +72,15 @@ class TEEmitter:
                 ) -> rx.Call:
         """`call_tir` of the prim_func computing `fn(*te_args, **kwargs)`."""
         inputs: list[rx.Expr] = []
-        placeholders: list[te.Tensor] = []
+        placeholders: list[Any] = []  # te tensors and scalar parameters
         te_args = [_to_te(a, inputs, placeholders) for a in args]
         te_kwargs = {k: _to_te(v, inputs, placeholders) for k, v in kwargs.items()}
         out = fn(*te_args, **te_kwargs)
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
-        func = te.create_prim_func(placeholders + outs)
+        unbound = _unbound_vars(placeholders, outs, [te_args, te_kwargs])
+        # TVM passes them after the inputs
+        inputs += [rx.PrimValue(v, si.PrimStructInfo(v.dtype, v)) for v in unbound]
+        func = te.create_prim_func(placeholders + unbound + outs)
         gv = self.add_func(func, name, key)
         sinfo = out_sinfo or _sinfo_of(outs)
         targs = rx.Tuple(tuple(inputs), si.TupleStructInfo(tuple(
@@ -86,20 +89,48 @@ class TEEmitter:
                        struct_info=sinfo)
 
 
+def _unbound_vars(placeholders: list[Any], outs: list[te.Tensor], te_args: Any
+                  ) -> list[tx.Var]:
+    """Symbolic vars the kernel uses (in a shape or a scalar argument) that no input tensor
+    has as a dim: they become scalar parameters, as TVM's call_te makes them."""
+    tensors = [p for p in placeholders if isinstance(p, te.Tensor)]
+    bound = {d for t in tensors + outs for d in t.shape if isinstance(d, tx.Var)}
+    bound |= {p for p in placeholders if isinstance(p, tx.Var)}
+    used: list[tx.Var] = []
+    for e in [d for t in tensors + outs for d in t.shape] + _prim_exprs(te_args):
+        used += [v for v in free_vars(e) if v not in bound and v not in used
+                 and not isinstance(v, te.AxisVar)]
+    return used
+
+
+def _prim_exprs(value: Any) -> list[tx.PrimExpr]:
+    """The TIR expressions among converted arguments (nested lists, tuples, dicts)."""
+    if isinstance(value, tx.PrimExpr):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [e for v in value for e in _prim_exprs(v)]
+    if isinstance(value, dict):
+        return [e for v in value.values() for e in _prim_exprs(v)]
+    return []
+
+
 def own_shape_vars(func: PrimFunc) -> PrimFunc:
     """`func` with fresh copies of its symbolic dims: a prim_func is a function of its own, so
     (as in TVM) it binds its own `T.int64()` vars rather than sharing the graph function's."""
     bare = {d for _, buf in func.buffer_map for d in buf.shape if isinstance(d, tx.Var)}
-    # NOTE: a var seen only inside dim expressions (`n * 4`) cannot be bound from the buffers,
-    # so it stays the graph function's own (the VM passes its value; TVM adds tir_vars)
+    # NOTE: a var no buffer has as a dim is a scalar parameter (call_te's unbound vars)
     dims = [v for v in shape_vars(func) if v in bare]
-    if not dims:
+    handles = {p for p, _ in func.buffer_map}
+    scalars = [p for p in func.params if p not in handles and p not in dims]
+    if not dims and not scalars:
         return func
-    sub = Substituter({v: tx.Var(v.name, v.dtype) for v in dims}, buffers=True)
-    return replace(func, buffer_map=sub.visit(func.buffer_map), body=sub.visit(func.body))
+    fresh = {v: tx.Var(v.name, v.dtype) for v in dims + scalars}
+    sub = Substituter(fresh, buffers=True)
+    return replace(func, params=tuple(fresh.get(p, p) for p in func.params),
+                   buffer_map=sub.visit(func.buffer_map), body=sub.visit(func.body))
 
 
-def _to_te(value: Any, inputs: list[rx.Expr], placeholders: list[te.Tensor]) -> Any:
+def _to_te(value: Any, inputs: list[rx.Expr], placeholders: list[Any]) -> Any:
     """A relax tensor becomes a placeholder (recorded as a call_tir input); shapes become
     their dims; tuples recurse; anything else passes through."""
     if isinstance(value, rx.Expr) and isinstance(value.struct_info, si.TensorStructInfo):
@@ -115,6 +146,18 @@ def _to_te(value: Any, inputs: list[rx.Expr], placeholders: list[te.Tensor]) -> 
         inputs.append(value)
         placeholders.append(t)
         return t
+    if isinstance(value, rx.Expr) and not isinstance(value, rx.PrimValue) and isinstance(
+            value.struct_info, si.PrimStructInfo):
+        # NOTE: an R.Prim value that is not a literal becomes a scalar parameter, passed by
+        # call_tir in its place among the inputs (TVM's `rhs: T.float32`)
+        for k, prev in enumerate(inputs):
+            if prev is value:
+                return placeholders[k]
+        name = value.name_hint if isinstance(value, rx.Var) else f"x{len(inputs)}"
+        param = tx.Var(name, value.struct_info.dtype)
+        inputs.append(value)
+        placeholders.append(param)
+        return param
     if isinstance(value, rx.ShapeExpr):
         return value.values
     if isinstance(value, rx.PrimValue):

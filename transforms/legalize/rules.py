@@ -15,6 +15,9 @@ from ...ir import struct_info as si
 from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL, NN_UNARY, UNARY
 from ...ir.ops.manipulate import slice_spec, split_bounds
 from ...tir import expr as tx
+from ...topi.argreduce import argreduce
+from ...topi.linalg_stats import matmul_plain
+from ...topi.schedule_mode import scheduled
 
 Rule = Callable[..., Any]
 LEGALIZE: dict[str, Rule] = {}
@@ -33,15 +36,28 @@ TOPI_NAMED = {
     "relax.collapse_sum_like": "collapse_sum", "relax.collapse_sum_to": "collapse_sum",
     "relax.full_like": "full", "relax.ones_like": "ones", "relax.zeros_like": "zeros",
     "relax.astype": "cast", "relax.nn.leakyrelu": "leaky_relu",
-    "relax.nn.batch_flatten": "reshape"}
+    "relax.nn.batch_flatten": "reshape", "relax.layout_transform": "te_layout_transform"}
 
 
-def primfunc_name(op_name: str) -> str:
+# ...and these by the call itself (name -> fn(call) giving the name, or None for the above)
+NAMED_BY_CALL: dict[str, Callable[[rx.Call], str | None]] = {}
+
+
+def primfunc_name(op_name: str, call: rx.Call | None = None) -> str:
     """The name LegalizeOps gives the prim_func of an `op_name` call (before uniquing)."""
+    named = NAMED_BY_CALL.get(op_name) if call is not None else None
+    if named is not None and named(call) is not None:  # type: ignore[arg-type]
+        return named(call)  # type: ignore[arg-type,return-value]
     if op_name in TOPI_NAMED:
         return TOPI_NAMED[op_name]
     base = op_name.split(".")[-1]
     return f"tir_{base}" if op_name in TIR_PREFIXED else base
+
+
+# Operators TVM legalizes to a relax expression rather than a kernel when their arguments are
+# constants (`arange(1, 10, 2)` becomes `R.const([1, 3, 5, 7, 9])`): name -> fold(call), which
+# returns the expression, or None to legalize the call as usual.
+FOLD: dict[str, Callable[[rx.Call], rx.Expr | None]] = {}
 
 
 def register_legalize(name: str, rule: Rule | None = None) -> Any:
@@ -68,8 +84,9 @@ for _n in NN_UNARY:
 register_legalize("relax.astype", lambda c, x: topi.cast(x, c.attr("dtype")))
 register_legalize("relax.where", _simple(topi.where))
 register_legalize("relax.ewise_fma", lambda c, a, b, d: topi.add(topi.multiply(a, b), d))
-register_legalize("relax.matmul",
-                  lambda c, a, b: topi.matmul(a, b, out_dtype=c.attr("out_dtype")))
+register_legalize("relax.matmul", lambda c, a, b: topi.matmul(
+    a, b, out_dtype=c.attr("out_dtype")) if scheduled() else matmul_plain(
+    a, b, c.attr("out_dtype") or None))
 register_legalize("relax.permute_dims", lambda c, x: topi.transpose(x, c.attr("axes")))
 register_legalize("relax.reshape", lambda c, x, shape: topi.reshape(x, _out(c).shape))
 register_legalize("relax.flatten", lambda c, x: topi.reshape(x, _out(c).shape))
@@ -108,13 +125,8 @@ def _squeeze(call: rx.Call, x: Any) -> Any:
 
 register_legalize("relax.broadcast_to", lambda c, x, shape: topi.broadcast_to(x, shape))
 register_legalize("relax.concat", lambda c, xs: topi.concatenate(xs, c.attr("axis")))
-@register_legalize("relax.take")
-def _take(call: rx.Call, x: Any, indices: Any) -> Any:
-    if isinstance(indices, tx.PrimExpr):  # a single index given as a PrimValue
-        from ... import te
-
-        indices = te.compute((), lambda: indices, name="T_index")
-    return topi.take(x, indices, call.attr("axis"), call.attr("mode") or "fast")
+register_legalize("relax.take", lambda c, x, indices: topi.take(
+    x, indices, c.attr("axis"), c.attr("mode") or "fast"))
 register_legalize("relax.strided_slice",
                   lambda c, x: topi.strided_slice(x, slice_spec(c, x.shape)))
 def fill_value(v: Any, dtype: str) -> Any:
@@ -140,6 +152,8 @@ def _split(call: rx.Call, x: Any) -> list[Any]:
     pieces = []
     for lo, hi in split_bounds("relax.split", x.shape[axis], call.attr("indices_or_sections")):
         spec: list[tuple[Any, Any, int]] = [(0, d, 1) for d in x.shape]
+        if isinstance(hi, tx.IntImm):
+            hi = hi.value
         spec[axis] = (lo, tx.const(hi - lo, "int64") if isinstance(hi, int) else hi - lo, 1)
         pieces.append(topi.strided_slice(x, spec))
     return pieces
@@ -148,10 +162,10 @@ def _split(call: rx.Call, x: Any) -> list[Any]:
 for _n in ("sum", "mean", "max", "min", "prod"):
     register_legalize(f"relax.{_n}", (lambda f: lambda c, x: f(
         x, c.attr("axis"), c.attr("keepdims")))(getattr(topi, _n)))
-register_legalize("relax.argmax",
-                  lambda c, x: topi.argmax(x, c.attr("axis"), c.attr("keepdims")))
-register_legalize("relax.argmin",
-                  lambda c, x: topi.argmax(x, c.attr("axis"), c.attr("keepdims"), lowest=True))
+register_legalize("relax.argmax", lambda c, x: (topi.argmax if scheduled() else argreduce)(
+    x, c.attr("axis"), c.attr("keepdims"), lowest=False))
+register_legalize("relax.argmin", lambda c, x: (topi.argmax if scheduled() else argreduce)(
+    x, c.attr("axis"), c.attr("keepdims"), lowest=True))
 register_legalize("relax.nn.softmax", lambda c, x: topi.nn.softmax(x, c.attr("axis")))
 register_legalize("relax.nn.log_softmax", lambda c, x: topi.nn.log_softmax(x, c.attr("axis")))
 register_legalize("relax.nn.layer_norm", lambda c, x, g, b: topi.nn.layer_norm(

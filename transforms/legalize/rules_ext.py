@@ -13,6 +13,7 @@ from ...topi import losses as lo
 from ...topi import indexing as ix
 from ...topi import math_ext as m
 from ...topi import nn_ext as nx
+from ...topi.schedule_mode import scheduled
 from ...topi.transform import reshape
 from ... import topi
 from .rules import fill_value, register_legalize
@@ -27,9 +28,10 @@ register_legalize("relax.nn.softplus",
                   lambda c, x: m.softplus(x, c.attr("beta"), c.attr("threshold")))
 register_legalize("relax.nn.prelu", lambda c, x, a: m.prelu(x, a, c.attr("axis")))
 
+register_legalize("relax.shape_to_tensor", lambda c, values: cr.shape_to_tensor(values))
 register_legalize("relax.arange", lambda c, start, end, step: cr.arange(
     start, step, c.struct_info.shape[0], c.attr("dtype")))
-# x arrives as its shape (LegalizeOps' SHAPE_ONLY_FIRST); the dtype is the call's
+# x arrives as its shape (LegalizeOps' SHAPE_ONLY); the dtype is the call's
 register_legalize("relax.full_like", lambda c, shape, v: topi.full(
     shape, c.struct_info.dtype, fill_value(v, c.struct_info.dtype)))
 register_legalize("relax.zeros_like", lambda c, shape: topi.full(shape, c.struct_info.dtype, 0))
@@ -134,7 +136,8 @@ register_legalize("relax.nn.nll_loss", lambda c, x, t, w=None: lo.nll_loss(
 register_legalize("relax.nn.conv1d_transpose", lambda c, x, w: lo.conv1d_transpose(
     x, w, c.struct_info.shape, c.attr("strides"), c.attr("padding"), c.attr("dilation"),
     c.attr("groups"), c.struct_info.dtype))
-register_legalize("relax.reverse_sequence", lambda c, x, n: lo.reverse_sequence(
+register_legalize("relax.reverse_sequence", lambda c, x, n: (
+    lo.reverse_sequence if scheduled() else ix.reverse_sequence_plain)(
     x, n, c.attr("seq_axis"), c.attr("batch_axis")))
 register_legalize("relax.scatter_nd",
                   lambda c, x, i, u: lo.scatter_nd(x, i, u, c.attr("reduction")))
