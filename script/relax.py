@@ -329,13 +329,15 @@ def _check_call_tir(name: str, f: PrimFunc, args: rx.Tuple, out: si.StructInfo,
                     tir_vars: Any) -> None:
     bufs = [f.buffer_of(v) for v in f.params if f.buffer_of(v) is not None]
     outs = out.fields if isinstance(out, si.TupleStructInfo) else (out,)
-    n_in = len(args.fields)
+    # scalar arguments (R.prim_value, a TIR variable) fill the prim_func's scalar parameters
+    tensors = [a for a in args.fields if not isinstance(a.struct_info, si.PrimStructInfo)]
+    n_in = len(tensors)
     if n_in + len(outs) != len(bufs):
         names = ", ".join(b.name for b in bufs)  # type: ignore[union-attr]
         raise ArgError(f"prim_func {name!r} takes {len(bufs)} buffers ({names}): call_tir gave "
                        f"{n_in} inputs and {len(outs)} outputs", 1)
     binding: dict[tx.Var, tx.PrimExpr] = {}
-    for i, (value, buf) in enumerate(zip(args.fields, bufs)):
+    for i, (value, buf) in enumerate(zip(tensors, bufs)):
         msg = _mismatch(value.struct_info, buf, binding)
         if msg:
             raise ArgError(f"argument {i} of call_tir to {name!r} does not fit parameter "
