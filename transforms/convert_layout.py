@@ -97,8 +97,7 @@ class _Convert(BlockRewriter):
             return None
         data_layout, kernel_layout = (list(self.desired["relax.nn.conv2d"]) + ["OHWI"])[:2]
         if data_layout != "NHWC":
-            raise ValueError(f"ConvertLayout: conv2d converts NCHW to NHWC only, not to "
-                             f"{data_layout!r}")
+            return self._packed_layout(call, data_layout)
         kernel_layout = "OHWI" if kernel_layout == "default" else kernel_layout
         if kernel_layout not in KERNEL_PERM:
             raise ValueError(f"ConvertLayout: kernel layout {kernel_layout!r} is not one of "
@@ -111,6 +110,23 @@ class _Convert(BlockRewriter):
         return op_attr("relax.nn.conv2d", "make")(
             data, weight, attrs["strides"], attrs["padding"], attrs["dilation"],
             attrs["groups"], "NHWC", kernel_layout, None, attrs.get("out_dtype"))
+
+
+    def _packed_layout(self, call: rx.Call, layout: str) -> None:
+        """A packed layout (`NCHW4c`): TVM leaves a conv2d whose channels the block size does
+        not divide as it is; tvmlite converts to NHWC only."""
+        block = "".join(ch for ch in layout if ch.isdigit())
+        channels = [_dim(a, 1) for a in call.args]
+        if block and any(c is not None and c % int(block) for c in channels):
+            return None
+        raise ValueError(f"ConvertLayout: conv2d converts NCHW to NHWC only, not to {layout!r}")
+
+
+def _dim(e: rx.Expr, axis: int) -> int | None:
+    s = e.struct_info
+    if isinstance(s, si.TensorStructInfo) and s.static_shape is not None:
+        return s.static_shape[axis]
+    return None
 
 
 def ConvertLayout(desired_layouts: dict[str, list[str]], layout_cb: Any = None  # noqa: N802
