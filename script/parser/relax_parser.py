@@ -404,6 +404,18 @@ def visit_return(p: Parser, node: ast.Return) -> None:
     frame.ret = expr
 
 
+@RELAX.register("FunctionDef")
+def visit_function_def(p: Parser, node: ast.FunctionDef) -> None:
+    """`@R.function def inner(...)` inside a relax function: a local function (a closure over
+    the names around it), bound to a variable named `inner`."""
+    from .entry import _decorator_kind
+
+    kind, opts = _decorator_kind(p, node)
+    if kind != "relax":
+        p.error(node, "a function nested in a relax function must be an @R.function")
+    p.bind(node.name, emit(p, node.name, parse_relax_function(p, node, opts), node))
+
+
 @RELAX.register("Pass")
 def visit_pass(p: Parser, node: ast.Pass) -> None:
     return None

@@ -107,6 +107,9 @@ class RelaxPrinter:
         if isinstance(b.value, rx.If):
             self._if(b.var, b.value)
             return
+        if isinstance(b.value, rx.Function):
+            self._local_function(b.var, b.value)
+            return
         value = self.value(b.value)
         name = self.namer.define(b.var, b.var.name_hint)
         ann = ""
@@ -114,6 +117,13 @@ class RelaxPrinter:
                                               b.var.struct_info != b.value.struct_info):
             ann = f": {self.sinfo(b.var.struct_info)}"
         self.emit(f"{name}{ann} = {value}")
+
+    def _local_function(self, var: rx.Var, f: rx.Function) -> None:
+        """A function bound inside a function: a nested `@R.function def name(...)`."""
+        outer = self.uses_cls, self.module_name
+        self.uses_cls, self.module_name = False, None  # `cls = ...` goes in the outer body
+        self.function(f, self.namer.define(var, var.name_hint))
+        self.uses_cls, self.module_name = outer[0] or self.uses_cls, outer[1]
 
     def _if(self, var: rx.Var, e: rx.If) -> None:
         self.emit(f"if {self.value(e.cond)}:")
