@@ -10,13 +10,16 @@ anything else (another operator, a function output), it is transposed back to NC
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.functor import substitute_vars
 from ..ir.module import IRModule
-from ..ir.op import op_attr
+from ..ir.op import op_attr, with_inferred_struct_info
+from ..tir.attrs import Attrs
 from .graph_rewrites import DROP, BlockRewriter, op
 from .pass_infra import Pass, PassContext
 
@@ -49,6 +52,8 @@ class _Convert(BlockRewriter):
         converted = self._convert(b.value) if isinstance(b, rx.VarBinding) else None
         if converted is None:
             return self._restore_uses(b.value)
+        if isinstance(converted, _Plain):  # read NHWC operands, gives the original layout
+            return converted.expr
         if isinstance(b.var, rx.DataflowVar):  # keeps its name, now holding NHWC data
             var = rx.DataflowVar(b.var.name_hint, converted.struct_info)
             self.out.append(rx.VarBinding(var, converted))
@@ -80,6 +85,10 @@ class _Convert(BlockRewriter):
         if name == "relax.nn.conv2d" and name in self.desired:
             return self._conv2d(value)
         args = value.args
+        if name in _AXIS_RULES and args and args[0] in self.nhwc and _rank(args[0]) == 4:
+            return _AXIS_RULES[name](self, value)
+        if name == "relax.concat" and isinstance(args[0], rx.Tuple):
+            return _concat(self, value)
         if not any(a in self.nhwc for a in args) or any(
                 isinstance(a, rx.Expr) and _rank(a) not in (0, 4) for a in args):
             return None
@@ -120,6 +129,81 @@ class _Convert(BlockRewriter):
         if block and any(c is not None and c % int(block) for c in channels):
             return None
         raise ValueError(f"ConvertLayout: conv2d converts NCHW to NHWC only, not to {layout!r}")
+
+
+@dataclass(frozen=True)
+class _Plain:
+    """A converted call whose result has the original layout (no transpose back needed)."""
+
+    expr: rx.Expr
+
+
+# -- operators with axis attributes: the axes renumbered for NHWC ------------------------------
+
+POS = [TO_NHWC.index(a) for a in range(4)]  # where original axis a sits in NHWC: [0, 3, 1, 2]
+
+
+def _ints(v: Any) -> list[int]:
+    items = v if isinstance(v, (list, tuple)) else [v]
+    return [int(getattr(i, "value", i)) % 4 for i in items]
+
+
+def _remake(call: rx.Call, args: tuple[rx.Expr, ...], **changed: Any) -> rx.Call:
+    attrs = Attrs(tuple((k, changed.get(k, v)) for k, v in call.attrs))
+    return with_inferred_struct_info(replace(call, args=args, attrs=attrs, struct_info=None))
+
+
+def _reduce(cv: _Convert, call: rx.Call) -> Any:
+    axis = call.attr("axis")
+    if axis is None:
+        return None
+    axes = sorted(POS[a] for a in _ints(axis))
+    new = _remake(call, (cv.nhwc[call.args[0]],) + call.args[1:], axis=tuple(axes))
+    if call.attr("keepdims"):
+        return new
+    left = [TO_NHWC[i] for i in range(4) if i not in axes]  # original axes, in NHWC order
+    return _Plain(new) if left == sorted(left) else None
+
+
+def _one_axis(cv: _Convert, call: rx.Call) -> Any:
+    axis = call.attr("axis")
+    if axis is None:
+        return None
+    return _remake(call, (cv.nhwc[call.args[0]],) + call.args[1:], axis=POS[_ints(axis)[0]])
+
+
+def _layer_norm(cv: _Convert, call: rx.Call) -> Any:
+    axes = [POS[a] for a in _ints(call.attr("axes"))]
+    if axes != sorted(axes):  # gamma and beta would need transposing too
+        return None
+    return _remake(call, (cv.nhwc[call.args[0]],) + call.args[1:], axes=tuple(axes))
+
+
+def _strided_slice(cv: _Convert, call: rx.Call) -> Any:
+    axes = tuple(POS[a] for a in _ints(call.attr("axes")))
+    return _remake(call, (cv.nhwc[call.args[0]],) + call.args[1:], axes=axes)
+
+
+def _permute(cv: _Convert, call: rx.Call) -> Any:
+    order = _ints(call.attr("axes")) if call.attr("axes") is not None else [3, 2, 1, 0]
+    return _Plain(_remake(call, (cv.nhwc[call.args[0]],), axes=tuple(POS[a] for a in order)))
+
+
+def _concat(cv: _Convert, call: rx.Call) -> Any:
+    fields = call.args[0].fields
+    if not any(f in cv.nhwc for f in fields) or any(_rank(f) != 4 for f in fields):
+        return None
+    axis = POS[_ints(call.attr("axis"))[0]]
+    return _remake(call, (rx.Tuple(tuple(cv._as_nhwc(f) for f in fields)),), axis=axis)
+
+
+_AXIS_RULES: dict[str, Callable[[_Convert, rx.Call], Any]] = {
+    **{f"relax.{n}": _reduce for n in ("sum", "mean", "max", "min", "prod", "std",
+                                       "variance")},
+    **{f"relax.{n}": _one_axis for n in ("nn.softmax", "nn.log_softmax", "flip")},
+    "relax.nn.layer_norm": _layer_norm, "relax.strided_slice": _strided_slice,
+    "relax.permute_dims": _permute,
+}
 
 
 def _dim(e: rx.Expr, axis: int) -> int | None:
