@@ -49,6 +49,9 @@ class _Convert(BlockRewriter):
         return var
 
     def rewrite(self, b: Any) -> Any:
+        if isinstance(b, rx.MatchCast) and b.value in self.nhwc and isinstance(
+                b.var, rx.DataflowVar) and _rank(b.value) == 4:
+            return self._match_cast(b)
         converted = self._convert(b.value) if isinstance(b, rx.VarBinding) else None
         if converted is None:
             return self._restore_uses(b.value)
@@ -62,6 +65,16 @@ class _Convert(BlockRewriter):
         self.nhwc[b.var] = self.emit(converted)  # an output: NCHW again, under its name
         self.kept.add(b.var)
         return op("permute_dims")(self.nhwc[b.var], TO_NCHW)
+
+    def _match_cast(self, b: rx.MatchCast) -> Any:
+        """A match_cast of an NHWC value checks the NHWC shape (its dims permuted)."""
+        sinfo = b.struct_info
+        if isinstance(sinfo, si.TensorStructInfo) and sinfo.shape is not None:
+            sinfo = replace(sinfo, shape=tuple(sinfo.shape[a] for a in TO_NHWC))
+        var = rx.DataflowVar(b.var.name_hint, sinfo)
+        self.out.append(rx.MatchCast(var, self.nhwc[b.value], sinfo))
+        self.nhwc[b.var] = var
+        return DROP
 
     def _restore_uses(self, value: rx.Expr) -> rx.Expr | None:
         """Operands whose NCHW binding was dropped get a transpose back (made once)."""
@@ -189,6 +202,14 @@ def _permute(cv: _Convert, call: rx.Call) -> Any:
     return _Plain(_remake(call, (cv.nhwc[call.args[0]],), axes=tuple(POS[a] for a in order)))
 
 
+def _tile(cv: _Convert, call: rx.Call) -> Any:
+    reps = [int(getattr(r, "value", r)) for r in call.attr("repeats")]
+    if len(reps) > 4:
+        return None
+    reps = [1] * (4 - len(reps)) + reps  # numpy's rule: repeats align to the last axes
+    return _remake(call, (cv.nhwc[call.args[0]],), repeats=tuple(reps[a] for a in TO_NHWC))
+
+
 def _concat(cv: _Convert, call: rx.Call) -> Any:
     fields = call.args[0].fields
     if not any(f in cv.nhwc for f in fields) or any(_rank(f) != 4 for f in fields):
@@ -200,7 +221,8 @@ def _concat(cv: _Convert, call: rx.Call) -> Any:
 _AXIS_RULES: dict[str, Callable[[_Convert, rx.Call], Any]] = {
     **{f"relax.{n}": _reduce for n in ("sum", "mean", "max", "min", "prod", "std",
                                        "variance")},
-    **{f"relax.{n}": _one_axis for n in ("nn.softmax", "nn.log_softmax", "flip")},
+    **{f"relax.{n}": _one_axis for n in ("nn.softmax", "nn.log_softmax", "flip", "repeat")},
+    "relax.tile": _tile,
     "relax.nn.layer_norm": _layer_norm, "relax.strided_slice": _strided_slice,
     "relax.permute_dims": _permute,
 }

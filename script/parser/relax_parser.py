@@ -21,7 +21,7 @@ from ...ir import struct_info as si
 from ...ir.module import GlobalVar
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
-from .core import _MISSING, ArgError, Dialect, Parser, current
+from .core import _MISSING, ArgError, Dialect, MetaValue, Parser, current
 
 LEAF = (rx.Var, rx.Constant, rx.GlobalVarRef, rx.ExternFunc, rx.Op, rx.ShapeExpr, rx.PrimValue,
         rx.StringImm, rx.DataTypeImm)
@@ -326,6 +326,8 @@ def _fresh_var_calls(value: ast.expr, n: int) -> list[bool]:
 
 
 def _assign_name(p: Parser, name: str, value: Any, node: ast.AST) -> None:
+    if isinstance(value, MetaValue):  # I.meta_var(x) / T.meta_var(x): the value itself
+        value = value.value
     if isinstance(value, tx.Var) and value.name == name:  # n = T.int64(): the dim "n"
         frame = function_frame(p)
         value = frame.sym_vars.setdefault(name, value)

@@ -113,3 +113,30 @@ def test_axis_attributes_are_renumbered_for_nhwc():
 
     after = relax.transform.ConvertLayout({"relax.nn.conv2d": ["NHWC", "OHWI"]})(Before)
     assert_structural_equal(after, Expected)
+
+
+def test_tile_and_repeat_follow_nhwc_and_keep_the_values():
+    # TVM's forms: tile repeats right-aligned to 4 axes then reordered for NHWC; repeat's axis
+    # renumbered; the results match numpy
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 2, 4, 4), "float32"), w: R.Tensor((3, 2, 1, 1), "float32")):
+            with R.dataflow():
+                c = R.nn.conv2d(x, w)
+                t = R.tile(c, repeats=[2, 1])
+                gv = R.repeat(t, repeats=2, axis=1)
+                R.output(gv)
+            return gv
+
+    after = ConvertLayout({"relax.nn.conv2d": ["NHWC", "OHWI"]})(Mod)
+    calls = {b.value.op.name: b.value for b in after["main"].body.blocks[0].bindings}
+    assert tuple(calls["relax.tile"].attrs["repeats"]) == (1, 2, 1, 1)
+    assert calls["relax.repeat"].attrs["axis"] == 3
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 2, 4, 4)).astype("float32")
+    w = rng.standard_normal((3, 2, 1, 1)).astype("float32")
+    vm = relax.VirtualMachine(relax.build(after, "llvm"), tvm.cpu())
+    conv = np.einsum("nchw,oc->nohw", x, w[:, :, 0, 0])
+    ref = np.repeat(np.tile(conv, (2, 1)), 2, axis=1)
+    np.testing.assert_allclose(vm["main"](x, w).numpy(), ref, rtol=1e-5)
