@@ -2,12 +2,14 @@
 in TVMScript, and the rewritten programs against the originals numerically."""
 
 import numpy as np
+import pytest
 
 import tvmlite as tvm
 from tvmlite import relax
 from tvmlite.ir import assert_structural_equal
 from tvmlite.script import ir as I
 from tvmlite.script import relax as R
+from tvmlite.script import tir as T
 from tvmlite.transforms.graph_rewrites import (
     DecomposeOpsForInference, EliminateCommonSubexpr, FoldBatchnormToConv2D,
 )
@@ -226,3 +228,24 @@ def test_cse_reaches_into_if_branches():
             return d
 
     assert_structural_equal(EliminateCommonSubexpr()(Before), Expected)
+
+
+def test_bind_params_fixes_the_symbolic_dims_the_bound_shapes_fill():
+    # as apache-tvm 0.27 does: binding a (3, 5) weight to w: (m, n) makes m = 3 and n = 5 in
+    # the rest of the function
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(("b", "m"), "float32"), w: R.Tensor(("m", "n"), "float32")):
+            b, n = T.int64(), T.int64()
+            y: R.Tensor((b, n), "float32") = R.matmul(x, w)
+            return y
+
+    w = np.arange(15, dtype="float32").reshape(3, 5)
+    func = relax.transform.BindParams("main", {"w": w})(Before)["main"]
+    (x,) = func.params
+    b = x.struct_info.shape[0]
+    assert_structural_equal(x.struct_info, R.Tensor((b, 3), "float32"))
+    assert_structural_equal(func.ret_struct_info, R.Tensor((b, 5), "float32"))
+    with pytest.raises(ValueError, match="symbolic dim m"):
+        relax.transform.BindParams("main", {"w": w, "x": np.zeros((2, 4), "float32")})(Before)
