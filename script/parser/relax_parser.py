@@ -415,7 +415,28 @@ def visit_function_def(p: Parser, node: ast.FunctionDef) -> None:
     kind, opts = _decorator_kind(p, node)
     if kind != "relax":
         p.error(node, "a function nested in a relax function must be an @R.function")
-    p.bind(node.name, emit(p, node.name, parse_relax_function(p, node, opts), node))
+    if not _calls_itself(node):
+        p.bind(node.name, emit(p, node.name, parse_relax_function(p, node, opts), node))
+        return
+    # a recursive local function: its variable (typed by the signature) exists in its body
+    var = rx.Var(node.name, _signature(p, node), p.source.span(node))
+    p.bind(node.name, var)
+    func = parse_relax_function(p, node, opts)
+    function_frame(p).bindings.append(rx.VarBinding(var, func, p.source.span(node)))
+
+
+def _calls_itself(node: ast.FunctionDef) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == node.name
+               for stmt in node.body for n in ast.walk(stmt))
+
+
+def _signature(p: Parser, node: ast.FunctionDef) -> si.FuncStructInfo:
+    if node.returns is None or any(a.annotation is None for a in node.args.args):
+        p.error(node, f"the recursive function {node.name!r} needs annotated parameters and a "
+                      "return annotation")
+    with p.scope():
+        params = tuple(_annotation(p, a.annotation) for a in node.args.args)
+        return si.FuncStructInfo(params, _annotation(p, node.returns))
 
 
 @RELAX.register("Pass")

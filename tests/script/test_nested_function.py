@@ -51,3 +51,26 @@ def test_lambda_lift_makes_it_a_private_module_function():
             return z
 
     assert_structural_equal(relax.transform.LambdaLift()(Before), Expected)
+
+
+def test_recursive_local_function_calls_its_own_binding_variable():
+    @R.function
+    def main(x: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+        @R.function
+        def count(i: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+            cond = R.call_pure_packed("test.less", i, R.const(10), ty_args=R.Tensor((), "bool"))
+            if cond:
+                j = R.add(i, R.const(1))
+                r = count(j)
+            else:
+                r = i
+            return r
+
+        gv = count(x)
+        return gv
+
+    binding = main.body.blocks[0].bindings[0]
+    assert isinstance(binding.value, relax.Function)
+    branch = binding.value.body.blocks[-1].bindings[-1].value.true_branch
+    calls = [b.value for blk in branch.blocks for b in blk.bindings] + [branch.body]
+    assert any(isinstance(c, relax.Call) and c.op is binding.var for c in calls)
