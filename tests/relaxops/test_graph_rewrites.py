@@ -249,3 +249,31 @@ def test_bind_params_fixes_the_symbolic_dims_the_bound_shapes_fill():
     assert_structural_equal(func.ret_struct_info, R.Tensor((b, 5), "float32"))
     with pytest.raises(ValueError, match="symbolic dim m"):
         relax.transform.BindParams("main", {"w": w, "x": np.zeros((2, 4), "float32")})(Before)
+
+
+def test_dead_code_elimination_keeps_prim_funcs_other_prim_funcs_call():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            cls = Mod
+            gv = R.call_tir(cls.add_self, (x,), out_ty=R.Tensor((4,), "float32"))
+            return gv
+
+        @T.prim_func(private=True)
+        def add_self(x: T.Buffer((4,), "float32"), z: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.sblock("add"):
+                    vi = T.axis.remap("S", [i])
+                    z[vi] = Mod.scalar_add(x[vi], x[vi])
+
+        @T.prim_func(private=True)
+        def scalar_add(a: T.float32, b: T.float32) -> T.float32:
+            return a + b
+
+        @T.prim_func(private=True)
+        def unused(a: T.float32) -> T.float32:
+            return a
+
+    after = DeadCodeElimination()(Mod)
+    assert sorted(gv.name_hint for gv, _ in after.items()) == ["add_self", "main", "scalar_add"]
