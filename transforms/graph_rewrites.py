@@ -71,10 +71,25 @@ class BlockRewriter:
 
 
 def function_rewrite(name: str, rewriter: type[BlockRewriter], **kw: Any) -> Pass:
+    def one(f: rx.Function) -> rx.Function:
+        return rewriter(**kw).run(with_local_functions(f, one))
+
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        return mod.map_functions(lambda gv, f: rewriter(**kw).run(f)
-                                 if isinstance(f, rx.Function) else f)
+        return mod.map_functions(lambda gv, f: one(f) if isinstance(f, rx.Function) else f)
     return Pass(run, name)
+
+
+def with_local_functions(f: rx.Function, fn: Any) -> rx.Function:
+    """`f` with `fn` applied to each function bound inside it (TVM's passes visit local
+    functions as they visit the function around them)."""
+    def visit(b: Any) -> Any:
+        return replace(b, value=fn(b.value)) if isinstance(b.value, rx.Function) else b
+
+    if not any(isinstance(b.value, rx.Function) for blk in f.body.blocks for b in blk.bindings):
+        return f
+    blocks = tuple(replace(blk, bindings=tuple(visit(b) for b in blk.bindings))
+                   for blk in f.body.blocks)
+    return replace(f, body=replace(f.body, blocks=blocks))
 
 
 # -- EliminateCommonSubexpr -----------------------------------------------------------------------

@@ -121,8 +121,12 @@ def DeadCodeElimination(entry_functions: list[str] | None = None) -> Pass:  # no
 def CanonicalizeBindings() -> Pass:  # noqa: N802
     """Drop bindings that only rename a value (transforms/canonicalize.py)."""
     from .canonicalize import canonicalize
+    from .graph_rewrites import with_local_functions
 
-    return _function_pass("CanonicalizeBindings", canonicalize)
+    def canon(f: rx.Function) -> rx.Function:  # local functions are canonicalized too
+        return canonicalize(with_local_functions(f, canon))
+
+    return _function_pass("CanonicalizeBindings", canon)
 
 
 def to_non_dataflow(func: rx.Function) -> rx.Function:

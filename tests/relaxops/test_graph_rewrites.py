@@ -277,3 +277,40 @@ def test_dead_code_elimination_keeps_prim_funcs_other_prim_funcs_call():
 
     after = DeadCodeElimination()(Mod)
     assert sorted(gv.name_hint for gv, _ in after.items()) == ["add_self", "main", "scalar_add"]
+
+
+def test_cse_reaches_into_local_functions():
+    # apache-tvm 0.27's output: the repeated add inside the local function is bound once
+    @I.ir_module
+    class Before:
+        @R.function
+        def foo(x: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+            @R.function
+            def bar(y: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+                with R.dataflow():
+                    a = R.add(y, y)
+                    b = R.add(y, y)
+                    c = R.multiply(a, b)
+                    R.output(c)
+                return c
+
+            gv = bar(x)
+            return gv
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def foo(x: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+            @R.function
+            def bar(y: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+                with R.dataflow():
+                    a = R.add(y, y)
+                    b = a  # noqa: F841 (TVM keeps the alias binding)
+                    c = R.multiply(a, a)
+                    R.output(c)
+                return c
+
+            gv = bar(x)
+            return gv
+
+    assert_structural_equal(relax.transform.EliminateCommonSubexpr()(Before), Expected)
