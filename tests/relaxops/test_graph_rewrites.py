@@ -314,3 +314,22 @@ def test_cse_reaches_into_local_functions():
             return gv
 
     assert_structural_equal(relax.transform.EliminateCommonSubexpr()(Before), Expected)
+
+
+def test_decompose_tensor_to_shape_into_the_vm_builtin_and_runs():
+    # TVM's decomposition: the builtin's shape matched against fresh dims, which the rest of
+    # the function reads as a shape
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(t: R.Tensor([2], "int64")):
+            s: R.Shape(ndim=2) = R.tensor_to_shape(t)
+            return s
+
+    after = DecomposeOpsForInference()(Mod)
+    bindings = after["main"].body.blocks[0].bindings
+    assert bindings[0].value.args[0].global_symbol == "vm.builtin.tensor_to_shape"
+    assert isinstance(bindings[1], relax.MatchCast)
+    assert after["main"].body.body is bindings[2].var  # the new shape stands for `s`
+    vm = relax.VirtualMachine(relax.build(after, "llvm"), tvm.cpu())
+    assert tuple(vm["main"](np.array([2, 3], "int64"))) == (2, 3)
