@@ -433,6 +433,22 @@ class SeqExpr(Expr):
         return self.body.struct_info
 
 
+def _refined_return(params: tuple[Var, ...], ret: StructInfo | None,
+                    body: SeqExpr) -> StructInfo | None:
+    """As TVM's Function does: a return struct info the body knows more precisely than
+    (`R.Tensor(ndim=2)` for a (m, n) result) becomes the body's, its dims the parameters do
+    not define forgotten."""
+    known = body.body.struct_info
+    if ret is None or known is None or known == ret:
+        return ret
+    from .type_analysis import definable_tir_vars_in_type, erase_to_well_defined, is_base_of
+
+    defined = {v: v for p in params for v in definable_tir_vars_in_type(
+        p.struct_info or ObjectStructInfo())}
+    known = erase_to_well_defined(known, defined)
+    return known if is_base_of(ret, known) else ret
+
+
 @dataclass(frozen=True, slots=True, eq=False, init=False)
 class Function(Expr):
     params: tuple[Var, ...]
@@ -451,7 +467,8 @@ class Function(Expr):
         put = object.__setattr__
         put(self, "params", tuple(params))
         put(self, "body", body)
-        put(self, "ret_struct_info", ret_struct_info if ret_ty is None else ret_ty)
+        ret = ret_struct_info if ret_ty is None else ret_ty
+        put(self, "ret_struct_info", _refined_return(self.params, ret, body))
         put(self, "is_pure", True if is_pure is None else bool(is_pure))
         put(self, "attrs", attrs if type(attrs) is Attrs else Attrs(attrs or ()))
         put(self, "span", span)

@@ -35,6 +35,14 @@ def dummy_global_info() -> DummyGlobalInfo:
     return DummyGlobalInfo()
 
 
+def meta_var(value: Any) -> Any:
+    """`I.meta_var(x)`: a Python value bound to names as is (`C = I.meta_var(T.int64(16))`
+    makes `C` the constant 16 in the shapes after it, not a symbolic dim)."""
+    from .tir_stmts import meta_var as _meta_var
+
+    return _meta_var(value)
+
+
 def _module() -> Any:
     p = current()
     if p is None and _called_from_class_body():
@@ -45,7 +53,7 @@ def _module() -> Any:
 
 
 __all__ = ["GlobalVar", "dummy_global_info", "ir_module", "module_attrs", "module_global_infos",
-           "vdevice"]
+           "vdevice", "meta_var"]
 
 
 def _called_from_class_body() -> bool:

@@ -12,6 +12,8 @@ from ..ir.functor import substitute_vars
 from ..ir.module import IRModule
 from ..ir.struct_info import TensorStructInfo
 from ..tir.expr import IntImm
+from ..tir.expr import Var as TirVar
+from .bind_symbolic import bind_symbolic_vars
 from .pass_infra import Pass, PassContext
 
 
@@ -34,9 +36,27 @@ def BindParams(func_name: str, params: dict[Any, Any]) -> Pass:  # noqa: N802 (T
                              f"{', '.join(p.name_hint for p in func.params)}")
         body = substitute_vars(func.body, mapping)
         kept = tuple(p for p in func.params if p not in mapping)
-        return mod.with_function(func_name, replace(func, params=kept, body=body))
+        new = replace(func, params=kept, body=body)
+        # the bound shapes fix the symbolic dims they fill (n of a (n, m) weight): as in TVM
+        dims = _inferred_dims(func, mapping)
+        return mod.with_function(func_name, bind_symbolic_vars(new, dims) if dims else new)
 
     return Pass(run, "BindParams")
+
+
+def _inferred_dims(func: Function, mapping: dict[Var, Constant]) -> dict[Any, Any]:
+    """Each symbolic dim of a bound parameter's shape, as the bound tensor's extent."""
+    dims: dict[TirVar, int] = {}
+    for p, const in mapping.items():
+        sinfo = p.struct_info
+        if not isinstance(sinfo, TensorStructInfo) or sinfo.shape is None:
+            continue
+        for dim, extent in zip(sinfo.shape, const.data.shape):
+            if isinstance(dim, TirVar):
+                if dims.setdefault(dim, int(extent)) != int(extent):
+                    raise ValueError(f"BindParams: symbolic dim {dim.name} of {p.name_hint} is "
+                                     f"{extent}, but another parameter bound it to {dims[dim]}")
+    return dims
 
 
 def _names(params: dict[Any, Any]) -> list[str]:

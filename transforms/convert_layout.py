@@ -10,13 +10,16 @@ anything else (another operator, a function output), it is transposed back to NC
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.functor import substitute_vars
 from ..ir.module import IRModule
-from ..ir.op import op_attr
+from ..ir.op import op_attr, with_inferred_struct_info
+from ..tir.attrs import Attrs
 from .graph_rewrites import DROP, BlockRewriter, op
 from .pass_infra import Pass, PassContext
 
@@ -46,9 +49,14 @@ class _Convert(BlockRewriter):
         return var
 
     def rewrite(self, b: Any) -> Any:
+        if isinstance(b, rx.MatchCast) and b.value in self.nhwc and isinstance(
+                b.var, rx.DataflowVar) and _rank(b.value) == 4:
+            return self._match_cast(b)
         converted = self._convert(b.value) if isinstance(b, rx.VarBinding) else None
         if converted is None:
             return self._restore_uses(b.value)
+        if isinstance(converted, _Plain):  # read NHWC operands, gives the original layout
+            return converted.expr
         if isinstance(b.var, rx.DataflowVar):  # keeps its name, now holding NHWC data
             var = rx.DataflowVar(b.var.name_hint, converted.struct_info)
             self.out.append(rx.VarBinding(var, converted))
@@ -57,6 +65,16 @@ class _Convert(BlockRewriter):
         self.nhwc[b.var] = self.emit(converted)  # an output: NCHW again, under its name
         self.kept.add(b.var)
         return op("permute_dims")(self.nhwc[b.var], TO_NCHW)
+
+    def _match_cast(self, b: rx.MatchCast) -> Any:
+        """A match_cast of an NHWC value checks the NHWC shape (its dims permuted)."""
+        sinfo = b.struct_info
+        if isinstance(sinfo, si.TensorStructInfo) and sinfo.shape is not None:
+            sinfo = replace(sinfo, shape=tuple(sinfo.shape[a] for a in TO_NHWC))
+        var = rx.DataflowVar(b.var.name_hint, sinfo)
+        self.out.append(rx.MatchCast(var, self.nhwc[b.value], sinfo))
+        self.nhwc[b.var] = var
+        return DROP
 
     def _restore_uses(self, value: rx.Expr) -> rx.Expr | None:
         """Operands whose NCHW binding was dropped get a transpose back (made once)."""
@@ -80,6 +98,10 @@ class _Convert(BlockRewriter):
         if name == "relax.nn.conv2d" and name in self.desired:
             return self._conv2d(value)
         args = value.args
+        if name in _AXIS_RULES and args and args[0] in self.nhwc and _rank(args[0]) == 4:
+            return _AXIS_RULES[name](self, value)
+        if name == "relax.concat" and isinstance(args[0], rx.Tuple):
+            return _concat(self, value)
         if not any(a in self.nhwc for a in args) or any(
                 isinstance(a, rx.Expr) and _rank(a) not in (0, 4) for a in args):
             return None
@@ -97,8 +119,7 @@ class _Convert(BlockRewriter):
             return None
         data_layout, kernel_layout = (list(self.desired["relax.nn.conv2d"]) + ["OHWI"])[:2]
         if data_layout != "NHWC":
-            raise ValueError(f"ConvertLayout: conv2d converts NCHW to NHWC only, not to "
-                             f"{data_layout!r}")
+            return self._packed_layout(call, data_layout)
         kernel_layout = "OHWI" if kernel_layout == "default" else kernel_layout
         if kernel_layout not in KERNEL_PERM:
             raise ValueError(f"ConvertLayout: kernel layout {kernel_layout!r} is not one of "
@@ -111,6 +132,107 @@ class _Convert(BlockRewriter):
         return op_attr("relax.nn.conv2d", "make")(
             data, weight, attrs["strides"], attrs["padding"], attrs["dilation"],
             attrs["groups"], "NHWC", kernel_layout, None, attrs.get("out_dtype"))
+
+
+    def _packed_layout(self, call: rx.Call, layout: str) -> None:
+        """A packed layout (`NCHW4c`): TVM leaves a conv2d whose channels the block size does
+        not divide as it is; tvmlite converts to NHWC only."""
+        block = "".join(ch for ch in layout if ch.isdigit())
+        channels = [_dim(a, 1) for a in call.args]
+        if block and any(c is not None and c % int(block) for c in channels):
+            return None
+        raise ValueError(f"ConvertLayout: conv2d converts NCHW to NHWC only, not to {layout!r}")
+
+
+@dataclass(frozen=True)
+class _Plain:
+    """A converted call whose result has the original layout (no transpose back needed)."""
+
+    expr: rx.Expr
+
+
+# -- operators with axis attributes: the axes renumbered for NHWC ------------------------------
+
+POS = [TO_NHWC.index(a) for a in range(4)]  # where original axis a sits in NHWC: [0, 3, 1, 2]
+
+
+def _ints(v: Any) -> list[int]:
+    items = v if isinstance(v, (list, tuple)) else [v]
+    return [int(getattr(i, "value", i)) % 4 for i in items]
+
+
+def _remake(call: rx.Call, args: tuple[rx.Expr, ...], **changed: Any) -> rx.Call:
+    attrs = Attrs(tuple((k, changed.get(k, v)) for k, v in call.attrs))
+    return with_inferred_struct_info(replace(call, args=args, attrs=attrs, struct_info=None))
+
+
+def _reduce(cv: _Convert, call: rx.Call) -> Any:
+    axis = call.attr("axis")
+    if axis is None:
+        return None
+    axes = sorted(POS[a] for a in _ints(axis))
+    new = _remake(call, (cv.nhwc[call.args[0]],) + call.args[1:], axis=tuple(axes))
+    if call.attr("keepdims"):
+        return new
+    left = [TO_NHWC[i] for i in range(4) if i not in axes]  # original axes, in NHWC order
+    return _Plain(new) if left == sorted(left) else None
+
+
+def _one_axis(cv: _Convert, call: rx.Call) -> Any:
+    axis = call.attr("axis")
+    if axis is None:
+        return None
+    return _remake(call, (cv.nhwc[call.args[0]],) + call.args[1:], axis=POS[_ints(axis)[0]])
+
+
+def _layer_norm(cv: _Convert, call: rx.Call) -> Any:
+    axes = [POS[a] for a in _ints(call.attr("axes"))]
+    if axes != sorted(axes):  # gamma and beta would need transposing too
+        return None
+    return _remake(call, (cv.nhwc[call.args[0]],) + call.args[1:], axes=tuple(axes))
+
+
+def _strided_slice(cv: _Convert, call: rx.Call) -> Any:
+    axes = tuple(POS[a] for a in _ints(call.attr("axes")))
+    return _remake(call, (cv.nhwc[call.args[0]],) + call.args[1:], axes=axes)
+
+
+def _permute(cv: _Convert, call: rx.Call) -> Any:
+    order = _ints(call.attr("axes")) if call.attr("axes") is not None else [3, 2, 1, 0]
+    return _Plain(_remake(call, (cv.nhwc[call.args[0]],), axes=tuple(POS[a] for a in order)))
+
+
+def _tile(cv: _Convert, call: rx.Call) -> Any:
+    reps = [int(getattr(r, "value", r)) for r in call.attr("repeats")]
+    if len(reps) > 4:
+        return None
+    reps = [1] * (4 - len(reps)) + reps  # numpy's rule: repeats align to the last axes
+    return _remake(call, (cv.nhwc[call.args[0]],), repeats=tuple(reps[a] for a in TO_NHWC))
+
+
+def _concat(cv: _Convert, call: rx.Call) -> Any:
+    fields = call.args[0].fields
+    if not any(f in cv.nhwc for f in fields) or any(_rank(f) != 4 for f in fields):
+        return None
+    axis = POS[_ints(call.attr("axis"))[0]]
+    return _remake(call, (rx.Tuple(tuple(cv._as_nhwc(f) for f in fields)),), axis=axis)
+
+
+_AXIS_RULES: dict[str, Callable[[_Convert, rx.Call], Any]] = {
+    **{f"relax.{n}": _reduce for n in ("sum", "mean", "max", "min", "prod", "std",
+                                       "variance")},
+    **{f"relax.{n}": _one_axis for n in ("nn.softmax", "nn.log_softmax", "flip", "repeat")},
+    "relax.tile": _tile,
+    "relax.nn.layer_norm": _layer_norm, "relax.strided_slice": _strided_slice,
+    "relax.permute_dims": _permute,
+}
+
+
+def _dim(e: rx.Expr, axis: int) -> int | None:
+    s = e.struct_info
+    if isinstance(s, si.TensorStructInfo) and s.static_shape is not None:
+        return s.static_shape[axis]
+    return None
 
 
 def ConvertLayout(desired_layouts: dict[str, list[str]], layout_cb: Any = None  # noqa: N802

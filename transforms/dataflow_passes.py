@@ -26,7 +26,8 @@ def _function_pass(name: str, fn: Any) -> Pass:
 
 
 def _eligible(b: Any) -> bool:
-    return not isinstance(b.value, (rx.If, rx.Function)) and _is_pure(b.value)
+    # NOTE: binding a function (a closure) is pure, as TVM counts it
+    return isinstance(b.value, rx.Function) or not isinstance(b.value, rx.If) and _is_pure(b.value)
 
 
 class _ToDataflow(ExprMutator):

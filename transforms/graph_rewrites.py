@@ -71,10 +71,25 @@ class BlockRewriter:
 
 
 def function_rewrite(name: str, rewriter: type[BlockRewriter], **kw: Any) -> Pass:
+    def one(f: rx.Function) -> rx.Function:
+        return rewriter(**kw).run(with_local_functions(f, one))
+
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        return mod.map_functions(lambda gv, f: rewriter(**kw).run(f)
-                                 if isinstance(f, rx.Function) else f)
+        return mod.map_functions(lambda gv, f: one(f) if isinstance(f, rx.Function) else f)
     return Pass(run, name)
+
+
+def with_local_functions(f: rx.Function, fn: Any) -> rx.Function:
+    """`f` with `fn` applied to each function bound inside it (TVM's passes visit local
+    functions as they visit the function around them)."""
+    def visit(b: Any) -> Any:
+        return replace(b, value=fn(b.value)) if isinstance(b.value, rx.Function) else b
+
+    if not any(isinstance(b.value, rx.Function) for blk in f.body.blocks for b in blk.bindings):
+        return f
+    blocks = tuple(replace(blk, bindings=tuple(visit(b) for b in blk.bindings))
+                   for blk in f.body.blocks)
+    return replace(f, body=replace(f.body, blocks=blocks))
 
 
 # -- EliminateCommonSubexpr -----------------------------------------------------------------------
@@ -200,7 +215,32 @@ class _Decompose(BlockRewriter):
         if isinstance(v, rx.Call) and isinstance(v.op, rx.Op) and \
                 v.op.name == "relax.nn.batch_norm" and _known_rank(v.args[0]):
             return decompose_batch_norm(self, v)
+        if isinstance(v, rx.Call) and isinstance(v.op, rx.Op) and \
+                v.op.name == "relax.tensor_to_shape" and isinstance(b, rx.VarBinding):
+            return _tensor_to_shape(self, b)
         return None
+
+
+def _tensor_to_shape(rw: BlockRewriter, b: rx.VarBinding) -> Any:
+    """`R.tensor_to_shape(t)` as TVM decomposes it: the VM builtin's shape, matched against
+    fresh symbolic dims, and a shape of those dims standing for the value afterwards."""
+    from ..ir.op import CALL_PURE_PACKED
+    from ..tir import expr as tx
+
+    sinfo = b.var.struct_info
+    if not isinstance(sinfo, si.ShapeStructInfo) or sinfo.ndim < 0 or \
+            rw.dataflow and not isinstance(b.var, rx.DataflowVar):
+        return None
+    packed = rx.Call(CALL_PURE_PACKED, (rx.ExternFunc("vm.builtin.tensor_to_shape"),
+                                        b.value.args[0]), sinfo_args=(sinfo,),
+                     struct_info=sinfo)
+    rw.out.append(rx.VarBinding(b.var, packed))
+    dims = tuple(tx.Var("x", "int64") for _ in range(sinfo.ndim))
+    matched = si.ShapeStructInfo(dims)
+    make = rx.DataflowVar if isinstance(b.var, rx.DataflowVar) else rx.Var
+    rw.out.append(rx.MatchCast(make("y", matched), b.var, matched))
+    rw.mapping[b.var] = rw.emit(rx.ShapeExpr(dims, matched), "gv")
+    return DROP
 
 
 def _known_rank(e: rx.Expr) -> bool:

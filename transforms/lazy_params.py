@@ -73,15 +73,42 @@ def LazyGetInput() -> Pass:  # noqa: N802
     return Pass(run, "LazyGetInput")
 
 
-def _outputs(func: rx.Function) -> list[rx.Expr] | None:
+def _outputs(func: rx.Function) -> list[rx.Expr]:
+    """The returned items: a returned tuple's fields (written inline or bound to the returned
+    variable), else the returned value alone."""
     ret = func.body.body
-    return list(ret.fields) if isinstance(ret, rx.Tuple) else None
+    if isinstance(ret, rx.Var):
+        for blk in func.body.blocks:
+            for b in blk.bindings:
+                if b.var is ret and isinstance(b, rx.VarBinding) and isinstance(b.value, rx.Tuple):
+                    ret = b.value
+    return list(ret.fields) if isinstance(ret, rx.Tuple) else [ret]
+
+
+def _merge_plain_blocks(blocks: list[rx.BindingBlock]) -> tuple[rx.BindingBlock, ...]:
+    """Adjacent non-dataflow blocks as one (TVMScript writes them as one)."""
+    out: list[rx.BindingBlock] = []
+    for blk in blocks:
+        if not blk.bindings:
+            continue
+        if out and type(blk) is rx.BindingBlock and type(out[-1]) is rx.BindingBlock:
+            out[-1] = rx.BindingBlock(out[-1].bindings + blk.bindings)
+        else:
+            out.append(blk)
+    return tuple(out)
+
+
+def _with_setter(func: rx.Function, setter: rx.Var) -> rx.Function:
+    """`fset_output` goes after the run-time inputs (`num_input`), before the weights."""
+    if "num_input" not in func.attr_dict:
+        return replace(func, params=func.params + (setter,))
+    n = int(func.attr_dict["num_input"])
+    params = func.params[:n] + (setter,) + func.params[n:]
+    return replace(func, params=params).with_attr("num_input", n + 1)
 
 
 def _lazy_outputs(func: rx.Function) -> rx.Function:
     outputs = _outputs(func)
-    if outputs is None:
-        return func
     setter = rx.Var("fset_output", si.FuncStructInfo((_INDEX, si.ObjectStructInfo()),
                                                      si.TupleStructInfo(()), purity=False))
 
@@ -89,8 +116,9 @@ def _lazy_outputs(func: rx.Function) -> rx.Function:
         call = rx.Call(setter, (_prim(i), value), struct_info=si.TupleStructInfo(()))
         return rx.VarBinding(rx.Var("_", si.TupleStructInfo(())), call)
 
+    bound = {b.var for blk in func.body.blocks for b in blk.bindings}
     first = [hand_over(i, v) for i, v in enumerate(outputs) if v in func.params]
-    blocks: list[rx.BindingBlock] = [rx.BindingBlock(tuple(first))] if first else []
+    blocks: list[rx.BindingBlock] = [rx.BindingBlock(tuple(first))]
     for blk in func.body.blocks:
         later: list[Any] = []
         out: list[Any] = []
@@ -101,10 +129,14 @@ def _lazy_outputs(func: rx.Function) -> rx.Function:
         blocks.append(replace(blk, bindings=tuple(out)))
         if later:  # NOTE: impure calls cannot sit in a dataflow block: right after it
             blocks.append(rx.BindingBlock(tuple(later)))
+    # items that no binding defines (constants, prim values) are handed over last
+    inline = [hand_over(i, v) for i, v in enumerate(outputs)
+              if v not in bound and v not in func.params]
+    blocks.append(rx.BindingBlock(tuple(inline)))
     empty = rx.Tuple((), si.TupleStructInfo(()))
-    body = replace(func.body, blocks=tuple(b for b in blocks if b.bindings), body=empty)
-    return replace(func, params=func.params + (setter,), body=body,
-                   ret_struct_info=si.TupleStructInfo(()), is_pure=False)
+    body = replace(func.body, blocks=_merge_plain_blocks(blocks), body=empty)
+    return _with_setter(replace(func, body=body, ret_struct_info=si.TupleStructInfo(()),
+                                is_pure=False), setter)
 
 
 def LazySetOutput() -> Pass:  # noqa: N802
@@ -114,99 +146,3 @@ def LazySetOutput() -> Pass:  # noqa: N802
         return mod.map_functions(lambda gv, f: _lazy_outputs(f) if isinstance(
             f, rx.Function) and "global_symbol" in f.attr_dict else f)
     return Pass(run, "LazySetOutput")
-
-
-# -- LazyTransformParams (the older, packed-function form) -----------------------------------
-
-
-def _packed(name: str, args: tuple[rx.Expr, ...]) -> rx.Call:
-    return rx.Call(rx.ExternFunc(name), args, sinfo_args=(si.ObjectStructInfo(),),
-                   struct_info=si.ObjectStructInfo())
-
-
-def _flat_params(func: rx.Function) -> rx.Function:
-    """Tuple parameters as one parameter per item (ExpandTupleArguments' rewrite)."""
-    from ..ir.functor import substitute_vars
-    from .function_passes import _leaves, _pack, _simplify
-
-    if not any(isinstance(p.struct_info, si.TupleStructInfo) for p in func.params):
-        return func
-    params: list[rx.Var] = []
-    mapping: dict[rx.Var, rx.Expr] = {}
-    for p in func.params:
-        if isinstance(p.struct_info, si.TupleStructInfo):
-            leaves = _leaves(p.struct_info, p.name_hint)
-            params += leaves
-            mapping[p] = _pack(p.struct_info, list(leaves))
-        else:
-            params.append(p)
-    return _simplify(replace(func, params=tuple(params), body=substitute_vars(func.body,
-                                                                              mapping)))
-
-
-def _fetch_lazily(func: rx.Function, fget: str, extra: tuple[rx.Expr, ...]) -> rx.Function:
-    where = _first_use(func, list(func.params))
-    mapping = {p: rx.Var(p.name_hint, p.struct_info, p.span) for p in where}
-    seq = _Rename(mapping).visit(func.body)
-    blocks = [list(b.bindings) for b in seq.blocks] or [[]]
-    for p in sorted(where, key=lambda v: where[v], reverse=True):
-        i, j = where[p]
-        fetched = rx.Var(p.name_hint, si.ObjectStructInfo())
-        call = _packed(fget, extra + (_prim(func.params.index(p)),))
-        blocks[i][min(j, len(blocks[i])):min(j, len(blocks[i]))] = [
-            rx.VarBinding(fetched, call), rx.MatchCast(mapping[p], fetched, p.struct_info)]
-    return replace(func, params=(), body=replace(seq, blocks=tuple(
-        rx.BindingBlock(tuple(bs)) for bs in blocks if bs)))
-
-
-def _set_eagerly(func: rx.Function, fset: str, extra: tuple[rx.Expr, ...]) -> rx.Function:
-    ret = func.body.body
-    bound = {b.var: b.value for blk in func.body.blocks for b in blk.bindings}
-    tup = bound.get(ret, ret) if isinstance(ret, rx.Var) else ret
-    if not isinstance(tup, rx.Tuple):
-        return func
-    outputs = list(tup.fields)
-
-    def hand_over(i: int, value: rx.Expr) -> rx.VarBinding:
-        return rx.VarBinding(rx.Var("_", si.ObjectStructInfo()),
-                             _packed(fset, extra + (_prim(i), value)))
-
-    blocks = []
-    for blk in func.body.blocks:
-        out: list[Any] = []
-        for b in blk.bindings:
-            if b.value is tup:
-                continue
-            out.append(b)
-            out.extend(hand_over(i, v) for i, v in enumerate(outputs) if v is b.var)
-        blocks.append(rx.BindingBlock(tuple(out)))
-    empty = rx.Tuple((), si.TupleStructInfo(()))
-    return replace(func, body=replace(func.body, blocks=tuple(blocks), body=empty),
-                   ret_struct_info=si.TupleStructInfo(()))
-
-
-def LazyTransformParams(fget_item: str | None = "get_item",  # noqa: N802
-                        fset_item: str | None = "set_item",
-                        extra_get_item_params: list[Any] | None = None,
-                        extra_set_item_params: list[Any] | None = None) -> Pass:
-    """The weights of each public function are fetched with the packed function `fget_item`
-    (index) where first used, and its results handed to `fset_item` (index, value) as soon as
-    they are bound; the function then takes nothing and returns an empty tuple."""
-    from .simple_passes import to_non_dataflow
-
-    get_extra = tuple(extra_get_item_params or ())
-    set_extra = tuple(extra_set_item_params or ())
-
-    def lazy(f: rx.Function) -> rx.Function:
-        f = to_non_dataflow(_flat_params(f))
-        if fget_item is not None:
-            f = _fetch_lazily(f, fget_item, get_extra)
-        if fset_item is not None:
-            f = _set_eagerly(f, fset_item, set_extra)
-        attrs = tuple((k, v) for k, v in f.attrs if k != "relax.force_pure")
-        return replace(f, is_pure=False, attrs=attrs)
-
-    def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        return mod.map_functions(lambda gv, f: lazy(f) if isinstance(f, rx.Function) and
-                                 "global_symbol" in f.attr_dict else f)
-    return Pass(run, "LazyTransformParams")

@@ -15,6 +15,7 @@ from ..ir.functor import ExprVisitor, substitute_vars, var_use_counts
 from ..ir.module import GlobalVar, IRModule
 from ..ir.type_analysis import definable_tir_vars_in_type
 from ..ir.usage_analysis import _impure
+from ..tir.function import PrimFunc
 from .pass_infra import Pass, PassContext
 
 
@@ -70,11 +71,29 @@ def _reachable(mod: IRModule, entries: list[str]) -> set[str]:
 
         if isinstance(f, rx.Function):
             _V().visit(f)
+        elif isinstance(f, PrimFunc):  # a prim_func calling another (`Module.helper(a, b)`)
+            refs += _tir_callees(f)
         for r in refs:
             if r not in names and r in mod:
                 names.add(r)
                 todo.append(r)
     return names
+
+
+def _tir_callees(f: PrimFunc) -> list[str]:
+    from ..tir.functor import post_order_visit
+
+    found: list[str] = []
+
+    def note(n: Any) -> None:
+        op = getattr(n, "op", None)
+        if isinstance(op, GlobalVar):
+            found.append(op.name_hint)
+        elif isinstance(op, str) and op.startswith("@"):  # how the TIR parser names them
+            found.append(op[1:])
+
+    post_order_visit(f.body, note)
+    return found
 
 
 def eliminate_dead_code(mod: IRModule, entries: list[str] | None = None,
@@ -102,8 +121,12 @@ def DeadCodeElimination(entry_functions: list[str] | None = None) -> Pass:  # no
 def CanonicalizeBindings() -> Pass:  # noqa: N802
     """Drop bindings that only rename a value (transforms/canonicalize.py)."""
     from .canonicalize import canonicalize
+    from .graph_rewrites import with_local_functions
 
-    return _function_pass("CanonicalizeBindings", canonicalize)
+    def canon(f: rx.Function) -> rx.Function:  # local functions are canonicalized too
+        return canonicalize(with_local_functions(f, canon))
+
+    return _function_pass("CanonicalizeBindings", canon)
 
 
 def to_non_dataflow(func: rx.Function) -> rx.Function:

@@ -185,6 +185,12 @@ def call_tir_dyn(func: Any, args: Any) -> rx.Call:
     return _call("relax.vm.call_tir_dyn", (as_expr(func), _args_tuple(args)))
 
 
+def vm_kill_object(obj: Any) -> rx.Call:
+    """Drop the VM's reference to `obj` (a tensor or any object) so its memory can be freed
+    before the function returns (TVM's `relax.op.vm.kill_object`)."""
+    return _call("relax.vm.kill_object", (as_expr(obj),))
+
+
 def builtin_alloc_tensor(shape: Any, dtype: Any, runtime_device_index: Any,
                          storage_scope: Any = "global", ty_args: Any = None,
                          sinfo_args: Any = None) -> rx.Call:
@@ -205,6 +211,7 @@ _INFER = {
     "relax.vm.alloc_storage": _infer_storage,
     "relax.vm.alloc_tensor": _infer_tensor_in_storage,
     "relax.vm.call_tir_dyn": _infer_call_tir_dyn,
+    "relax.vm.kill_object": _infer_void,
     "relax.builtin.alloc_tensor": _infer_builtin_alloc,
 }
 _MAKE = {
@@ -217,6 +224,7 @@ _MAKE = {
     "relax.vm.alloc_storage": vm_alloc_storage,
     "relax.vm.alloc_tensor": vm_alloc_tensor,
     "relax.vm.call_tir_dyn": call_tir_dyn,
+    "relax.vm.kill_object": vm_kill_object,
     "relax.builtin.alloc_tensor": builtin_alloc_tensor,
 }
 # the VM builtin each op runs as (vm/storage.py); "call_tir_dyn" is lowered by itself
@@ -230,13 +238,16 @@ _BUILTIN = {
     "relax.vm.alloc_storage": "vm.builtin.vm_alloc_storage",
     "relax.vm.alloc_tensor": "vm.builtin.alloc_tensor_in_storage",
     "relax.vm.call_tir_dyn": "call_tir_dyn",
+    "relax.vm.kill_object": "vm.builtin.kill_object",
     "relax.builtin.alloc_tensor": "vm.builtin.alloc_tensor_of_shape",
 }
-_IMPURE = {"relax.memory.kill_storage", "relax.memory.kill_tensor", "relax.vm.call_tir_dyn"}
+_IMPURE = {"relax.memory.kill_storage", "relax.memory.kill_tensor", "relax.vm.call_tir_dyn",
+           "relax.vm.kill_object"}
 for _name, _infer in _INFER.items():
     register_op(_name, infer_struct_info=_infer, make=_MAKE[_name], op_pattern=OPAQUE,
                 vm_builtin=_BUILTIN[_name], impure=_name in _IMPURE)
 
 __all__ = ["memory_alloc_storage", "memory_alloc_tensor", "kill_storage", "kill_tensor",
            "view", "ensure_zero_offset", "vm_alloc_storage", "vm_alloc_tensor", "call_tir_dyn",
+           "vm_kill_object",
            "builtin_alloc_tensor"]

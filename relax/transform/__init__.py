@@ -22,7 +22,8 @@ from ...transforms.graph_rewrites import (
     FoldBatchnormToConv2D,
 )
 from ...transforms.inplace import DataflowUseInplaceCalls
-from ...transforms.lazy_params import LazyGetInput, LazySetOutput, LazyTransformParams
+from ...transforms.lazy_params import LazyGetInput, LazySetOutput
+from ...transforms.lazy_transform_params import LazyTransformParams
 from ...transforms.legalize import LegalizeOps
 from ...transforms.fuse_by_pattern import _CheckContext as PatternCheckContext
 from ...transforms.matmul_order import AdjustMatmulOrder

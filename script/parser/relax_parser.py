@@ -22,7 +22,7 @@ from ...ir.module import GlobalVar
 from ...ir.type_analysis import is_base_of
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
-from .core import _MISSING, ArgError, Dialect, Parser, current
+from .core import _MISSING, ArgError, Dialect, MetaValue, Parser, current
 from .tir_parser import DType
 
 LEAF = (rx.Var, rx.Constant, rx.GlobalVarRef, rx.ExternFunc, rx.Op, rx.ShapeExpr, rx.PrimValue,
@@ -353,6 +353,8 @@ def _fresh_var_calls(value: ast.expr, n: int) -> list[bool]:
 
 
 def _assign_name(p: Parser, name: str, value: Any, node: ast.AST) -> None:
+    if isinstance(value, MetaValue):  # I.meta_var(x) / T.meta_var(x): the value itself
+        value = value.value
     if isinstance(value, tx.Var) and value.name == name:  # n = T.int64(): the dim "n"
         frame = function_frame(p)
         value = frame.sym_vars.setdefault(name, value)
@@ -445,6 +447,39 @@ def visit_return(p: Parser, node: ast.Return) -> None:
     frame.ret = expr
 
 
+@RELAX.register("FunctionDef")
+def visit_function_def(p: Parser, node: ast.FunctionDef) -> None:
+    """`@R.function def inner(...)` inside a relax function: a local function (a closure over
+    the names around it), bound to a variable named `inner`."""
+    from .entry import _decorator_kind
+
+    kind, opts = _decorator_kind(p, node)
+    if kind != "relax":
+        p.error(node, "a function nested in a relax function must be an @R.function")
+    if not _calls_itself(node):
+        p.bind(node.name, emit(p, node.name, parse_relax_function(p, node, opts), node))
+        return
+    # a recursive local function: its variable (typed by the signature) exists in its body
+    var = rx.Var(node.name, _signature(p, node), p.source.span(node))
+    p.bind(node.name, var)
+    func = parse_relax_function(p, node, opts)
+    function_frame(p).bindings.append(rx.VarBinding(var, func, p.source.span(node)))
+
+
+def _calls_itself(node: ast.FunctionDef) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == node.name
+               for stmt in node.body for n in ast.walk(stmt))
+
+
+def _signature(p: Parser, node: ast.FunctionDef) -> si.FuncStructInfo:
+    if node.returns is None or any(a.annotation is None for a in node.args.args):
+        p.error(node, f"the recursive function {node.name!r} needs annotated parameters and a "
+                      "return annotation")
+    with p.scope():
+        params = tuple(_annotation(p, a.annotation) for a in node.args.args)
+        return si.FuncStructInfo(params, _annotation(p, node.returns))
+
+
 @RELAX.register("Pass")
 def visit_pass(p: Parser, node: ast.Pass) -> None:
     return None
@@ -518,17 +553,3 @@ def _join(a: si.StructInfo | None, b: si.StructInfo | None) -> si.StructInfo:
         return si.TensorStructInfo(None, a.dtype if a.dtype == b.dtype else "",
                                    a.ndim if a.ndim == b.ndim else -1)
     return si.ObjectStructInfo()
-
-
-@RELAX.register("FunctionDef")
-def visit_function_def(p: Parser, node: ast.FunctionDef) -> None:
-    """`@R.function def inner(...)` in a relax function's body: a local function, bound to
-    its name (TVM's nested functions; lambda lifting later makes them module functions)."""
-    decorators = [p.eval(d) for d in node.decorator_list]
-    kinds = [getattr(d, "kind", None) or getattr(d, "__tvmscript_kind__", None)
-             for d in decorators]
-    if kinds != ["relax"]:
-        p.error(node, "a function nested in a relax function must be an @R.function")
-    opts = dict(getattr(decorators[0], "opts", None) or {})
-    func = parse_relax_function(p, node, opts)
-    p.bind(node.name, emit(p, node.name, func, node))

@@ -125,6 +125,13 @@ class RelaxPrinter:
             ann = f": {self.sinfo(b.var.struct_info)}"
         self.emit(f"{name}{ann} = {value}")
 
+    def _local_function(self, var: rx.Var, f: rx.Function) -> None:
+        """A function bound inside a function: a nested `@R.function def name(...)`."""
+        outer = self.uses_cls, self.module_name
+        self.uses_cls, self.module_name = False, None  # `cls = ...` goes in the outer body
+        self.function(f, self.namer.define(var, var.name_hint))
+        self.uses_cls, self.module_name = outer[0] or self.uses_cls, outer[1]
+
     def _if(self, var: rx.Var, e: rx.If) -> None:
         self.emit(f"if {self.value(e.cond)}:")
         for branch in (e.true_branch, e.false_branch):

@@ -94,3 +94,42 @@ def test_topological_sort_orders(order, direction, expected):
 def test_topological_sort_refuses_unknown_orders():
     with pytest.raises(ValueError, match="order must be"):
         relax.transform.TopologicalSort(order="random")
+
+
+def test_convert_to_dataflow_counts_a_local_function_binding_as_pure():
+    # apache-tvm 0.27's output: the closure's binding joins the dataflow block, and the
+    # function's own body becomes a dataflow block too
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor, y: R.Tensor) -> R.Tensor:
+            @R.function
+            def inner(a: R.Tensor, b: R.Tensor) -> R.Tensor:
+                c = R.add(a, b)
+                d = R.multiply(a, c)
+                return d
+
+            z = R.add(x, y)
+            q = inner(z, x)
+            return q
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor, y: R.Tensor) -> R.Tensor:
+            with R.dataflow():
+
+                @R.function
+                def inner(a: R.Tensor, b: R.Tensor) -> R.Tensor:
+                    with R.dataflow():
+                        c = R.add(a, b)
+                        d = R.multiply(a, c)
+                        R.output(d)
+                    return d
+
+                z = R.add(x, y)
+                q = inner(z, x)
+                R.output(q)
+            return q
+
+    assert_structural_equal(relax.transform.ConvertToDataflow()(Before), Expected)

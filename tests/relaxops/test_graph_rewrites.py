@@ -2,12 +2,14 @@
 in TVMScript, and the rewritten programs against the originals numerically."""
 
 import numpy as np
+import pytest
 
 import tvmlite as tvm
 from tvmlite import relax
 from tvmlite.ir import assert_structural_equal
 from tvmlite.script import ir as I
 from tvmlite.script import relax as R
+from tvmlite.script import tir as T
 from tvmlite.transforms.graph_rewrites import (
     DecomposeOpsForInference, EliminateCommonSubexpr, FoldBatchnormToConv2D,
 )
@@ -226,3 +228,108 @@ def test_cse_reaches_into_if_branches():
             return d
 
     assert_structural_equal(EliminateCommonSubexpr()(Before), Expected)
+
+
+def test_bind_params_fixes_the_symbolic_dims_the_bound_shapes_fill():
+    # as apache-tvm 0.27 does: binding a (3, 5) weight to w: (m, n) makes m = 3 and n = 5 in
+    # the rest of the function
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(("b", "m"), "float32"), w: R.Tensor(("m", "n"), "float32")):
+            b, n = T.int64(), T.int64()
+            y: R.Tensor((b, n), "float32") = R.matmul(x, w)
+            return y
+
+    w = np.arange(15, dtype="float32").reshape(3, 5)
+    func = relax.transform.BindParams("main", {"w": w})(Before)["main"]
+    (x,) = func.params
+    b = x.struct_info.shape[0]
+    assert_structural_equal(x.struct_info, R.Tensor((b, 3), "float32"))
+    assert_structural_equal(func.ret_struct_info, R.Tensor((b, 5), "float32"))
+    with pytest.raises(ValueError, match="symbolic dim m"):
+        relax.transform.BindParams("main", {"w": w, "x": np.zeros((2, 4), "float32")})(Before)
+
+
+def test_dead_code_elimination_keeps_prim_funcs_other_prim_funcs_call():
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+            cls = Mod
+            gv = R.call_tir(cls.add_self, (x,), out_ty=R.Tensor((4,), "float32"))
+            return gv
+
+        @T.prim_func(private=True)
+        def add_self(x: T.Buffer((4,), "float32"), z: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.sblock("add"):
+                    vi = T.axis.remap("S", [i])
+                    z[vi] = Mod.scalar_add(x[vi], x[vi])
+
+        @T.prim_func(private=True)
+        def scalar_add(a: T.float32, b: T.float32) -> T.float32:
+            return a + b
+
+        @T.prim_func(private=True)
+        def unused(a: T.float32) -> T.float32:
+            return a
+
+    after = DeadCodeElimination()(Mod)
+    assert sorted(gv.name_hint for gv, _ in after.items()) == ["add_self", "main", "scalar_add"]
+
+
+def test_cse_reaches_into_local_functions():
+    # apache-tvm 0.27's output: the repeated add inside the local function is bound once
+    @I.ir_module
+    class Before:
+        @R.function
+        def foo(x: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+            @R.function
+            def bar(y: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+                with R.dataflow():
+                    a = R.add(y, y)
+                    b = R.add(y, y)
+                    c = R.multiply(a, b)
+                    R.output(c)
+                return c
+
+            gv = bar(x)
+            return gv
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def foo(x: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+            @R.function
+            def bar(y: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+                with R.dataflow():
+                    a = R.add(y, y)
+                    b = a  # noqa: F841 (TVM keeps the alias binding)
+                    c = R.multiply(a, a)
+                    R.output(c)
+                return c
+
+            gv = bar(x)
+            return gv
+
+    assert_structural_equal(relax.transform.EliminateCommonSubexpr()(Before), Expected)
+
+
+def test_decompose_tensor_to_shape_into_the_vm_builtin_and_runs():
+    # TVM's decomposition: the builtin's shape matched against fresh dims, which the rest of
+    # the function reads as a shape
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(t: R.Tensor([2], "int64")):
+            s: R.Shape(ndim=2) = R.tensor_to_shape(t)
+            return s
+
+    after = DecomposeOpsForInference()(Mod)
+    bindings = after["main"].body.blocks[0].bindings
+    assert bindings[0].value.args[0].global_symbol == "vm.builtin.tensor_to_shape"
+    assert isinstance(bindings[1], relax.MatchCast)
+    assert after["main"].body.body is bindings[2].var  # the new shape stands for `s`
+    vm = relax.VirtualMachine(relax.build(after, "llvm"), tvm.cpu())
+    assert tuple(vm["main"](np.array([2, 3], "int64"))) == (2, 3)
