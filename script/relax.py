@@ -71,6 +71,10 @@ class _SInfoType:
     def __getitem__(self, key: Any) -> si.StructInfo:
         return self._make(*key) if isinstance(key, tuple) else self._make(key)
 
+    def as_ty(self) -> si.StructInfo:
+        """The struct info the bare constructor stands for (TVM's `TypeProxy.as_ty`)."""
+        return self._make()
+
 
 def _dim(d: Any) -> tx.PrimExpr:
     if isinstance(d, str):

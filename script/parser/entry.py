@@ -272,6 +272,10 @@ _PROXIES = {"AnyProxy": "Object", "ObjectProxy": "Object", "TensorProxy": "Tenso
 
 
 def __getattr__(name: str) -> Any:
+    if name == "TypeProxy":  # the base class of TVM's proxies: the constructors' class here
+        from ..relax import _SInfoType
+
+        return _SInfoType
     if name in _PROXIES:
         import copy
 

@@ -265,3 +265,13 @@ def test_well_formed_wants_global_symbols_to_match_names():
     assert not A.well_formed(mod)
     assert A.well_formed(relax.transform.NormalizeGlobalVar()(mod))
     assert f.params[0].ty is f.params[0].struct_info
+
+
+def test_non_negative_expressions_leave_out_constants_and_repeats():
+    # apache-tvm 0.27 prints (N, M + T.int64(1)) and (N, M) for these two
+    n, m = tir.Var("N", "int64"), tir.Var("M", "int64")
+    exprs = A.collect_non_negative_expressions(relax.TensorType([4, n, m + 1, n], "float32"))
+    assert len(exprs) == 2 and exprs[0] is n
+    assert tvm.ir.structural_equal(exprs[1], m + 1)
+    pair = relax.TupleType([relax.ShapeType([n, 3]), relax.TensorType([m, n], "float32")])
+    assert A.collect_non_negative_expressions(pair) == [n, m]
