@@ -198,6 +198,10 @@ class Op(Expr):
 
         return get_op(name)
 
+    def same_as(self, other: object) -> bool:
+        """TVM keeps one node per operator, so two Ops of one name are the same node."""
+        return isinstance(other, Op) and other.name == self.name
+
 
 @dataclass(frozen=True, slots=True)
 class ExternFunc(Expr):

@@ -89,6 +89,14 @@ _DIM_OPS = {ast.Add: tx.BinaryOp.ADD, ast.Sub: tx.BinaryOp.SUB, ast.Mult: tx.Bin
             ast.FloorDiv: tx.BinaryOp.FLOORDIV, ast.Mod: tx.BinaryOp.FLOORMOD}
 
 
+_DIM_CALLS = {"max": tx.BinaryOp.MAX, "min": tx.BinaryOp.MIN}
+
+
+def _dim_call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+
+
 def _dim_expr(text: str) -> tx.PrimExpr:
     """A computed dim written as a string, `R.Tensor(("n * 2",))`, as TVM prints signatures."""
     try:
@@ -103,7 +111,11 @@ def _dim_expr(text: str) -> tx.PrimExpr:
             return tx.const(node.value, "int64")
         if isinstance(node, ast.BinOp) and type(node.op) in _DIM_OPS:
             return tx.binop(_DIM_OPS[type(node.op)], walk(node.left), walk(node.right))
-        raise ValueError(f"dimension {text!r}: only names, ints and + - * // % are allowed")
+        if isinstance(node, ast.Call) and _dim_call_name(node) in _DIM_CALLS and \
+                len(node.args) == 2 and not node.keywords:  # "T.max(n - m, 1)", as TVM prints
+            return tx.binop(_DIM_CALLS[_dim_call_name(node)], *map(walk, node.args))
+        raise ValueError(f"dimension {text!r}: only names, ints, + - * // % and T.max / "
+                         "T.min are allowed")
 
     return walk(tree)
 

@@ -75,9 +75,10 @@ class _RelaxDialect(Dialect):
             raise ValueError(f"calls to module function {gv.name_hint!r} take no keywords")
         callee = p.module.function(gv.name_hint) if p.module is not None else None
         frame = function_frame(p)
-        if isinstance(callee, PrimFunc) and frame is not None and \
-                _truthy(frame.attrs.get("relax.force_pure")):
+        forced = frame is not None and _truthy(frame.attrs.get("relax.force_pure"))
+        if isinstance(callee, PrimFunc) and (forced or len(args) == len(callee.params)):
             # `cls.add(x, y, out)`: an in-place kernel call, as TVM prints after CallTIRRewrite
+            # (TVM takes it in any function; given every buffer, the outputs included)
             return rx.Call(rx.GlobalVarRef(gv, si.FuncStructInfo(None, _VOID, False)),
                            tuple(to_expr(a) for a in args), struct_info=_VOID)
         if isinstance(callee, PrimFunc):
@@ -454,8 +455,9 @@ def visit_if(p: Parser, node: ast.If) -> None:
 def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
             node: ast.If) -> tuple[str, rx.SeqExpr]:
     last = stmts[-1]
-    if not (isinstance(last, ast.Assign) and len(last.targets) == 1
-            and isinstance(last.targets[0], ast.Name)):
+    target = last.targets[0] if isinstance(last, ast.Assign) and len(last.targets) == 1 else \
+        last.target if isinstance(last, ast.AnnAssign) and last.value is not None else None
+    if not isinstance(target, ast.Name):  # `y = ...` or, as TVM prints, `y: R.Tensor = ...`
         p.error(last, "a branch of a relax `if` ends by assigning its result to a name")
     saved = frame.blocks, frame.bindings
     frame.blocks, frame.bindings = [], []
@@ -464,7 +466,7 @@ def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
             p.visit_body(stmts[:-1])
             body = normalize(p, to_expr(p.eval(last.value)))
         frame.flush()
-        return last.targets[0].id, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
+        return target.id, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
     finally:
         frame.blocks, frame.bindings = saved
 
