@@ -18,6 +18,7 @@ import numpy as np
 from ..ir import expr as rx
 from ..ir import op as ops
 from ..ir import struct_info as si
+from ..ir.call_tir_check import call_tir_mismatch
 from ..ir.ops import linalg_stats as _linalg
 from ..ir.ops import runtime_ops as _runtime_ops
 from ..ir.module import GlobalVar
@@ -277,7 +278,7 @@ def call_tir(gvar: Any, args: Any, out_sinfo: Any = None, tir_vars: Any = None, 
     targs = _args_tuple(args)
     p = current()
     callee = p.module.function(gv.name_hint) if p is not None and p.module is not None else None
-    if isinstance(callee, PrimFunc):
+    if isinstance(callee, PrimFunc) and p.module.check_well_formed:
         _check_call_tir(gv.name_hint, callee, targs, out, tir_vars)
     call_args: tuple[rx.Expr, ...] = (rx.GlobalVarRef(gv, _OPAQUE_FUNC), targs)
     if tir_vars is not None:
@@ -343,47 +344,16 @@ def _resolve_callee(gvar: Any) -> GlobalVar | str:
 
 def _check_call_tir(name: str, f: PrimFunc, args: rx.Tuple, out: si.StructInfo,
                     tir_vars: Any) -> None:
-    bufs = [f.buffer_of(v) for v in f.params if f.buffer_of(v) is not None]
     outs = out.fields if isinstance(out, si.TupleStructInfo) else (out,)
-    n_in = len(args.fields)
-    if n_in + len(outs) != len(bufs):
-        names = ", ".join(b.name for b in bufs)  # type: ignore[union-attr]
-        raise ArgError(f"prim_func {name!r} takes {len(bufs)} buffers ({names}): call_tir gave "
-                       f"{n_in} inputs and {len(outs)} outputs", 1)
-    binding: dict[tx.Var, tx.PrimExpr] = {}
-    for i, (value, buf) in enumerate(zip(args.fields, bufs)):
-        msg = _mismatch(value.struct_info, buf, binding)
-        if msg:
-            raise ArgError(f"argument {i} of call_tir to {name!r} does not fit parameter "
-                           f"{buf.name!r}: {msg}", (1, i), 1)
-    for j, (o, buf) in enumerate(zip(outs, bufs[n_in:])):
-        msg = _mismatch(o, buf, binding)
-        if msg:
-            raise ArgError(f"output {j} of call_tir to {name!r} does not fit parameter "
-                           f"{buf.name!r}: {msg}", (2, j), 2, "out_sinfo", "out_ty")
-
-
-def _mismatch(sinfo: Any, buf: Any, binding: dict[tx.Var, tx.PrimExpr]) -> str | None:
-    if not isinstance(sinfo, si.TensorStructInfo):
-        return None if sinfo is None or isinstance(sinfo, si.ObjectStructInfo) else \
-            f"it is not a tensor ({type(sinfo).__name__})"
-    want = f"{_fmt(buf.shape)} {buf.dtype}"
-    if sinfo.dtype and sinfo.dtype != buf.dtype:
-        return f"dtype {sinfo.dtype}, expected {want}"
-    if sinfo.ndim >= 0 and sinfo.ndim != len(buf.shape):
-        return f"rank {sinfo.ndim}, expected {want}"
-    for got, exp in zip(sinfo.shape or (), buf.shape):
-        if isinstance(exp, tx.Var):
-            exp = binding.setdefault(exp, got)
-        if isinstance(got, tx.IntImm) and isinstance(exp, tx.IntImm) and got.value != exp.value:
-            return f"shape {_fmt(sinfo.shape)}, expected {want}"
-    return None
-
-
-def _fmt(shape: Any) -> str:
-    dims = [str(d.value) if isinstance(d, tx.IntImm) else getattr(d, "name", str(d))
-            for d in shape]
-    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+    n_vars = 0 if tir_vars is None else len(getattr(tir_vars, "values", tir_vars))
+    bad = call_tir_mismatch(name, f, tuple(args.fields), tuple(outs), n_vars)
+    if bad is None:
+        return
+    if bad.part == "count":
+        raise ArgError(bad.message, 1)
+    if bad.part == "arg":
+        raise ArgError(bad.message, (1, bad.index), 1)
+    raise ArgError(bad.message, (2, bad.index), 2, "out_sinfo", "out_ty")
 
 
 def call_dps_packed(func: Any, args: Any, out_sinfo: Any = None, *, out_ty: Any = None,

@@ -76,11 +76,16 @@ class _RelaxDialect(Dialect):
         callee = p.module.function(gv.name_hint) if p.module is not None else None
         frame = function_frame(p)
         forced = frame is not None and _truthy(frame.attrs.get("relax.force_pure"))
-        if isinstance(callee, PrimFunc) and (forced or len(args) == len(callee.params)):
+        if isinstance(callee, PrimFunc) and forced:
             # `cls.add(x, y, out)`: an in-place kernel call, as TVM prints after CallTIRRewrite
-            # (TVM takes it in any function; given every buffer, the outputs included)
             return rx.Call(rx.GlobalVarRef(gv, si.FuncStructInfo(None, _VOID, False)),
                            tuple(to_expr(a) for a in args), struct_info=_VOID)
+        if isinstance(callee, PrimFunc) and len(args) == len(callee.params):
+            # TVM takes a direct call given every parameter in any function: a pure call
+            # whose result is the prim_func's return value (none: an empty tuple)
+            ret = si.PrimStructInfo(callee.ret_dtype) if callee.ret_dtype != "void" else _VOID
+            return rx.Call(rx.GlobalVarRef(gv, si.FuncStructInfo(None, ret, True)),
+                           tuple(to_expr(a) for a in args), struct_info=ret)
         if isinstance(callee, PrimFunc):
             raise ValueError(f"{gv.name_hint!r} is a prim_func; call it with "
                              f"R.call_tir({gv.name_hint}, (args...), out_sinfo)")

@@ -234,16 +234,18 @@ def test_well_formed_requires_a_normal_form_as_tvm():
     y = relax.Var("y", R.Tensor((m,), "float32"))
     nested = relax.Function([x], relax.SeqExpr([relax.BindingBlock([relax.VarBinding(
         y, relax.op.add(x, relax.op.add(x, x)))])], y), ret_ty=R.Tensor((m,), "float32"))
-    assert not A.well_formed(nested) and not A.check_well_formed(nested)
+    assert not A.check_well_formed(nested)
+    with pytest.raises(ValueError, match="A-normal form"):  # TVM 0.27 raises a ValueError
+        A.well_formed(nested)
     flat = relax.transform.Normalize()(tvm.IRModule.from_expr(nested))
     assert A.well_formed(flat)
     unbound = relax.Function([x], relax.op.add(x, x), ret_ty=R.Tensor((m,), "float32"))
-    assert not A.well_formed(unbound)  # the result must be bound
+    assert not A.check_well_formed(unbound)  # the result must be bound
     k = tir.Var("k", "int64")
     z = relax.Var("z", R.Tensor((k,), "float32"))  # k: defined nowhere
     bad_dim = relax.Function([x], relax.SeqExpr([relax.BindingBlock([relax.VarBinding(
         z, x)])], z), ret_ty=R.Tensor(ndim=1, dtype="float32"))
-    assert not A.well_formed(bad_dim)
+    assert not A.check_well_formed(bad_dim)
     f = double_with_attrs()
     assert f.attr_dict["k"] == 1 and "j" not in f.attr_dict
 
@@ -262,7 +264,7 @@ def test_well_formed_wants_global_symbols_to_match_names():
         return x
 
     mod = tvm.IRModule({"main": f.with_attr("global_symbol", "other")})
-    assert not A.well_formed(mod)
+    assert not A.check_well_formed(mod)
     assert A.well_formed(relax.transform.NormalizeGlobalVar()(mod))
     assert f.params[0].ty is f.params[0].struct_info
 
@@ -275,3 +277,49 @@ def test_non_negative_expressions_leave_out_constants_and_repeats():
     assert tvm.ir.structural_equal(exprs[1], m + 1)
     pair = relax.TupleType([relax.ShapeType([n, 3]), relax.TensorType([m, n], "float32")])
     assert A.collect_non_negative_expressions(pair) == [n, m]
+
+
+def test_well_formed_purity_as_tvm():
+    # apache-tvm 0.27: check_well_formed is False for each of these, and well_formed raises
+    # a ValueError naming the impure call
+    x = relax.Var("x", R.Tensor((), "int32"))
+    y = relax.Var("y", R.Tensor((), "int32"))
+    printed = relax.BindingBlock([relax.VarBinding(y, relax.op.print(x, format="{}"))])
+    pure = relax.Function([x], relax.SeqExpr([printed], x), R.Tensor((), "int32"))
+    assert not A.check_well_formed(tvm.IRModule.from_expr(pure))
+    with pytest.raises(ValueError, match="R.print"):
+        A.well_formed(tvm.IRModule.from_expr(pure))
+    assert A.well_formed(tvm.IRModule.from_expr(pure.with_attr("relax.force_pure", True)))
+    impure = relax.Function([x], relax.SeqExpr([printed], x), R.Tensor((), "int32"),
+                            is_pure=False)
+    assert A.well_formed(tvm.IRModule.from_expr(impure))
+    forced_impure = relax.Function([x], relax.SeqExpr([], x), R.Tensor((), "int32"),
+                                   is_pure=False).with_attr("relax.force_pure", True)
+    assert not A.check_well_formed(tvm.IRModule.from_expr(forced_impure))
+    yd = relax.DataflowVar("y", R.Tensor((), "int32"))
+    in_dataflow = relax.Function([x], relax.SeqExpr([relax.DataflowBlock([relax.VarBinding(
+        yd, relax.op.print(x, format="{}"))])], x), R.Tensor((), "int32"))
+    assert not A.check_well_formed(
+        tvm.IRModule.from_expr(in_dataflow.with_attr("relax.force_pure", True)))
+
+
+def test_well_formed_checks_call_tir_signatures_of_unchecked_modules():
+    @I.ir_module(check_well_formed=False)
+    class Mod:
+        @R.function
+        def main(a: R.Tensor((8, 4), "float16"), s: R.Prim("int64")):
+            b = R.call_tir(Mod.scale, (a, s), out_ty=R.Tensor((64,), "float16"))
+            return b
+
+        @T.prim_func
+        def scale(a_h: T.handle, s: T.float32, b_h: T.handle):
+            m, n = T.int64(), T.int64()
+            A = T.match_buffer(a_h, (m, n), "float16")
+            B = T.match_buffer(b_h, (m * n,), "float16")
+            T.evaluate(0)
+
+    # apache-tvm: not well formed (an int64 scale for a float32 parameter; and 64 != 8 * 4)
+    with pytest.raises(ValueError, match="argument 1 of call_tir to 'scale'"):
+        A.well_formed(Mod)
+    fixed = Mod["main"].body.blocks[0].bindings[0].value
+    assert fixed.sinfo_args[0] == R.Tensor((64,), "float16")
