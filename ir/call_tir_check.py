@@ -72,7 +72,7 @@ def _fit(sinfo: Any, f: PrimFunc, param: tx.Var, binding: dict[tx.Var, tx.PrimEx
          ) -> str | None:
     buf = f.buffer_of(param)
     if buf is not None:
-        return _tensor_mismatch(sinfo, buf, binding)
+        return tensor_mismatch(sinfo, buf, binding)
     if isinstance(sinfo, si.PrimStructInfo):
         if sinfo.dtype and sinfo.dtype != param.dtype:
             return f"a {sinfo.dtype} value, expected {param.dtype}"
@@ -83,7 +83,7 @@ def _fit(sinfo: Any, f: PrimFunc, param: tx.Var, binding: dict[tx.Var, tx.PrimEx
         f"{param.dtype} scalar"
 
 
-def _tensor_mismatch(sinfo: Any, buf: Any, binding: dict[tx.Var, tx.PrimExpr]) -> str | None:
+def tensor_mismatch(sinfo: Any, buf: Any, binding: dict[tx.Var, tx.PrimExpr]) -> str | None:
     if not isinstance(sinfo, si.TensorStructInfo):
         return None if sinfo is None or isinstance(sinfo, si.ObjectStructInfo) else \
             f"it is not a tensor ({type(sinfo).__name__})"

@@ -6,7 +6,7 @@ compare by identity; all other nodes by value, spans excluded.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ..tir.attrs import Attrs
@@ -245,6 +245,9 @@ class Call(Expr):
             object.__setattr__(self, "sinfo_args", ())
         if isinstance(self.op, GlobalVar):
             object.__setattr__(self, "op", GlobalVarRef(self.op))
+        callee = getattr(self.op, "struct_info", None) if isinstance(self.op, Var) else None
+        if self.struct_info is None and hasattr(callee, "ret") and hasattr(callee, "params"):
+            object.__setattr__(self, "struct_info", callee.ret)  # a call of a closure var
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)
@@ -480,3 +483,23 @@ def _as_expr(value: Any) -> Expr:
     from ..script.parser.relax_parser import to_expr  # Python values, as the parser has them
 
     return to_expr(value)
+
+
+def update_struct_info(expr: Expr, sinfo: StructInfo | None) -> None:
+    """TVM's `relax.expr._update_type`: give a node built by hand its struct info, in place.
+    Where a node derives it (a SeqExpr from its body), the two must agree."""
+    if any(f.name == "struct_info" for f in fields(expr)):
+        object.__setattr__(expr, "struct_info", sinfo)
+    elif expr.struct_info != sinfo:
+        raise ValueError(f"the struct info of a {type(expr).__name__} follows from its parts "
+                         f"({expr.struct_info}); it cannot be set to {sinfo}")
+
+
+def make_shape(shape: list[Any] | tuple[Any, ...]) -> Expr:
+    """TVM's `relax.expr.make_shape`: a ShapeExpr of ints and TIR expressions."""
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"make_shape takes a list or tuple of dims, not "
+                        f"{type(shape).__name__}")
+    from .ops.base import shape_expr  # NOTE: the operators build on this module
+
+    return shape_expr(shape)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..tir.expr import IntImm, PrimExpr
+from ..tir.expr import IntImm, PrimExpr, Var
 
 
 class StructInfo:
@@ -103,11 +103,22 @@ class FuncStructInfo(StructInfo):
         return FuncStructInfo(None, ret or ObjectStructInfo(), purity)
 
 
+class ShapeDtypeError(ValueError, RuntimeError):
+    """A shape holds a non-integer value (TVM raises a RuntimeError for it)."""
+
+
 def _dims(shape: Any) -> tuple[PrimExpr, ...]:
     shape = getattr(shape, "values", shape)  # TVM passes a relax.ShapeExpr too
     if all(isinstance(d, PrimExpr) for d in shape) and isinstance(shape, tuple):
-        return shape
-    return tuple(IntImm("int64", int(d)) if not isinstance(d, PrimExpr) else d for d in shape)
+        dims = shape
+    else:
+        dims = tuple(IntImm("int64", int(d)) if not isinstance(d, PrimExpr) else d
+                     for d in shape)
+    for d in dims:  # NOTE: vars only: a dtype is cheap to read there, and is where it goes wrong
+        if type(d) is Var and not d.dtype.startswith(("int", "uint")):
+            raise ShapeDtypeError(f"the value in ShapeType can only have dtype of int64; "
+                                  f"{d.name} is {d.dtype}")
+    return dims
 
 
 def tensor_sinfo(shape: Any, dtype: str = "float32") -> TensorStructInfo:

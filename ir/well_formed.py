@@ -21,9 +21,9 @@ from ..tir import expr as tx
 from ..tir.function import PrimFunc
 from . import expr as rx
 from . import struct_info as si
-from .call_tir_check import call_tir_mismatch
+from .call_tir_check import call_tir_mismatch, tensor_mismatch
 from .module import GlobalVar, IRModule
-from .op import CALL_TIR
+from .op import CALL_TIR, CALL_TIR_INPLACE
 
 
 class WellFormedError(ValueError):
@@ -109,6 +109,8 @@ class _Checker:
                 self.sinfo_defs(b.struct_info)
             if self.strict:
                 self.undefined_dims(b.var.struct_info, b.var.name_hint)
+                if not isinstance(b, rx.MatchCast):
+                    self.annotation(b)
             self.define(b.var)
         if dataflow:
             outs = {v for v in self.scopes.pop() if not isinstance(v, rx.DataflowVar)}
@@ -141,7 +143,7 @@ class _Checker:
         elif isinstance(e, rx.Tuple):
             self.leaves(e.fields, "tuple fields")
         elif self.strict and isinstance(e, rx.TupleGetItem) and \
-                not isinstance(e.tuple_value, _LEAVES):
+                not _is_leaf(e.tuple_value):
             self.error("a tuple item must be taken from a variable (A-normal form)")
         elif isinstance(e, (rx.ShapeExpr, rx.PrimValue)):
             for v in _walk(e):
@@ -150,6 +152,15 @@ class _Checker:
                                "or a match_cast")
         for c in _expr_children(e):
             self.expr(c)
+
+    def annotation(self, b: rx.VarBinding) -> None:
+        """A var's struct info may say less than its value's, never something else."""
+        from .type_analysis import BaseCheckResult, type_base_check
+
+        have, value = b.var.struct_info, getattr(b.value, "struct_info", None)
+        if have is not None and value is not None and \
+                type_base_check(have, value) == BaseCheckResult.FAIL_L0:
+            self.error(f"{b.var.name_hint!r} is annotated {have} but its value is {value}")
 
     def leaves(self, items: Any, what: str) -> None:
         if self.strict and not all(_is_leaf(a) for a in items):
@@ -175,16 +186,30 @@ class _Checker:
             elif self.strict and isinstance(callee, rx.GlobalVarRef) and \
                     callee.gvar in self.mod.functions:
                 self.call_tir_fit(e, callee.gvar.name_hint, self.mod.functions[callee.gvar])
+        if self.strict and isinstance(e.op, rx.Op) and e.op.name == CALL_TIR_INPLACE.name and \
+                self.mod is not None and isinstance(e.args[0], rx.GlobalVarRef) and \
+                isinstance(self.mod.functions.get(e.args[0].gvar), PrimFunc):
+            self.call_tir_fit(e, e.args[0].gvar.name_hint, self.mod.functions[e.args[0].gvar],
+                              tuple(e.attr("inplace_indices", ())))
 
-    def call_tir_fit(self, e: rx.Call, name: str, f: PrimFunc) -> None:
+    def call_tir_fit(self, e: rx.Call, name: str, f: PrimFunc,
+                     inplace: tuple[int, ...] = ()) -> None:
+        """The call fits `f`; an in-place output (index >= 0) is its argument's buffer."""
         args = e.args[1].fields if isinstance(e.args[1], rx.Tuple) else (e.args[1],)
         out = e.sinfo_args[0] if e.sinfo_args else e.struct_info
         outs = out.fields if isinstance(out, si.TupleStructInfo) else (out,)
         tir_vars = e.args[2] if len(e.args) > 2 else None
         n_vars = len(tir_vars.values) if isinstance(tir_vars, rx.ShapeExpr) else 0
-        bad = call_tir_mismatch(name, f, tuple(args), tuple(outs), n_vars)
+        allocated = tuple(o for k, o in enumerate(outs) if k >= len(inplace) or inplace[k] < 0)
+        bad = call_tir_mismatch(name, f, tuple(args), allocated, n_vars)
         if bad is not None:
             self.error(bad.message)
+        for o, i in zip(outs, inplace):
+            buf = f.buffer_of(f.params[i]) if 0 <= i < len(f.params) else None
+            msg = tensor_mismatch(o, buf, {}) if buf is not None else None
+            if msg:
+                self.error(f"in-place output of call_tir_inplace to {name!r} does not fit "
+                           f"parameter {buf.name!r}: {msg}")
 
     def global_ref(self, e: rx.GlobalVarRef) -> None:
         if self.mod is not None and e.gvar not in self.mod.functions:

@@ -238,7 +238,8 @@ def emit(p: Parser, name: str, value: Any, node: ast.AST,
     expr = normalize(p, to_expr(value))
     sinfo = expr.struct_info or si.ObjectStructInfo()
     if ann is not None:
-        _check_annotation(ann, sinfo)
+        if p.module is None or p.module.check_well_formed:  # else well_formed judges it
+            _check_annotation(ann, sinfo)
         sinfo = ann
     var = _new_var(frame, name, sinfo, span, temporary)
     frame.bindings.append(rx.VarBinding(var, expr, span))

@@ -323,3 +323,27 @@ def test_well_formed_checks_call_tir_signatures_of_unchecked_modules():
         A.well_formed(Mod)
     fixed = Mod["main"].body.blocks[0].bindings[0].value
     assert fixed.sinfo_args[0] == R.Tensor((64,), "float16")
+
+
+def test_well_formed_judges_annotations_and_closure_calls():
+    # apache-tvm 0.27: an annotation may say less than the value (R.Any), never something
+    # else (check_well_formed False); parsing with check_well_formed=False accepts it
+    @I.ir_module(check_well_formed=False)
+    class Wrong:
+        @R.function
+        def main(a: R.Tensor((4,), "float32")):
+            c: R.Tensor((4,), "int32") = R.add(a, a)
+            return c
+
+    assert not A.check_well_formed(Wrong)
+    x = relax.Var("x", R.Tensor((4,), "float32"))
+    y = relax.Var("y", R.Tensor((4,), "float32"))
+    body = relax.SeqExpr([relax.BindingBlock([relax.VarBinding(y, x)])], y)
+    relax.expr._update_type(body, y.struct_info)  # derived from its body: must agree
+    with pytest.raises(ValueError, match="follows from its parts"):
+        relax.expr._update_type(body, R.Tensor((5,), "float32"))
+    # a call of a closure var takes the closure's result struct info, as TVM normalizes it
+    f = relax.Var("f", relax.FuncType([R.Tensor((4,), "float32")], R.Tensor((4,), "float32")))
+    assert relax.Call(f, [x]).struct_info == R.Tensor((4,), "float32")
+    with pytest.raises(RuntimeError, match="can only have dtype of int64"):
+        R.Tensor([tir.Var("d", "float32")], "float32")
