@@ -21,6 +21,7 @@ from typing import Any, Iterator
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
+from ..ir.index_poly import provably_equal
 from ..ir.module import IRModule
 from ..ir.ops.memory import memory_alloc_storage, memory_alloc_tensor
 from ..tir import expr as tx
@@ -238,38 +239,8 @@ def _same_size(a: tx.PrimExpr, b: tx.PrimExpr) -> bool:
     products), else structurally."""
     from ..ir.structural import structural_equal
 
-    pa, pb = _polynomial(a), _polynomial(b)
-    if pa is not None and pb is not None:
-        return pa == pb
-    return structural_equal(a, b)
-
-
-_Poly = dict[tuple[str, ...], int]  # sorted var names of a monomial -> its coefficient
-
-
-def _polynomial(e: Any) -> _Poly | None:
-    if isinstance(e, tx.IntImm):
-        return {(): e.value} if e.value else {}
-    if isinstance(e, tx.Var):
-        return {(e.name,): 1}
-    if not isinstance(e, tx.BinOp) or e.op not in _POLY_OPS:
-        return None
-    pa, pb = _polynomial(e.a), _polynomial(e.b)
-    if pa is None or pb is None:
-        return None
-    out: _Poly = {}
-    if e.op is tx.BinaryOp.MUL:
-        terms = [(tuple(sorted(ma + mb)), ca * cb) for ma, ca in pa.items()
-                 for mb, cb in pb.items()]
-    else:
-        sign = 1 if e.op is tx.BinaryOp.ADD else -1
-        terms = list(pa.items()) + [(m, sign * c) for m, c in pb.items()]
-    for mono, coef in terms:
-        out[mono] = out.get(mono, 0) + coef
-    return {m: c for m, c in out.items() if c}
-
-
-_POLY_OPS = (tx.BinaryOp.ADD, tx.BinaryOp.SUB, tx.BinaryOp.MUL)
+    same = provably_equal(a, b)
+    return structural_equal(a, b) if same is None else same
 
 
 def _assign_storages(func: rx.Function, col: _Collector) -> None:

@@ -347,3 +347,36 @@ def test_well_formed_judges_annotations_and_closure_calls():
     assert relax.Call(f, [x]).struct_info == R.Tensor((4,), "float32")
     with pytest.raises(RuntimeError, match="can only have dtype of int64"):
         R.Tensor([tir.Var("d", "float32")], "float32")
+
+
+def _ragged(shift: int):
+    @T.prim_func
+    def ragged(a: T.Buffer((100, 768), "float32"), ptr: T.Buffer((9,), "int32"),
+               b: T.Buffer((100, 12, 64), "float32")):
+        for g in T.serial(8):
+            with T.block("outer"):
+                vg = T.axis.spatial(8, g)
+                for i in T.serial(ptr[vg + 1] - ptr[vg]):
+                    for h, f in T.grid(12, 64 - shift):
+                        with T.block("inner"):
+                            vi, vh, vf = T.axis.remap("SSS", [i, h, f])
+                            b[ptr[vg] + vi, vh, vf] = a[ptr[vg] + vi, vh * 64 + vf + shift]
+
+    return ragged
+
+
+def test_ragged_reshape_pattern():
+    # apache-tvm 0.27: a ragged row copy (rows from an index buffer) is a reshape; shifted by
+    # one element it is not (checked with has_reshape_pattern on both)
+    assert A.has_reshape_pattern(_ragged(0))
+    assert not A.has_reshape_pattern(_ragged(1))
+
+
+def test_sizes_compare_as_polynomials():
+    from tvmlite.ir.index_poly import provably_equal
+
+    n, m = tir.Var("n", "int64"), tir.Var("m", "int64")
+    assert provably_equal(4 * (2 * n), 8 * n)
+    assert provably_equal((n + 1) * (m - 1), n * m - n + m - 1)
+    assert provably_equal(2 * n, 3 * n) is False
+    assert provably_equal(n // 2, n // 2) is None  # not a polynomial: no verdict
