@@ -12,7 +12,7 @@ from typing import Any
 from ..tir.attrs import Attrs
 from ..tir.expr import IntImm, PrimExpr, Span
 from .module import GlobalVar
-from .struct_info import ObjectStructInfo, StructInfo, TupleStructInfo
+from .struct_info import MISSING, MissingType, ObjectStructInfo, StructInfo, TupleStructInfo
 
 
 class Expr:
@@ -23,9 +23,9 @@ class Expr:
     struct_info: StructInfo | None
 
     @property
-    def ty(self) -> StructInfo | None:
-        """TVM 0.27's name for `struct_info`."""
-        return self.struct_info
+    def ty(self) -> StructInfo:
+        """TVM 0.27's name for `struct_info` (`Type::Missing()` where none is known)."""
+        return self.struct_info if self.struct_info is not None else MISSING
 
     def same_as(self, other: object) -> bool:
         """TVM's identity test (the same node, not an equal one)."""
@@ -133,6 +133,8 @@ class Var(Expr):
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.struct_info, MissingType):  # `Var(name, other.ty)` of an unknown
+            object.__setattr__(self, "struct_info", None)
         # NOTE: the 2022 API's Var(name, shape, DynTensorType(ndim, dtype)) lands the shape in
         # struct_info and the type in span; both become one TensorStructInfo.
         if not isinstance(self.struct_info, (StructInfo, type(None))) or (
@@ -153,9 +155,9 @@ class Var(Expr):
         return self.name_hint
 
     @property
-    def ty(self) -> StructInfo | None:
-        """TVM 0.27's name for `struct_info`."""
-        return self.struct_info
+    def ty(self) -> StructInfo:
+        """TVM 0.27's name for `struct_info` (`Type::Missing()` where none is known)."""
+        return self.struct_info if self.struct_info is not None else MISSING
 
     def __call__(self, *args: Any) -> Call:
         """`f(x, y)` for a variable holding a function: a call of it (TVM's closures and
@@ -266,6 +268,8 @@ class Tuple(Expr):
                 tuple(f.struct_info for f in self.fields)))
 
     def __getitem__(self, index: int) -> Expr:  # type: ignore[override]
+        if isinstance(index, int) and not -len(self.fields) <= index < len(self.fields):
+            raise IndexError(f"Tuple index out of range: {index} of {len(self.fields)} fields")
         return self.fields[index]
 
     def __iter__(self) -> Any:
@@ -294,8 +298,15 @@ class ShapeExpr(Expr):
         if not isinstance(values, tuple) or any(isinstance(v, int) for v in values):
             object.__setattr__(self, "values", tuple(  # as TVM: ints become int64 immediates
                 IntImm("int64", v) if isinstance(v, int) else v for v in values))
+        if self.struct_info is None:  # as TVM infers it on construction
+            from .struct_info import ShapeStructInfo
+
+            object.__setattr__(self, "struct_info", ShapeStructInfo(self.values))
 
     def __getitem__(self, index: int) -> PrimExpr:  # type: ignore[override]
+        if isinstance(index, int) and not -len(self.values) <= index < len(self.values):
+            raise IndexError(f"ShapeExpr index out of range: {index} of {len(self.values)} "
+                             "dims")
         return self.values[index]
 
     def __iter__(self) -> Any:

@@ -32,10 +32,26 @@ class StructInfo:
 
         return is_base_of(self, derived)
 
+    def is_missing(self) -> bool:
+        """TVM 0.27's test for `Type::Missing()` (only MissingType answers True)."""
+        return False
+
 
 @dataclass(frozen=True, slots=True)
 class ObjectStructInfo(StructInfo):
     pass
+
+
+@dataclass(frozen=True, slots=True)
+class MissingType(StructInfo):
+    """TVM 0.27's `Type::Missing()`: what `.ty` answers for a node whose struct info is not
+    known (yet); the node itself keeps None."""
+
+    def is_missing(self) -> bool:
+        return True
+
+
+MISSING = MissingType()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +80,8 @@ class TensorStructInfo(StructInfo):
     vdevice: str | None = None
 
     def __post_init__(self) -> None:
+        if self.dtype is None:  # TVM: None and "" both leave the dtype unknown
+            object.__setattr__(self, "dtype", "")
         if self.shape is not None:
             # users write relax.TensorStructInfo((128, 128), "float32"): ints become IntImms
             object.__setattr__(self, "shape", _dims(self.shape))

@@ -380,3 +380,23 @@ def test_sizes_compare_as_polynomials():
     assert provably_equal((n + 1) * (m - 1), n * m - n + m - 1)
     assert provably_equal(2 * n, 3 * n) is False
     assert provably_equal(n // 2, n // 2) is None  # not a polynomial: no verdict
+
+
+def test_expr_ty_and_indexing_as_tvm_027():
+    # apache-tvm 0.27: a var made without a type answers Type::Missing (is_missing() True);
+    # a ShapeExpr knows its ShapeType at once; indexing past the end names the node;
+    # TensorType(dtype=None) is TensorType(dtype="")
+    v = relax.Var("v")
+    assert isinstance(v.ty, tvm.ir.Type) and v.ty.is_missing() and v.struct_info is None
+    assert relax.Var("w", v.ty).struct_info is None
+    assert not R.Tensor((2,), "float32").is_missing()
+    n = tir.Var("n", "int64")
+    s = relax.ShapeExpr([n, 3])
+    assert s.ty == relax.ShapeType([n, 3])
+    with pytest.raises(IndexError, match="ShapeExpr index out of range"):
+        s[2]
+    t = relax.Tuple([v, relax.Var("u")])
+    assert t[-1] is t.fields[1]
+    with pytest.raises(IndexError, match="Tuple index out of range"):
+        t[2]
+    assert relax.TensorType([1, 2], None) == relax.TensorType([1, 2], "")
