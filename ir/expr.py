@@ -247,6 +247,9 @@ class Call(Expr):
             object.__setattr__(self, "sinfo_args", ())
         if isinstance(self.op, GlobalVar):
             object.__setattr__(self, "op", GlobalVarRef(self.op))
+        if self.op is None:
+            raise ValueError("a relax Call requires a defined operator (an Op, function or "
+                             "function-valued expression), not None")
         callee = getattr(self.op, "struct_info", None) if isinstance(self.op, Var) else None
         if self.struct_info is None and hasattr(callee, "ret") and hasattr(callee, "params"):
             object.__setattr__(self, "struct_info", callee.ret)  # a call of a closure var

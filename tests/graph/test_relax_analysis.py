@@ -400,3 +400,9 @@ def test_expr_ty_and_indexing_as_tvm_027():
     with pytest.raises(IndexError, match="Tuple index out of range"):
         t[2]
     assert relax.TensorType([1, 2], None) == relax.TensorType([1, 2], "")
+
+
+def test_call_needs_an_operator():
+    # apache-tvm 0.27: relax.Call(None, []) raises ValueError ("... defined operator")
+    with pytest.raises(ValueError, match="defined operator"):
+        relax.Call(None, [])
