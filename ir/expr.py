@@ -6,13 +6,13 @@ compare by identity; all other nodes by value, spans excluded.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ..tir.attrs import Attrs
 from ..tir.expr import IntImm, PrimExpr, Span
 from .module import GlobalVar
-from .struct_info import ObjectStructInfo, StructInfo, TupleStructInfo
+from .struct_info import MISSING, MissingType, ObjectStructInfo, StructInfo, TupleStructInfo
 
 
 class Expr:
@@ -23,9 +23,9 @@ class Expr:
     struct_info: StructInfo | None
 
     @property
-    def ty(self) -> StructInfo | None:
-        """TVM 0.27's name for `struct_info`."""
-        return self.struct_info
+    def ty(self) -> StructInfo:
+        """TVM 0.27's name for `struct_info` (`Type::Missing()` where none is known)."""
+        return self.struct_info if self.struct_info is not None else MISSING
 
     def same_as(self, other: object) -> bool:
         """TVM's identity test (the same node, not an equal one)."""
@@ -151,6 +151,8 @@ class Var(Expr):
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.struct_info, MissingType):  # `Var(name, other.ty)` of an unknown
+            object.__setattr__(self, "struct_info", None)
         # NOTE: the 2022 API's Var(name, shape, DynTensorType(ndim, dtype)) lands the shape in
         # struct_info and the type in span; both become one TensorStructInfo.
         if not isinstance(self.struct_info, (StructInfo, type(None))) or (
@@ -171,9 +173,9 @@ class Var(Expr):
         return self.name_hint
 
     @property
-    def ty(self) -> StructInfo | None:
-        """TVM 0.27's name for `struct_info`."""
-        return self.struct_info
+    def ty(self) -> StructInfo:
+        """TVM 0.27's name for `struct_info` (`Type::Missing()` where none is known)."""
+        return self.struct_info if self.struct_info is not None else MISSING
 
     def __call__(self, *args: Any) -> Call:
         """`f(x, y)` for a variable holding a function: a call of it (TVM's closures and
@@ -215,6 +217,10 @@ class Op(Expr):
         from .op import get_op
 
         return get_op(name)
+
+    def same_as(self, other: object) -> bool:
+        """TVM keeps one node per operator, so two Ops of one name are the same node."""
+        return isinstance(other, Op) and other.name == self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +279,12 @@ class Call(Expr):
             object.__setattr__(self, "sinfo_args", ())
         if isinstance(self.op, GlobalVar):
             object.__setattr__(self, "op", GlobalVarRef(self.op))
+        if self.op is None:
+            raise ValueError("a relax Call requires a defined operator (an Op, function or "
+                             "function-valued expression), not None")
+        callee = getattr(self.op, "struct_info", None) if isinstance(self.op, Var) else None
+        if self.struct_info is None and hasattr(callee, "ret") and hasattr(callee, "params"):
+            object.__setattr__(self, "struct_info", callee.ret)  # a call of a closure var
 
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)
@@ -295,6 +307,8 @@ class Tuple(Expr):
                 tuple(f.struct_info for f in self.fields)))
 
     def __getitem__(self, index: int) -> Expr:  # type: ignore[override]
+        if isinstance(index, int) and not -len(self.fields) <= index < len(self.fields):
+            raise IndexError(f"Tuple index out of range: {index} of {len(self.fields)} fields")
         return self.fields[index]
 
     def __iter__(self) -> Any:
@@ -323,8 +337,15 @@ class ShapeExpr(Expr):
         if not isinstance(values, tuple) or any(isinstance(v, int) for v in values):
             object.__setattr__(self, "values", tuple(  # as TVM: ints become int64 immediates
                 IntImm("int64", v) if isinstance(v, int) else v for v in values))
+        if self.struct_info is None:  # as TVM infers it on construction
+            from .struct_info import ShapeStructInfo
+
+            object.__setattr__(self, "struct_info", ShapeStructInfo(self.values))
 
     def __getitem__(self, index: int) -> PrimExpr:  # type: ignore[override]
+        if isinstance(index, int) and not -len(self.values) <= index < len(self.values):
+            raise IndexError(f"ShapeExpr index out of range: {index} of {len(self.values)} "
+                             "dims")
         return self.values[index]
 
     def __iter__(self) -> Any:
@@ -529,3 +550,23 @@ def _as_expr(value: Any) -> Expr:
     from ..script.parser.relax_parser import to_expr  # Python values, as the parser has them
 
     return to_expr(value)
+
+
+def update_struct_info(expr: Expr, sinfo: StructInfo | None) -> None:
+    """TVM's `relax.expr._update_type`: give a node built by hand its struct info, in place.
+    Where a node derives it (a SeqExpr from its body), the two must agree."""
+    if any(f.name == "struct_info" for f in fields(expr)):
+        object.__setattr__(expr, "struct_info", sinfo)
+    elif expr.struct_info != sinfo:
+        raise ValueError(f"the struct info of a {type(expr).__name__} follows from its parts "
+                         f"({expr.struct_info}); it cannot be set to {sinfo}")
+
+
+def make_shape(shape: list[Any] | tuple[Any, ...]) -> Expr:
+    """TVM's `relax.expr.make_shape`: a ShapeExpr of ints and TIR expressions."""
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"make_shape takes a list or tuple of dims, not "
+                        f"{type(shape).__name__}")
+    from .ops.base import shape_expr  # NOTE: the operators build on this module
+
+    return shape_expr(shape)

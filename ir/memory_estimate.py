@@ -2,7 +2,8 @@
 with memory planning, in TVM's report format.
 
 The allocations are the outputs of `call_tir` / `call_dps_packed` with static shapes (what the
-VM allocates; tvmlite plans memory when it builds, so the module here is the unplanned one).
+VM allocates; tvmlite plans memory when it builds, so the module here is the unplanned one),
+or, in a module already given explicit allocations, its `alloc_tensor`s and storages.
 Planning is simulated as tvmlite's VM does it: an intermediate tensor reuses the smallest free
 storage that fits once the tensor held there is dead, and the function's results get
 allocations of their own.
@@ -14,6 +15,7 @@ from typing import Any
 
 from . import expr as rx
 from . import struct_info as si
+from ..tir import expr as tx
 from .functor import var_use_counts
 from .module import IRModule
 from .op import CALL_DPS_PACKED, CALL_TIR
@@ -76,6 +78,43 @@ def _planned(func: rx.Function, allocs: list[tuple[rx.Var, int, int]]) -> list[i
     return storages + outputs
 
 
+_EXPLICIT = ("relax.builtin.alloc_tensor", "relax.memory.alloc_tensor",
+             "relax.memory.alloc_storage")
+
+
+def _shape_bytes(shape_arg: Any, dtype: str) -> int | None:
+    dims = getattr(shape_arg, "values", None)
+    if dims is None or not all(isinstance(d, tx.IntImm) for d in dims):
+        return None
+    return _nbytes(si.TensorStructInfo(dims, dtype))
+
+
+def _explicit_sizes(func: rx.Function) -> tuple[list[int], list[int]] | None:
+    """A function already lowered to explicit allocations (as `StaticPlanBlockMemory` leaves
+    it): every tensor allocation without planning; storages and unplanned tensors with it."""
+    calls = [b.value for blk in func.body.blocks for b in blk.bindings
+             if isinstance(b.value, rx.Call) and isinstance(b.value.op, rx.Op) and
+             b.value.op.name in _EXPLICIT]
+    if not calls:
+        return None
+    unplanned: list[int] = []
+    planned: list[int] = []
+    for c in calls:
+        name = c.op.name
+        if name == "relax.memory.alloc_storage":
+            size = _shape_bytes(c.args[0], "uint8")
+        else:
+            at = 0 if name == "relax.builtin.alloc_tensor" else 2
+            size = _shape_bytes(c.args[at], c.args[at + 1].value)
+        if size is None:
+            continue
+        if name != "relax.memory.alloc_storage":
+            unplanned.append(size)
+        if name != "relax.memory.alloc_tensor":
+            planned.append(size)
+    return unplanned, planned
+
+
 def estimate_memory_usage(mod: Any) -> str:
     """A report of each relax function's static allocations, without and with planning."""
     funcs = mod.items() if isinstance(mod, IRModule) else [(None, mod)]
@@ -83,12 +122,16 @@ def estimate_memory_usage(mod: Any) -> str:
     for gv, f in funcs:
         if not isinstance(f, rx.Function):
             continue
-        allocs = _allocations(f)
-        plain = sum(s for _, s, _ in allocs)
-        planned = _planned(f, allocs)
+        explicit = _explicit_sizes(f)
+        if explicit is not None:
+            unplanned, planned = explicit
+        else:
+            allocs = _allocations(f)
+            unplanned, planned = [s for _, s, _ in allocs], _planned(f, allocs)
+        plain = sum(unplanned)
         name = gv.name_hint if gv is not None else f.attr_dict.get("global_symbol", "main")
         lines += [f"- Function {name}:",
-                  f" * Without memory planning, there are {len(allocs)} constant-size memory "
+                  f" * Without memory planning, there are {len(unplanned)} constant-size memory "
                   f"allocation(s) with total size {plain / _GB:.4} GB.",
                   f" * With memory planning, there are {len(planned)} constant-size memory "
                   f"allocation(s) with total size {sum(planned) / _GB:.4} GB."]

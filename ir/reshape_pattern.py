@@ -18,6 +18,7 @@ from ..tir.expr import Var as TirVar
 from ..tir.function import PrimFunc
 from ..tir.function import free_vars as prim_free_vars
 from ..tir.interpreter import Interpreter
+from .index_poly import provably_equal
 from ..tir.stmt import Block, BlockRealize, BufferLoad, BufferStore, For, IterType, SeqStmt
 
 _MAX_POINTS = 4096
@@ -92,8 +93,9 @@ def reshape_source(func: PrimFunc) -> Any:
             any(iv.iter_type != IterType.SPATIAL for iv in block.iter_vars):
         return None
     store = block.body
-    if not (isinstance(store, BufferStore) and isinstance(store.value, BufferLoad)) or \
-            store.value.buffer is store.buffer:
+    if not isinstance(store, BufferStore):
+        return _ragged_source(block)
+    if not isinstance(store.value, BufferLoad) or store.value.buffer is store.buffer:
         return None
     load = store.value
     iters = {iv.var for iv in block.iter_vars}
@@ -107,3 +109,20 @@ def reshape_source(func: PrimFunc) -> Any:
         if not symbolic:
             break
     return load.buffer
+
+
+def _ragged_source(outer: Block) -> Any:
+    """A ragged reshape: a spatial block whose loops (of data-dependent extent) hold one
+    block copying at equal flat positions, which must then agree as polynomials (the row
+    offsets come from an index buffer, so evaluation has no values to try)."""
+    inner = _single_block(outer.body)
+    if inner is None or inner.init is not None or not isinstance(inner.body, BufferStore) or \
+            any(iv.iter_type != IterType.SPATIAL for iv in inner.iter_vars):
+        return None
+    store = inner.body
+    load = store.value
+    if not isinstance(load, BufferLoad) or load.buffer is store.buffer:
+        return None
+    same = provably_equal(_flat(store.indices, store.buffer.shape),
+                          _flat(load.indices, load.buffer.shape))
+    return load.buffer if same else None

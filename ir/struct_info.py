@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..tir.expr import IntImm, PrimExpr
+from ..tir.expr import IntImm, PrimExpr, Var
 
 
 class StructInfo:
@@ -32,10 +32,26 @@ class StructInfo:
 
         return is_base_of(self, derived)
 
+    def is_missing(self) -> bool:
+        """TVM 0.27's test for `Type::Missing()` (only MissingType answers True)."""
+        return False
+
 
 @dataclass(frozen=True, slots=True)
 class ObjectStructInfo(StructInfo):
     pass
+
+
+@dataclass(frozen=True, slots=True)
+class MissingType(StructInfo):
+    """TVM 0.27's `Type::Missing()`: what `.ty` answers for a node whose struct info is not
+    known (yet); the node itself keeps None."""
+
+    def is_missing(self) -> bool:
+        return True
+
+
+MISSING = MissingType()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +80,8 @@ class TensorStructInfo(StructInfo):
     vdevice: str | None = None
 
     def __post_init__(self) -> None:
+        if self.dtype is None:  # TVM: None and "" both leave the dtype unknown
+            object.__setattr__(self, "dtype", "")
         if self.shape is not None:
             # users write relax.TensorStructInfo((128, 128), "float32"): ints become IntImms
             object.__setattr__(self, "shape", _dims(self.shape))
@@ -104,11 +122,22 @@ class FuncStructInfo(StructInfo):
         return FuncStructInfo(None, ret or ObjectStructInfo(), purity)
 
 
+class ShapeDtypeError(ValueError, RuntimeError):
+    """A shape holds a non-integer value (TVM raises a RuntimeError for it)."""
+
+
 def _dims(shape: Any) -> tuple[PrimExpr, ...]:
     shape = getattr(shape, "values", shape)  # TVM passes a relax.ShapeExpr too
     if all(isinstance(d, PrimExpr) for d in shape) and isinstance(shape, tuple):
-        return shape
-    return tuple(IntImm("int64", int(d)) if not isinstance(d, PrimExpr) else d for d in shape)
+        dims = shape
+    else:
+        dims = tuple(IntImm("int64", int(d)) if not isinstance(d, PrimExpr) else d
+                     for d in shape)
+    for d in dims:  # NOTE: vars only: a dtype is cheap to read there, and is where it goes wrong
+        if type(d) is Var and not d.dtype.startswith(("int", "uint")):
+            raise ShapeDtypeError(f"the value in ShapeType can only have dtype of int64; "
+                                  f"{d.name} is {d.dtype}")
+    return dims
 
 
 def tensor_sinfo(shape: Any, dtype: str = "float32") -> TensorStructInfo:

@@ -272,10 +272,14 @@ def definable_tir_vars_in_type(sinfo: si.StructInfo) -> list[TirVar]:
 
 def collect_non_negative_expressions(sinfo: si.StructInfo) -> list[PrimExpr]:
     """The expressions the struct info requires to be >= 0 (tensor and shape dims), each
-    once, in order."""
+    once, in order; constants need no check and are left out, as in TVM."""
+    from .structural import structural_equal
+
     found: list[PrimExpr] = []
     for d in _dims_of(sinfo):
-        if not any(d is f or d == f for f in found):
+        if isinstance(d, IntImm):
+            continue
+        if not any(d is f or structural_equal(d, f) for f in found):
             found.append(d)
     return found
 

@@ -5,6 +5,9 @@ Checked: each var is bound once and used only after its binding and within its s
 blocks hold no `If`; symbolic dims used in the body are defined by the parameters or a
 `match_cast`; a `GlobalVarRef` names a function of the module, and `call_tir` a prim_func;
 every binding carries struct info. Prim_funcs of the module go through `tir.verify`.
+The public check (`well_formed`) adds TVM's stricter rules: A-normal form, purity (a pure
+function makes no impure call unless `relax.force_pure`; no dataflow block does), call_tir
+signatures against their prim_funcs, and each symbolic var belonging to one function.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from typing import Any
 from ..tir import expr as tx
 from ..tir.function import PrimFunc
 from . import expr as rx
+from . import struct_info as si
+from .call_tir_check import call_tir_mismatch, tensor_mismatch
 from .module import GlobalVar, IRModule
-from .op import CALL_TIR
+from .op import CALL_TIR, CALL_TIR_INPLACE
 
 
 class WellFormedError(ValueError):
@@ -61,6 +66,21 @@ class _Checker:
         if self.strict and not _is_leaf(f.body.body):
             self.error("the function's result must be a variable, constant or tuple of them "
                        "(bind the expression first: A-normal form)")
+        if self.strict:
+            self.undefined_dims(f.ret_struct_info, "the function's result")
+            self.purity(f)
+
+    def purity(self, f: rx.Function) -> None:
+        forced = bool(getattr(f.attr_dict.get("relax.force_pure"), "value",
+                              f.attr_dict.get("relax.force_pure")))
+        if forced and not f.is_pure:
+            self.error("relax.force_pure is set on a function not annotated as pure: the two "
+                       "go together")
+        impure = _first_impure_call(f) if f.is_pure and not forced else None
+        if impure is not None:
+            self.error(f"the function is annotated as pure but contains an impure call: "
+                       f"{_show(impure)}. Set relax.force_pure or use a pure variant "
+                       "(call_pure_packed) to override this judgment")
 
     def seq(self, s: rx.SeqExpr) -> None:
         self.scopes.append(set())
@@ -77,6 +97,10 @@ class _Checker:
         for b in block.bindings:
             if dataflow and isinstance(b.value, rx.If):
                 self.error("an If cannot be inside a dataflow block")
+            if self.strict and dataflow and isinstance(b.value, rx.Call) and \
+                    _impure(b.value, None):
+                self.error(f"an impure call cannot be inside a dataflow block: "
+                           f"{_show(b.value)}")
             if self.strict and isinstance(b.value, rx.SeqExpr):
                 self.error(f"{b.var.name_hint!r} is bound to a sequence; sequences are only "
                            "function bodies and If branches")
@@ -85,6 +109,8 @@ class _Checker:
                 self.sinfo_defs(b.struct_info)
             if self.strict:
                 self.undefined_dims(b.var.struct_info, b.var.name_hint)
+                if not isinstance(b, rx.MatchCast):
+                    self.annotation(b)
             self.define(b.var)
         if dataflow:
             outs = {v for v in self.scopes.pop() if not isinstance(v, rx.DataflowVar)}
@@ -101,8 +127,12 @@ class _Checker:
             if self.strict and not isinstance(e.cond, _LEAVES):
                 self.error("an If condition must be a variable or constant (A-normal form)")
             self.expr(e.cond)
-            self.seq(e.true_branch)
-            self.seq(e.false_branch)
+            for branch in (e.true_branch, e.false_branch):
+                if isinstance(branch, rx.SeqExpr):
+                    self.seq(branch)
+                else:
+                    self.error("the branches of an If must be sequences (SeqExpr)")
+                    self.expr(branch)
             return
         if isinstance(e, rx.GlobalVarRef):
             self.global_ref(e)
@@ -113,7 +143,7 @@ class _Checker:
         elif isinstance(e, rx.Tuple):
             self.leaves(e.fields, "tuple fields")
         elif self.strict and isinstance(e, rx.TupleGetItem) and \
-                not isinstance(e.tuple_value, _LEAVES):
+                not _is_leaf(e.tuple_value):
             self.error("a tuple item must be taken from a variable (A-normal form)")
         elif isinstance(e, (rx.ShapeExpr, rx.PrimValue)):
             for v in _walk(e):
@@ -122,6 +152,15 @@ class _Checker:
                                "or a match_cast")
         for c in _expr_children(e):
             self.expr(c)
+
+    def annotation(self, b: rx.VarBinding) -> None:
+        """A var's struct info may say less than its value's, never something else."""
+        from .type_analysis import BaseCheckResult, type_base_check
+
+        have, value = b.var.struct_info, getattr(b.value, "struct_info", None)
+        if have is not None and value is not None and \
+                type_base_check(have, value) == BaseCheckResult.FAIL_L0:
+            self.error(f"{b.var.name_hint!r} is annotated {have} but its value is {value}")
 
     def leaves(self, items: Any, what: str) -> None:
         if self.strict and not all(_is_leaf(a) for a in items):
@@ -144,6 +183,33 @@ class _Checker:
             if isinstance(callee, rx.GlobalVarRef) and callee.gvar in self.mod.functions and \
                     not isinstance(self.mod.functions[callee.gvar], PrimFunc):
                 self.error(f"call_tir calls {callee.gvar.name_hint!r}, which is not a prim_func")
+            elif self.strict and isinstance(callee, rx.GlobalVarRef) and \
+                    callee.gvar in self.mod.functions:
+                self.call_tir_fit(e, callee.gvar.name_hint, self.mod.functions[callee.gvar])
+        if self.strict and isinstance(e.op, rx.Op) and e.op.name == CALL_TIR_INPLACE.name and \
+                self.mod is not None and isinstance(e.args[0], rx.GlobalVarRef) and \
+                isinstance(self.mod.functions.get(e.args[0].gvar), PrimFunc):
+            self.call_tir_fit(e, e.args[0].gvar.name_hint, self.mod.functions[e.args[0].gvar],
+                              tuple(e.attr("inplace_indices", ())))
+
+    def call_tir_fit(self, e: rx.Call, name: str, f: PrimFunc,
+                     inplace: tuple[int, ...] = ()) -> None:
+        """The call fits `f`; an in-place output (index >= 0) is its argument's buffer."""
+        args = e.args[1].fields if isinstance(e.args[1], rx.Tuple) else (e.args[1],)
+        out = e.sinfo_args[0] if e.sinfo_args else e.struct_info
+        outs = out.fields if isinstance(out, si.TupleStructInfo) else (out,)
+        tir_vars = e.args[2] if len(e.args) > 2 else None
+        n_vars = len(tir_vars.values) if isinstance(tir_vars, rx.ShapeExpr) else 0
+        allocated = tuple(o for k, o in enumerate(outs) if k >= len(inplace) or inplace[k] < 0)
+        bad = call_tir_mismatch(name, f, tuple(args), allocated, n_vars)
+        if bad is not None:
+            self.error(bad.message)
+        for o, i in zip(outs, inplace):
+            buf = f.buffer_of(f.params[i]) if 0 <= i < len(f.params) else None
+            msg = tensor_mismatch(o, buf, {}) if buf is not None else None
+            if msg:
+                self.error(f"in-place output of call_tir_inplace to {name!r} does not fit "
+                           f"parameter {buf.name!r}: {msg}")
 
     def global_ref(self, e: rx.GlobalVarRef) -> None:
         if self.mod is not None and e.gvar not in self.mod.functions:
@@ -158,6 +224,42 @@ def _is_leaf(e: Any) -> bool:
     if isinstance(e, rx.Tuple):
         return all(_is_leaf(f) for f in e.fields)
     return isinstance(e, _LEAVES)
+
+
+def _impure(call: rx.Call, own_name: Any) -> bool:
+    from .usage_analysis import _impure as impure  # NOTE: usage_analysis imports this module
+
+    return impure(call, own_name)
+
+
+def _first_impure_call(f: rx.Function) -> rx.Call | None:
+    """The first impure call of `f`'s own body (nested functions run only when called)."""
+    from .usage_analysis import post_order_visit
+
+    found: list[rx.Call] = []
+
+    def visit(e: Any) -> None:
+        if isinstance(e, rx.Call) and not found and _impure(e, None):
+            found.append(e)
+
+    for block in f.body.blocks:
+        for b in block.bindings:
+            if not isinstance(b.value, rx.Function):
+                post_order_visit(b.value, visit)
+    return found[0] if found else None
+
+
+# builtins that R.* operators become when built, named as the user wrote them
+_BUILTIN_OPS = {"relax.run.print": "R.print", "relax.run.assert_op": "R.assert_op"}
+
+
+def _show(call: rx.Call) -> str:
+    try:
+        text = call.script().strip().splitlines()[-1].strip()
+    except Exception:  # noqa: BLE001 (a message must not fail for want of a printer)
+        text = repr(call)[:200]
+    symbol = getattr(call.op, "global_symbol", None)
+    return f"{_BUILTIN_OPS[symbol]} ({text})" if symbol in _BUILTIN_OPS else text
 
 
 def _expr_children(e: Any) -> list[Any]:
@@ -183,11 +285,18 @@ def _walk(x: Any) -> list[Any]:
     return out
 
 
-def well_formed(obj: Any, check_struct_info: bool = True) -> bool:
+def well_formed(obj: Any, check_ty: bool = True, check_struct_info: bool | None = None
+                ) -> bool:
     """True when `obj` (an IRModule or a relax Function) is well formed as TVM defines it:
-    the scoping rules above, and A-normal form (call arguments, tuple fields, If conditions
-    and function results are variables or constants; struct info uses defined dims only)."""
-    return not check(obj, strict=True)
+    the scoping rules above, A-normal form (call arguments, tuple fields, If conditions and
+    function results are variables or constants; struct info uses defined dims only), purity
+    (a pure function makes no impure call unless forced; no dataflow block does) and call_tir
+    signatures. Otherwise raises WellFormedError (a ValueError, as TVM 0.27 raises) listing
+    what is wrong; `relax.analysis.check_well_formed` answers False instead."""
+    errors = check(obj, strict=True)
+    if errors:
+        raise WellFormedError("IR is not well formed:\n  " + "\n  ".join(errors))
+    return True
 
 
 def check(obj: Any, strict: bool = False) -> list[str]:
@@ -198,11 +307,17 @@ def check(obj: Any, strict: bool = False) -> list[str]:
     mod = obj if isinstance(obj, IRModule) else None
     funcs = obj.items() if mod is not None else [(None, obj)]
     errors: list[str] = []
+    owner: dict[tx.Var, str] = {}  # symbolic var -> the function that defines it
     for gv, f in funcs:
         if isinstance(f, rx.Function):
-            c = _Checker(mod, gv.name_hint if gv is not None else "main", strict)
+            name = gv.name_hint if gv is not None else "main"
+            c = _Checker(mod, name, strict)
             c.function(f)
             errors += c.errors
+            for v in c.sym if strict else ():
+                if owner.setdefault(v, name) != name:
+                    errors.append(f"the symbolic variable {v.name!r} is used by functions "
+                                  f"{owner[v]!r} and {name!r}: each function has its own")
         symbol = getattr(f, "attr_dict", {}).get("global_symbol")
         if strict and gv is not None and symbol is not None and symbol != gv.name_hint:
             errors.append(f"function {gv.name_hint!r} is exported as {symbol!r}: a public "

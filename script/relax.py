@@ -18,6 +18,7 @@ import numpy as np
 from ..ir import expr as rx
 from ..ir import op as ops
 from ..ir import struct_info as si
+from ..ir.call_tir_check import call_tir_mismatch
 from ..ir.ops import linalg_stats as _linalg
 from ..ir.ops import runtime_ops as _runtime_ops
 from ..ir.module import GlobalVar
@@ -71,6 +72,10 @@ class _SInfoType:
     def __getitem__(self, key: Any) -> si.StructInfo:
         return self._make(*key) if isinstance(key, tuple) else self._make(key)
 
+    def as_ty(self) -> si.StructInfo:
+        """The struct info the bare constructor stands for (TVM's `TypeProxy.as_ty`)."""
+        return self._make()
+
 
 def _dim(d: Any) -> tx.PrimExpr:
     if isinstance(d, str):
@@ -83,6 +88,14 @@ def _dim(d: Any) -> tx.PrimExpr:
 
 _DIM_OPS = {ast.Add: tx.BinaryOp.ADD, ast.Sub: tx.BinaryOp.SUB, ast.Mult: tx.BinaryOp.MUL,
             ast.FloorDiv: tx.BinaryOp.FLOORDIV, ast.Mod: tx.BinaryOp.FLOORMOD}
+
+
+_DIM_CALLS = {"max": tx.BinaryOp.MAX, "min": tx.BinaryOp.MIN}
+
+
+def _dim_call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
 
 
 def _dim_expr(text: str) -> tx.PrimExpr:
@@ -99,7 +112,11 @@ def _dim_expr(text: str) -> tx.PrimExpr:
             return tx.const(node.value, "int64")
         if isinstance(node, ast.BinOp) and type(node.op) in _DIM_OPS:
             return tx.binop(_DIM_OPS[type(node.op)], walk(node.left), walk(node.right))
-        raise ValueError(f"dimension {text!r}: only names, ints and + - * // % are allowed")
+        if isinstance(node, ast.Call) and _dim_call_name(node) in _DIM_CALLS and \
+                len(node.args) == 2 and not node.keywords:  # "T.max(n - m, 1)", as TVM prints
+            return tx.binop(_DIM_CALLS[_dim_call_name(node)], *map(walk, node.args))
+        raise ValueError(f"dimension {text!r}: only names, ints, + - * // % and T.max / "
+                         "T.min are allowed")
 
     return walk(tree)
 
@@ -264,7 +281,7 @@ def call_tir(gvar: Any, args: Any, out_sinfo: Any = None, tir_vars: Any = None, 
     targs = _args_tuple(args)
     p = current()
     callee = p.module.function(gv.name_hint) if p is not None and p.module is not None else None
-    if isinstance(callee, PrimFunc):
+    if isinstance(callee, PrimFunc) and p.module.check_well_formed:
         _check_call_tir(gv.name_hint, callee, targs, out, tir_vars)
     call_args: tuple[rx.Expr, ...] = (rx.GlobalVarRef(gv, _OPAQUE_FUNC), targs)
     if tir_vars is not None:
@@ -330,58 +347,16 @@ def _resolve_callee(gvar: Any) -> GlobalVar | str:
 
 def _check_call_tir(name: str, f: PrimFunc, args: rx.Tuple, out: si.StructInfo,
                     tir_vars: Any) -> None:
-    """Arguments, then outputs, fill the prim_func's parameters in order (a PrimValue argument
-    fills a scalar parameter); the parameters left over are the scalar `tir_vars`."""
-    bufs = [f.buffer_of(v) for v in f.params]
     outs = out.fields if isinstance(out, si.TupleStructInfo) else (out,)
-    n_in = len(args.fields)
-    used = bufs[:n_in + len(outs)]
-    if len(used) < n_in + len(outs) or any(b is not None for b in bufs[len(used):]):
-        used = [b for b in bufs if b is not None]  # tvmlite's form: scalars all in tir_vars
-    if len(used) != n_in + len(outs):
-        names = ", ".join(b.name for b in bufs if b is not None)
-        n_bufs = sum(b is not None for b in bufs)
-        raise ArgError(f"prim_func {name!r} takes {n_bufs} buffers ({names}): call_tir gave "
-                       f"{n_in} inputs and {len(outs)} outputs", 1)
-    binding: dict[tx.Var, tx.PrimExpr] = {}
-    for i, (value, buf) in enumerate(zip(args.fields, used)):
-        msg = _mismatch(value.struct_info, buf, binding)
-        if msg:
-            pname = buf.name if buf is not None else f.params[i].name
-            raise ArgError(f"argument {i} of call_tir to {name!r} does not fit parameter "
-                           f"{pname!r}: {msg}", (1, i), 1)
-    for j, (o, buf) in enumerate(zip(outs, used[n_in:])):
-        msg = _mismatch(o, buf, binding)
-        if msg:
-            pname = buf.name if buf is not None else f.params[n_in + j].name
-            raise ArgError(f"output {j} of call_tir to {name!r} does not fit parameter "
-                           f"{pname!r}: {msg}", (2, j), 2, "out_sinfo", "out_ty")
-
-
-def _mismatch(sinfo: Any, buf: Any, binding: dict[tx.Var, tx.PrimExpr]) -> str | None:
-    if buf is None:  # a scalar parameter
-        return "it is a tensor, the parameter a scalar" \
-            if isinstance(sinfo, si.TensorStructInfo) else None
-    if not isinstance(sinfo, si.TensorStructInfo):
-        return None if sinfo is None or isinstance(sinfo, si.ObjectStructInfo) else \
-            f"it is not a tensor ({type(sinfo).__name__})"
-    want = f"{_fmt(buf.shape)} {buf.dtype}"
-    if sinfo.dtype and sinfo.dtype != buf.dtype:
-        return f"dtype {sinfo.dtype}, expected {want}"
-    if sinfo.ndim >= 0 and sinfo.ndim != len(buf.shape):
-        return f"rank {sinfo.ndim}, expected {want}"
-    for got, exp in zip(sinfo.shape or (), buf.shape):
-        if isinstance(exp, tx.Var):
-            exp = binding.setdefault(exp, got)
-        if isinstance(got, tx.IntImm) and isinstance(exp, tx.IntImm) and got.value != exp.value:
-            return f"shape {_fmt(sinfo.shape)}, expected {want}"
-    return None
-
-
-def _fmt(shape: Any) -> str:
-    dims = [str(d.value) if isinstance(d, tx.IntImm) else getattr(d, "name", str(d))
-            for d in shape]
-    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+    n_vars = 0 if tir_vars is None else len(getattr(tir_vars, "values", tir_vars))
+    bad = call_tir_mismatch(name, f, tuple(args.fields), tuple(outs), n_vars)
+    if bad is None:
+        return
+    if bad.part == "count":
+        raise ArgError(bad.message, 1)
+    if bad.part == "arg":
+        raise ArgError(bad.message, (1, bad.index), 1)
+    raise ArgError(bad.message, (2, bad.index), 2, "out_sinfo", "out_ty")
 
 
 def call_dps_packed(func: Any, args: Any, out_sinfo: Any = None, *, out_ty: Any = None,

@@ -1,7 +1,6 @@
 """Small graph passes: DeadCodeElimination, CanonicalizeBindings, ToNonDataflow, Normalize,
 LambdaLift, and the passes our VM lowering makes (nearly) no-ops:
-CallTIRRewrite, StaticPlanBlockMemory, KillAfterLastUse (memory is planned by the VM; see
-vm/static_plan.py).
+CallTIRRewrite and KillAfterLastUse (memory is planned by the VM; see vm/static_plan.py).
 """
 
 from __future__ import annotations
@@ -156,13 +155,6 @@ def _identity_pass(name: str) -> Pass:
 def CallTIRRewrite() -> Pass:  # noqa: N802
     """A no-op: the VM lowering turns call_tir into alloc + kernel call itself."""
     return _identity_pass("CallTIRRewrite")
-
-
-def StaticPlanBlockMemory() -> Pass:  # noqa: N802
-    """Marks functions for memory planning; the VM plans (vm/static_plan.py: first-fit reuse
-    of intermediate storage across non-overlapping lifetimes) whenever shapes allow."""
-    return _function_pass("StaticPlanBlockMemory",
-                          lambda f: f.with_attr("relax.memory_plan", True))
 
 
 def KillAfterLastUse() -> Pass:  # noqa: N802

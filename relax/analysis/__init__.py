@@ -5,6 +5,7 @@ from typing import Any
 from ...ir.analysis import (
     all_global_vars, all_vars, bound_vars, free_vars, get_var2val, name_to_binding,
 )
+from ...ir.layout_suggest import suggest_layout_transforms
 from ...ir.memory_estimate import estimate_memory_usage
 from ...ir.reshape_pattern import has_reshape_pattern
 from ...ir.type_analysis import (
@@ -42,5 +43,6 @@ __all__ = ["BaseCheckResult", "all_global_vars", "all_vars", "bound_vars", "chec
            "erase_to_well_defined", "free_vars",
            "free_symbolic_vars", "get_static_type", "get_var2val", "has_reshape_pattern",
            "name_to_binding", "post_order_visit", "remove_all_unused", "struct_info_base_check",
+           "suggest_layout_transforms",
            "struct_info_lca", "tir_vars_in_struct_info", "tir_vars_in_type", "type_base_check",
            "type_lca", "udchain", "used_vars", "well_formed"]

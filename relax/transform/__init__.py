@@ -42,8 +42,9 @@ from ...transforms.reshape_rewrite import RemoveRedundantReshape, RewriteDataflo
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from ...transforms.simple_passes import (
     CallTIRRewrite, CanonicalizeBindings, DeadCodeElimination, KillAfterLastUse,
-    LambdaLift, Normalize, StaticPlanBlockMemory, ToNonDataflow,
+    LambdaLift, Normalize, ToNonDataflow,
 )
+from ...transforms.static_plan_memory import StaticPlanBlockMemory
 
 __all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRewrite",
            "CanonicalizeBindings", "ConvertLayout", "DeadCodeElimination",

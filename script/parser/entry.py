@@ -92,18 +92,18 @@ _OUTER_FRAMES = 8  # enough for closures nested a few functions deep
 def ir_module(cls: type | None = None, *, check_well_formed: bool = True,
               s_tir: bool = False) -> Any:
     """`@I.ir_module` / `@tvm.script.ir_module`: parse a class of TVMScript functions.
-    TVM's options (`check_well_formed=`, `s_tir=`) are accepted: parsing always checks what
-    it builds, and TIR blocks are parsed in one dialect."""
+    TVM's options are accepted: `check_well_formed=False` leaves call_tir signatures to
+    `relax.analysis.well_formed`, and TIR blocks are parsed in one dialect (`s_tir=`)."""
     __tracebackhide__ = True  # noqa: F841
     if cls is None:
         def decorate(c: type) -> IRModule:
             __tracebackhide__ = True  # noqa: F841
-            return _parse_class(c, sys._getframe(1))
+            return _parse_class(c, sys._getframe(1), check_well_formed)
         return decorate
-    return _parse_class(cls, sys._getframe(1))
+    return _parse_class(cls, sys._getframe(1), check_well_formed)
 
 
-def _parse_class(cls: type, frame: Any) -> IRModule:
+def _parse_class(cls: type, frame: Any, check_well_formed: bool = True) -> IRModule:
     __tracebackhide__ = True  # noqa: F841
     if not isinstance(cls, type):
         raise TypeError("@ir_module decorates a class")
@@ -111,7 +111,7 @@ def _parse_class(cls: type, frame: Any) -> IRModule:
     codes = [v.func.__code__ for v in vars(cls).values() if isinstance(v, DeferredFunction)]
     try:
         node, src = class_node(cls, codes, frame.f_code.co_filename, frame.f_lineno)
-        return parse_module(node, src, env)
+        return parse_module(node, src, env, check_well_formed)
     except TVMScriptError as err:
         raise err.with_traceback(None) from None
 
@@ -129,6 +129,7 @@ class ModuleContext:
     funcs: dict[str, Any] = field(default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
     global_infos: dict[str, Any] = field(default_factory=dict)
+    check_well_formed: bool = True
     added: list[str] = field(default_factory=list)  # prim_funcs made by R.emit_te
 
     def __post_init__(self) -> None:
@@ -173,9 +174,12 @@ def parse_function(kind: str, node: ast.FunctionDef, src: SourceText, env: dict[
     return func
 
 
-def parse_module(node: ast.ClassDef, src: SourceText, env: dict[str, Any]) -> IRModule:
-    """Parse an `@I.ir_module` class into an IRModule (functions in source order)."""
-    ctx = ModuleContext(node.name)
+def parse_module(node: ast.ClassDef, src: SourceText, env: dict[str, Any],
+                 check_well_formed: bool = True) -> IRModule:
+    """Parse an `@I.ir_module` class into an IRModule (functions in source order).
+    `check_well_formed=False` (TVM's option) parses call_tirs that do not fit their prim_func,
+    for `relax.analysis.well_formed` to judge."""
+    ctx = ModuleContext(node.name, check_well_formed=check_well_formed)
     p = Parser(src, env, _MODULE, ctx)
     kinds: dict[str, str] = {}
     with p.active():
@@ -287,6 +291,10 @@ _PROXIES = {"AnyProxy": "Object", "ObjectProxy": "Object", "TensorProxy": "Tenso
 
 
 def __getattr__(name: str) -> Any:
+    if name == "TypeProxy":  # the base class of TVM's proxies: the constructors' class here
+        from ..relax import _SInfoType
+
+        return _SInfoType
     if name in _PROXIES:
         import copy
 

@@ -80,11 +80,17 @@ class _RelaxDialect(Dialect):
             raise ValueError(f"calls to module function {gv.name_hint!r} take no keywords")
         callee = p.module.function(gv.name_hint) if p.module is not None else None
         frame = function_frame(p)
-        if isinstance(callee, PrimFunc) and frame is not None and \
-                _truthy(frame.attrs.get("relax.force_pure")):
+        forced = frame is not None and _truthy(frame.attrs.get("relax.force_pure"))
+        if isinstance(callee, PrimFunc) and forced:
             # `cls.add(x, y, out)`: an in-place kernel call, as TVM prints after CallTIRRewrite
             return rx.Call(rx.GlobalVarRef(gv, si.FuncStructInfo(None, _VOID, False)),
                            tuple(to_expr(a) for a in args), struct_info=_VOID)
+        if isinstance(callee, PrimFunc) and len(args) == len(callee.params):
+            # TVM takes a direct call given every parameter in any function: a pure call
+            # whose result is the prim_func's return value (none: an empty tuple)
+            ret = si.PrimStructInfo(callee.ret_dtype) if callee.ret_dtype != "void" else _VOID
+            return rx.Call(rx.GlobalVarRef(gv, si.FuncStructInfo(None, ret, True)),
+                           tuple(to_expr(a) for a in args), struct_info=ret)
         if isinstance(callee, PrimFunc):
             raise ValueError(f"{gv.name_hint!r} is a prim_func; call it with "
                              f"R.call_tir({gv.name_hint}, (args...), out_sinfo)")
@@ -247,7 +253,8 @@ def emit(p: Parser, name: str, value: Any, node: ast.AST,
     expr = normalize(p, raw)
     sinfo = expr.struct_info or si.ObjectStructInfo()
     if ann is not None:
-        _check_annotation(ann, sinfo)
+        if p.module is None or p.module.check_well_formed:  # else well_formed judges it
+            _check_annotation(ann, sinfo)
         # NOTE: as in TVM, the annotation becomes the var's struct info unless normalizing
         # rebuilt the call (nested calls bound first): then the derived one stays
         if not _has_nested_call(raw):
@@ -530,8 +537,9 @@ def visit_if(p: Parser, node: ast.If) -> None:
 def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
             node: ast.If) -> tuple[str, rx.SeqExpr]:
     last = stmts[-1]
-    if not (isinstance(last, ast.Assign) and len(last.targets) == 1
-            and isinstance(last.targets[0], ast.Name)):
+    target = last.targets[0] if isinstance(last, ast.Assign) and len(last.targets) == 1 else \
+        last.target if isinstance(last, ast.AnnAssign) and last.value is not None else None
+    if not isinstance(target, ast.Name):  # `y = ...` or, as TVM prints, `y: R.Tensor = ...`
         p.error(last, "a branch of a relax `if` ends by assigning its result to a name")
     saved = frame.blocks, frame.bindings
     frame.blocks, frame.bindings = [], []
@@ -540,7 +548,7 @@ def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
             p.visit_body(stmts[:-1])
             body = normalize(p, to_expr(p.eval(last.value)))
         frame.flush()
-        return last.targets[0].id, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
+        return target.id, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
     finally:
         frame.blocks, frame.bindings = saved
 

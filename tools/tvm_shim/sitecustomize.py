@@ -21,11 +21,16 @@ class _AliasLoader(importlib.abc.Loader):
         pass
 
 
+# TVM 0.27 code imports its object system (`tvm_ffi`) next to `tvm`; tvmlite has both.
+_ALIASES = {"tvm": "tvmlite", "tvm_ffi": "tvmlite.ffi"}
+
+
 class _TvmAliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "tvm" and not fullname.startswith("tvm."):
+        root = fullname.split(".", 1)[0]
+        if root not in _ALIASES:
             return None
-        real_name = "tvmlite" + fullname[len("tvm"):]
+        real_name = _ALIASES[root] + fullname[len(root):]
         try:
             real_spec = importlib.util.find_spec(real_name)
         except ModuleNotFoundError:

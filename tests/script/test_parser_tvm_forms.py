@@ -1,0 +1,56 @@
+"""Forms TVM 0.27 prints and parses that tvmlite's parser takes too: a DPS call of a prim_func
+in any function, `T.max` in a string dim, an annotated last binding of an `if` branch, and
+`Op.same_as` between two lookups of one operator (apache-tvm accepts each of these)."""
+
+import tvmlite as tvm
+from tvmlite import relax, tir
+from tvmlite.script import ir as I
+from tvmlite.script import relax as R
+from tvmlite.script import tir as T
+
+
+def test_dps_call_of_a_prim_func_given_every_buffer():
+    @I.ir_module
+    class Mod:
+        @T.prim_func
+        def copy(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+            T.evaluate(0)
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            cls = Mod
+            out = R.builtin.alloc_tensor(R.shape([4]), "float32", 0)
+            _ = cls.copy(x, out)
+            return out
+
+    call = Mod["main"].body.blocks[0].bindings[1].value
+    assert call.op.gvar.name_hint == "copy" and len(call.args) == 2
+    assert call.struct_info == relax.TupleStructInfo([])  # TVM: R.Tuple, the call's result
+
+
+def test_max_in_a_string_dim():
+    @R.function
+    def f(x: R.Tensor(("n", "m", "T.max(n - m, 1)"), "float32")):
+        return x
+
+    n, m, third = f.params[0].struct_info.shape
+    assert tvm.ir.structural_equal(third, tir.max(n - m, 1))
+
+
+def test_if_branch_may_end_with_an_annotated_binding():
+    @R.function
+    def f(c: R.Tensor((), "bool"), x: R.Tensor((2,), "float32")):
+        if c:
+            y: R.Tensor((2,), "float32") = x
+        else:
+            y: R.Tensor((2,), "float32") = R.add(x, x)
+        return y
+
+    if_binding = f.body.blocks[0].bindings[-1]
+    assert isinstance(if_binding.value, relax.If) and if_binding.var.name_hint == "y"
+
+
+def test_op_same_as_compares_the_operator():
+    add = tvm.ir.Op.get("relax.add")
+    assert add.same_as(tvm.ir.Op.get("relax.add"))
+    assert not add.same_as(tvm.ir.Op.get("relax.multiply"))
