@@ -9,6 +9,7 @@ compute, as TVM's does.
 from __future__ import annotations
 
 import inspect
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -198,7 +199,7 @@ class Tensor:
         if len(idx) != self.ndim:
             raise IndexError(f"tensor {self.name!r} has {self.ndim} dims, indexed with "
                              f"{len(idx)}")
-        return tx.BufferLoad(self.buffer, tuple(tx.const(i, "int64") for i in idx))
+        return tx.BufferLoad(self.buffer, tuple(index_const(i) for i in idx))
 
     def __call__(self, *indices: Any) -> tx.BufferLoad:
         """`A(i, j)`, TVM's other spelling of `A[i, j]` (the MLC course writes `A(*i)`)."""
@@ -231,9 +232,21 @@ def tensor_of(buf: Buffer) -> Tensor | None:
     return _TENSOR_OF.get(buf)
 
 
+def index_const(value: Any) -> tx.PrimExpr:
+    """A Python int used as a dim or index: an int32 constant (int64 past int32's range) as in
+    TVM; an IntImm or expression keeps its dtype (relax shapes give int64). The build's
+    scheduled computes (topi/schedule_mode.py) keep tvmlite's all-int64 index form, so the
+    kernels it compiles do not depend on how a topi compute spells its shapes."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        return tx.const(value)
+    from ..topi.schedule_mode import scheduled  # NOTE: lazy, topi imports te
+
+    return tx.const(int(value), "int64" if scheduled() else None)
+
+
 def _dims(shape: Any) -> tuple[tx.PrimExpr, ...]:
     items = shape if isinstance(shape, (tuple, list)) else (shape,)
-    return tuple(tx.const(d, "int64") if isinstance(d, int) else d for d in items)
+    return tuple(index_const(d) for d in items)
 
 
 def placeholder(shape: Any, dtype: str = "float32", name: str = "placeholder") -> Tensor:
@@ -246,7 +259,7 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
     """`te.compute((m, n), lambda i, j: A[i, j] + 1.0)`: one value per index of `shape`."""
     dims = _dims(shape)
     names = _param_names(fcompute, len(dims))
-    axis = tuple(AxisVar(n, "int64", None, Range(tx.const(0, "int64"), d))
+    axis = tuple(AxisVar(n, d.dtype, None, Range(tx.const(0, d.dtype), d))
                  for n, d in zip(names, dims))
     body = fcompute(*axis)
     tag = tag or current_tag()
@@ -304,12 +317,12 @@ def _param_names(f: Callable[..., Any], n: int) -> list[str]:
 def reduce_axis(dom: Any, name: str = "rv") -> AxisVar:
     """A reduction axis over `dom` = extent or (min, max)."""
     if isinstance(dom, (tuple, list)):
-        lo, hi = (tx.const(d, "int64") if isinstance(d, int) else d for d in dom)
+        lo, hi = (index_const(d) for d in dom)
         rng = Range(lo, hi - lo if not (isinstance(lo, tx.IntImm) and lo.value == 0) else hi)
     else:
-        rng = Range(tx.const(0, "int64"), tx.const(dom, "int64") if isinstance(dom, int)
-                    else dom)
-    return AxisVar(name, "int64", None, rng, IterType.REDUCE)
+        ext = index_const(dom)
+        rng = Range(tx.const(0, ext.dtype), ext)
+    return AxisVar(name, rng.extent.dtype, None, rng, IterType.REDUCE)
 
 
 def _reducer(combiner: str) -> Callable[..., Reduce]:

@@ -294,6 +294,13 @@ class Select(PrimExpr):
         for name in ("condition", "true_value", "false_value"):  # Python values, as TVM takes
             if isinstance(getattr(self, name), (bool, int, float)):
                 object.__setattr__(self, name, const(getattr(self, name)))
+        t, f = self.true_value, self.false_value
+        if t.dtype != f.dtype and is_int(t.dtype) and is_int(f.dtype):
+            # NOTE: integer sides of different widths meet at the wider one (an int32 index
+            # beside an int64 one), where TVM's constructor would reject the pair
+            wide = promote(t.dtype, f.dtype)
+            object.__setattr__(self, "true_value", _cast_or_retype(t, wide))
+            object.__setattr__(self, "false_value", _cast_or_retype(f, wide))
 
     @property
     def dtype(self) -> str:  # type: ignore[override]

@@ -77,6 +77,10 @@ class PrimFunc(metaclass=_PrimFuncMeta):
         attrs = tuple((k, v) for k, v in self.attrs if k not in new) + tuple(new.items())
         return replace(self, attrs=attrs)
 
+    def without_attr(self, key: str) -> PrimFunc:
+        """A copy without attribute `key` (TVM's `BaseFunc.without_attr`)."""
+        return replace(self, attrs=tuple((k, v) for k, v in self.attrs if k != key))
+
     def with_body(self, body: Stmt) -> PrimFunc:
         return replace(self, body=body)
 

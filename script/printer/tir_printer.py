@@ -96,7 +96,7 @@ class TIRPrinter:
         return f"{name}: T.Buffer({self._buffer_args(buf, True)})"
 
     def _buffer_args(self, buf: ts.Buffer, with_dtype: bool) -> str:
-        shape = ", ".join(self.expr(d, "int64") for d in buf.shape)
+        shape = ", ".join(self.expr(d) for d in buf.shape)
         parts = [f"({shape},)" if len(buf.shape) == 1 else f"({shape})"]
         if with_dtype or buf.dtype != "float32":
             parts.append(f'"{buf.dtype}"')

@@ -77,7 +77,8 @@ class TEEmitter:
         te_kwargs = {k: _to_te(v, inputs, placeholders) for k, v in kwargs.items()}
         out = fn(*te_args, **te_kwargs)
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
-        func = te.create_prim_func(placeholders + outs)
+        # the module names the function: its "main" symbol goes, as in TVM's emit_te
+        func = te.create_prim_func(placeholders + outs).without_attr("global_symbol")
         gv = self.add_func(func, name, key)
         sinfo = out_sinfo or _sinfo_of(outs)
         targs = rx.Tuple(tuple(inputs), si.TupleStructInfo(tuple(
