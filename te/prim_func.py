@@ -20,6 +20,7 @@ from ..tir.stmt import (
 )
 from .extern import ExternOp
 from .index_dtype import override_index_dtype
+from .multi_output import tuple_reduce_body
 from .tensor import AxisVar, ComputeOp, Reduce, Tensor, tensor_of
 
 TRUE = tx.IntImm("bool", 1)
@@ -84,9 +85,12 @@ def _topo(outputs: list[Tensor]) -> list[Tensor]:
                 visit(u)
         if isinstance(t.op, ComputeOp):
             epilogue = t.op.epilogue[1] if t.op.epilogue is not None else None
-            for u in _inputs(t.op.body) + (_inputs(epilogue) if epilogue is not None else []):
+            bodies = [*(t.op.bodies or (t.op.body,)), *([] if epilogue is None else [epilogue])]
+            for u in [u for b in bodies for u in _inputs(b)]:
                 visit(u)
         order.append(t)
+        for sibling in getattr(t.op, "outputs", ()):  # every output of a multi-output op
+            visit(sibling)
 
     for t in outputs:
         visit(t)
@@ -102,15 +106,12 @@ def compute_stmt(t: Tensor) -> Stmt:
     if op.nest is not None:
         return _nest_stmt(t, op, red, axes)
     loops = [tx.Var(a.name, a.dtype) for a in axes]
-    block = _block(t, op, red, axes, with_init=True)
     mins = [a.dom.min for a in axes]  # type: ignore[union-attr]
     values = tuple(lv if _is_zero(m) else lv + m for lv, m in zip(loops, mins))
-    if not axes:  # a 0-d compute: TVM's block still has one spatial iter var, `vi` = 0
-        zero = tx.const(0)
-        dummy = IterVar(tx.Var("vi", "int32"), Range(zero, tx.const(1)), IterType.SPATIAL)
-        block = replace(block, iter_vars=(dummy,))
-        values = (zero,)
-    stmt: Stmt = BlockRealize(values, TRUE, block)
+    # an elementwise op with several outputs: one block each, in one loop nest
+    outputs = op.outputs if op.bodies and red is None else [t]
+    realizes = [_realize(_block(u, op, red, axes, with_init=True), values) for u in outputs]
+    stmt: Stmt = seq(realizes)
     for lv, a in reversed(list(zip(loops, axes))):
         stmt = For(lv, tx.const(0, lv.dtype), a.dom.extent, ForKind.SERIAL, stmt)  # type: ignore
     return stmt
@@ -119,14 +120,21 @@ def compute_stmt(t: Tensor) -> Stmt:
 def _block(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar],
            with_init: bool, out: Buffer | None = None) -> Block:
     """The block of compute `t` over `axes` (fresh iter vars), storing to `out` (default
-    `t`'s buffer); a reduction's block has `T.init()` when `with_init`, else only the update."""
+    `t`'s buffer); a reduction's block has `T.init()` when `with_init`, else only the update.
+    Of an elementwise op with several outputs, the block of output `t`; of a tuple
+    reduction, the one block of all its outputs."""
     out = out or t.buffer
     ivars = [tx.Var(f"v_{a.name}", a.dtype) for a in axes]
     rename = _Rename(dict(zip(axes, ivars)))
     store_idx = tuple(ivars[: len(op.axis)])
     init = None
+    name = op.name
     if red is None:
-        body: Stmt = BufferStore(out, rename.visit(op.body), store_idx)
+        body: Stmt = BufferStore(out, rename.visit(op.bodies[t.value_index] if op.bodies
+                                                   else op.body), store_idx)
+        name = f"{op.name}_v{t.value_index}" if op.bodies else name
+    elif red.sources:
+        body, init = tuple_reduce_body(op, rename, store_idx)
     else:
         old = tx.BufferLoad(out, store_idx)
         # NOTE: renamed after combining: a comm_reducer's combiner may use the axes too
@@ -140,7 +148,7 @@ def _block(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar],
     iter_vars = tuple(
         IterVar(v, Range(a.dom.min, a.dom.extent), a.iter_type)  # type: ignore[union-attr]
         for v, a in zip(ivars, axes))
-    return Block(op.name, iter_vars, body, init=init,
+    return Block(name, iter_vars, body, init=init,
                  annotations=tuple((k, _buffers_for_tensors(v)) for k, v in op.attrs.items()))
 
 
@@ -181,6 +189,14 @@ class _LayoutFreeParams(Mutator):
         else:
             del attrs[_LAYOUT_FREE]
         return replace(b, annotations=tuple(attrs.items()))
+
+
+def _realize(block: Block, values: tuple[tx.PrimExpr, ...]) -> BlockRealize:
+    if not block.iter_vars:  # a 0-d compute: TVM's block still has one spatial iter var
+        zero = tx.const(0)
+        dummy = IterVar(tx.Var("vi", "int32"), Range(zero, tx.const(1)), IterType.SPATIAL)
+        return BlockRealize((zero,), TRUE, replace(block, iter_vars=(dummy,)))
+    return BlockRealize(values, TRUE, block)
 
 
 def _init_value(t: Tensor, red: Reduce) -> tx.PrimExpr:
@@ -276,8 +292,9 @@ def _is_zero(e: tx.PrimExpr) -> bool:
 
 
 def _later_output(t: Tensor, computes: list[Tensor]) -> bool:
-    """A second output of an ExternOp (its block is emitted once, for the first)."""
-    return isinstance(t.op, ExternOp) and next(u for u in computes if u.op is t.op) is not t
+    """A second output of an ExternOp or a multi-output compute (the op's statement is
+    emitted once, for its first output met)."""
+    return next(u for u in computes if u.op is t.op) is not t
 
 
 def _extern_stmt(op: ExternOp) -> Stmt:

@@ -43,6 +43,10 @@ class Reduce(tx.PrimExpr):
     condition: tx.PrimExpr | None = None
     init: tx.PrimExpr | None = None
     span: tx.Span | None = field(default=None, compare=False, repr=False)
+    # a tuple reduction (argmax's (index, value)): every value reduced together, this
+    # Reduce being the `value_index`-th; empty for a reduction of one value
+    sources: tuple[tx.PrimExpr, ...] = ()
+    value_index: int = 0
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
@@ -62,6 +66,9 @@ class ComputeOp:
     epilogue: tuple[tx.Var, tx.PrimExpr] | None = None
     # tvmlite: the small local buffer an epilogue's tile accumulates in (see with_epilogue)
     accumulator: Buffer | None = None
+    # every output's body and tensor when the compute has several (`body` is the first)
+    bodies: tuple[tx.PrimExpr, ...] = ()
+    outputs: list[Tensor] = field(default_factory=list)
 
     @property
     def reduce_axis(self) -> tuple[AxisVar, ...]:
@@ -172,8 +179,9 @@ class PlaceholderOp:
 class Tensor:
     """A te tensor: `A[i, j]` loads from it; `.shape`, `.dtype`, `.op`, `.name`."""
 
-    def __init__(self, buffer: Buffer, op: ComputeOp | PlaceholderOp) -> None:
-        self.buffer, self.op = buffer, op
+    def __init__(self, buffer: Buffer, op: ComputeOp | PlaceholderOp, value_index: int = 0
+                 ) -> None:
+        self.buffer, self.op, self.value_index = buffer, op, value_index
         _TENSOR_OF[buffer] = self
 
     @property
@@ -264,11 +272,29 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
     body = fcompute(*axis)
     tag = tag or current_tag()
     if isinstance(body, (list, tuple)):
-        raise NotImplementedError("te.compute with several outputs is not supported")
+        from .multi_output import multi_output_compute
+
+        return multi_output_compute(name, dims, axis, tuple(body), tag, dict(attrs or {}))
     body = tx.const(body) if not isinstance(body, tx.PrimExpr) else body
+    check_reductions_on_top((body,))
     dtype = body.dtype
     out = make_buffer(name, dims, dtype)
     return Tensor(out, ComputeOp(name, axis, body, tag, dict(attrs or {})))
+
+
+def check_reductions_on_top(bodies: tuple[tx.PrimExpr, ...]) -> None:
+    """A reduction must be a compute's whole body, as TVM requires (RuntimeError otherwise)."""
+    from ..tir.functor import Visitor
+
+    class _Nested(Visitor):
+        def visit_Reduce(self, e: Reduce) -> None:
+            raise RuntimeError("te.compute: a reduction must be the whole body of a compute, "
+                               f"not part of an expression (found {e.combiner} inside one)")
+
+    for body in bodies:
+        top = (body.source, *body.sources) if isinstance(body, Reduce) else (body,)
+        for part in top:
+            _Nested().visit(part)
 
 
 class tag_scope:  # noqa: N801 (TVM's name)

@@ -318,6 +318,19 @@ class BufferLoad(PrimExpr):
         return self.buffer.dtype
 
 
+def ProducerLoad(producer: Any, indices: Any, span: Span | None = None) -> PrimExpr:  # noqa: N802
+    """TVM's load from a te tensor (its producer): a te tensor here owns a buffer, so this is
+    a load of that buffer (`ProducerLoad(B, [])` reads a 0-d tensor)."""
+    buffer = getattr(producer, "buffer", None)
+    if buffer is None:
+        raise TypeError(f"ProducerLoad reads a te tensor, got {type(producer).__name__}")
+    idx = tuple(const(i) for i in indices)
+    if len(idx) != len(buffer.shape):
+        raise IndexError(f"ProducerLoad of {buffer.name!r}: {len(buffer.shape)} indices needed, "
+                         f"got {len(idx)}")
+    return BufferLoad(buffer, idx, span)
+
+
 @dataclass(frozen=True, slots=True)
 class Call(PrimExpr):
     """An intrinsic call by name: `tir.exp`, `tir.if_then_else`, `tir.sqrt`, ..."""

@@ -4,6 +4,7 @@ identities that read the spatial axes. Each expected function is apache-tvm 0.27
 output for the same te program (its T.reads / T.writes left to the parser)."""
 
 import numpy as np
+import pytest
 
 import tvmlite as tvm
 from tvmlite import te
@@ -110,3 +111,85 @@ def test_the_builds_scheduled_computes_keep_int64_indices():
         B = te.compute((4, 6), lambda i, j: A[i, j] + A[0, 0], name="B")
     assert [d.dtype for d in B.shape] == ["int64", "int64"]
     assert [ix.dtype for ix in B.op.body.b.indices] == ["int64", "int64"]
+
+
+def test_several_outputs_share_the_loop_nest_one_block_each():
+    A0, A1 = te.placeholder((4, 3), name="A0"), te.placeholder((4, 3), name="A1")
+    B0, B1 = te.compute((4, 3), lambda i, j: (A0[i, j] + 2, A1[i, j] * 3), name="B")
+    expected = HEAD + (
+        'def main(A0: T.Buffer((4, 3), "float32"), A1: T.Buffer((4, 3), "float32"),'
+        ' B_v0: T.Buffer((4, 3), "float32"), B_v1: T.Buffer((4, 3), "float32")):\n'
+        '    T.func_attr({"global_symbol": "main", "tirx.noalias": True})\n'
+        "    for i, j in T.grid(4, 3):\n"
+        '        with T.sblock("B_v0"):\n'
+        '            v_i, v_j = T.axis.remap("SS", [i, j])\n'
+        "            B_v0[v_i, v_j] = A0[v_i, v_j] + T.float32(2.0)\n"
+        '        with T.sblock("B_v1"):\n'
+        '            v_i, v_j = T.axis.remap("SS", [i, j])\n'
+        "            B_v1[v_i, v_j] = A1[v_i, v_j] * T.float32(3.0)\n")
+    func = te.create_prim_func([A0, A1, B0, B1])
+    tvm.ir.assert_structural_equal(func, from_source(expected))
+    a0, a1 = np.ones((4, 3), "float32"), np.full((4, 3), 2.0, "float32")
+    b0, b1 = np.zeros((4, 3), "float32"), np.zeros((4, 3), "float32")
+    tvm.build(func, target="llvm")["main"](a0, a1, b0, b1)
+    np.testing.assert_allclose(b0, a0 + 2)
+    np.testing.assert_allclose(b1, a1 * 3)
+
+
+def argmax_reducer():
+    def combine(x, y):
+        keep = x[1] >= y[1]
+        return tvm.tir.Select(keep, x[0], y[0]), tvm.tir.Select(keep, x[1], y[1])
+
+    return te.comm_reducer(combine, lambda t0, t1: (tvm.tir.const(-1, t0), te.min_value(t1)),
+                           name="argmax")
+
+
+def test_a_tuple_reduction_is_one_block_binding_each_value():
+    idx = te.placeholder((4, 6), name="idx", dtype="int32")
+    val = te.placeholder((4, 6), name="val")
+    k = te.reduce_axis((0, 6), "k")
+    mi, mv = te.compute((4,), lambda i: argmax_reducer()((idx[i, k], val[i, k]), axis=k),
+                        name="argmax")
+    expected = HEAD + (  # apache-tvm 0.27's print, its T.let bindings as tvmlite spells them
+        'def main(idx: T.Buffer((4, 6), "int32"), val: T.Buffer((4, 6), "float32"),'
+        ' argmax_v0: T.Buffer((4,), "int32"), argmax_v1: T.Buffer((4,), "float32")):\n'
+        '    T.func_attr({"global_symbol": "main", "tirx.noalias": True})\n'
+        "    for i, k in T.grid(4, 6):\n"
+        '        with T.sblock("argmax"):\n'
+        '            v_i, v_k = T.axis.remap("SR", [i, k])\n'
+        "            with T.init():\n"
+        "                argmax_v0[v_i] = -1\n"
+        "                argmax_v1[v_i] = T.float32(-3.4028234663852886e+38)\n"
+        "            v_argmax_v0: T.int32 = T.Select(argmax_v1[v_i] >= val[v_i, v_k],"
+        " argmax_v0[v_i], idx[v_i, v_k])\n"
+        "            v_argmax_v1: T.float32 = T.Select(argmax_v1[v_i] >= val[v_i, v_k],"
+        " argmax_v1[v_i], val[v_i, v_k])\n"
+        "            argmax_v0[v_i] = v_argmax_v0\n"
+        "            argmax_v1[v_i] = v_argmax_v1\n")
+    func = te.create_prim_func([idx, val, mi, mv])
+    tvm.ir.assert_structural_equal(func, from_source(expected))
+    v = np.random.default_rng(1).standard_normal((4, 6)).astype("float32")
+    ids = np.arange(24, dtype="int32").reshape(4, 6)
+    out_i, out_v = np.zeros(4, "int32"), np.zeros(4, "float32")
+    tvm.build(func, target="llvm")["main"](ids, v, out_i, out_v)
+    np.testing.assert_array_equal(out_i, ids[np.arange(4), v.argmax(1)])
+    np.testing.assert_array_equal(out_v, v.max(1))
+
+
+def test_a_reduction_inside_an_expression_or_mixed_outputs_is_an_error():
+    A = te.placeholder((4, 6), name="A")
+    k = te.reduce_axis((0, 6), "k")
+    with pytest.raises(RuntimeError, match="whole body"):
+        te.compute((4,), lambda i: te.sum(A[i, k], axis=k) + 1)
+    with pytest.raises(RuntimeError, match="all reductions or none"):
+        te.compute((4,), lambda i: (te.sum(A[i, k], axis=k), A[i, 0] + 1))
+
+
+def test_a_producer_load_reads_a_0d_compute():
+    A = te.placeholder((5,), name="A")
+    B = te.compute((), lambda: 2, name="B")
+    C = te.compute((5,), lambda x: A[x] + tvm.tir.expr.ProducerLoad(B, []), name="C")
+    a, c = np.arange(5, dtype="float32"), np.zeros(5, "float32")
+    tvm.build(te.create_prim_func([C, A]), target="llvm")["main"](c, a)
+    np.testing.assert_allclose(c, a + 2)
