@@ -52,6 +52,8 @@ class PrimFunc(metaclass=_PrimFuncMeta):
     attrs: tuple[tuple[str, Any], ...] = ()
     ret_dtype: str = "void"
     span: Span | None = field(default=None, compare=False, repr=False)
+    # the name of the Python function it was parsed from (TVM's `__name__`), "" if none
+    source_name: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if type(self.attrs) is not Attrs:  # readable as attrs["global_symbol"], as in TVM
@@ -65,7 +67,7 @@ class PrimFunc(metaclass=_PrimFuncMeta):
 
     @property
     def __name__(self) -> str:  # noqa: PLW3201 (a decorated function's name, as TVM keeps it)
-        return str(dict(self.attrs).get("global_symbol", "main"))
+        return self.source_name or str(dict(self.attrs).get("global_symbol", "main"))
 
     @property
     def attr_dict(self) -> dict[str, Any]:

@@ -48,3 +48,11 @@ def test_a_select_of_two_integer_widths_meets_at_the_wider():
     i32, i64 = tir.Var("a", "int32"), tir.Var("b", "int64")
     s = tir.Select(i32 < 4, i32, i64)
     assert s.dtype == "int64" and s.true_value.dtype == s.false_value.dtype == "int64"
+
+
+def test_a_parsed_prim_funcs_name_is_its_python_def_name():
+    # apache-tvm 0.27: `foo.__name__` is "foo" even when its global symbol is "main"
+    f = from_source('from tvmlite.script import tir as T\n@T.prim_func\n'
+                    'def foo(A: T.Buffer((4,), "float32")):\n'
+                    '    T.func_attr({"global_symbol": "main"})\n    A[0] = T.float32(1)\n')
+    assert f.__name__ == "foo" and f.attrs["global_symbol"] == "main"
