@@ -10,6 +10,7 @@ import importlib
 from typing import Any
 
 from . import nd, runtime
+from .vm.datatype import DataType  # noqa: F401 (tvm.DataType, as TVM exports it)
 from .vm.device import Device, cpu, cuda, device
 from .runtime import device_from_target
 from .vm.registry import get_global_func, list_global_func_names, register_func

@@ -97,7 +97,8 @@ def _shape(shape: Any, pos: int = 0) -> tuple[Any, ...]:
         if type(value) is int and value < 0:  # NOTE: `bool` here is T.bool
             raise _BadValue(f"buffer dimension {k} is {value}; a dimension cannot be negative",
                            (pos, k), ("shape", k), pos, "shape")
-    return dims
+    # NOTE: a literal dimension is an int32 constant, as TVM's parser makes it
+    return tuple(tx.const(d) if type(d) is int else d for d in dims)
 
 
 class _BadValue(ArgError, ValueError):

@@ -116,17 +116,29 @@ class CommReducer:
         value = self.fidentity(dtype)
         return value if isinstance(value, tx.PrimExpr) else tx.const(value, dtype)
 
+    def identities(self, dtypes: tuple[str, ...]) -> tuple[tx.PrimExpr, ...]:
+        """A tuple reducer's identity: `fidentity(dtype0, dtype1, ...)`, one value each."""
+        values = self.fidentity(*dtypes)
+        return tuple(v if isinstance(v, tx.PrimExpr) else tx.const(v, d)
+                     for v, d in zip(values, dtypes))
+
     def __call__(self, expr: Any, axis: Any, where: Any = None, init: Any = None) -> Any:
         from .tensor import Reduce
 
         axes = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
+        if isinstance(expr, (list, tuple)):  # a tuple reduction: one Reduce per value
+            sources = tuple(tx.const(e) for e in expr)
+            return tuple(Reduce(self, src, axes, where, None, sources=sources, value_index=k)
+                         for k, src in enumerate(sources))
         return Reduce(self, tx.const(expr), axes, where, None if init is None else tx.const(init))
 
+    def __str__(self) -> str:
+        return f"comm_reducer {self.name!r}"
 
-def comm_reducer(fcombine: Callable[..., Any], fidentity: Callable[[str], Any],
+
+def comm_reducer(fcombine: Callable[..., Any], fidentity: Callable[..., Any],
                  name: str = "reduce") -> CommReducer:
-    """`te.comm_reducer(lambda x, y: x + y, lambda t: tvm.tir.const(0, t))`: a new reducer."""
-    if isinstance(fcombine(tx.Var("x", "float32"), tx.Var("y", "float32")), (tuple, list)):
-        raise NotImplementedError("te.comm_reducer with several values (tuple reduction) "
-                                  "is not supported")
+    """`te.comm_reducer(lambda x, y: x + y, lambda t: tvm.tir.const(0, t))`: a new reducer.
+    A tuple reducer's `fcombine(x, y)` takes and returns tuples, its `fidentity` one dtype
+    per value (`argmax((idx, val), axis=k)` then gives one reduction per value)."""
     return CommReducer(fcombine, fidentity, name)

@@ -19,6 +19,8 @@ from ..tir.stmt import (
     Range, Stmt, seq,
 )
 from .extern import ExternOp
+from .index_dtype import override_index_dtype
+from .multi_output import tuple_reduce_body
 from .tensor import AxisVar, ComputeOp, Reduce, Tensor, tensor_of
 
 TRUE = tx.IntImm("bool", 1)
@@ -85,9 +87,12 @@ def _topo(outputs: list[Tensor]) -> list[Tensor]:
                 visit(u)
         if isinstance(t.op, ComputeOp):
             epilogue = t.op.epilogue[1] if t.op.epilogue is not None else None
-            for u in _inputs(t.op.body) + (_inputs(epilogue) if epilogue is not None else []):
+            bodies = [*(t.op.bodies or (t.op.body,)), *([] if epilogue is None else [epilogue])]
+            for u in [u for b in bodies for u in _inputs(b)]:
                 visit(u)
         order.append(t)
+        for sibling in getattr(t.op, "outputs", ()):  # every output of a multi-output op
+            visit(sibling)
 
     for t in outputs:
         visit(t)
@@ -102,44 +107,98 @@ def compute_stmt(t: Tensor) -> Stmt:
     axes: list[AxisVar] = list(op.axis) + list(red.axis if red is not None else ())
     if op.nest is not None:
         return _nest_stmt(t, op, red, axes)
-    loops = [tx.Var(a.name, "int64") for a in axes]
-    block = _block(t, op, red, axes, with_init=True)
+    loops = [tx.Var(a.name, a.dtype) for a in axes]
     mins = [a.dom.min for a in axes]  # type: ignore[union-attr]
     values = tuple(lv if _is_zero(m) else lv + m for lv, m in zip(loops, mins))
-    if not axes:  # TVM gives a 0-d compute's block one unit iter var, bound to 0
-        zero = tx.const(0, "int64")
-        unit = IterVar(tx.Var("vi", "int64"), Range(zero, tx.const(1, "int64")),
-                       IterType.SPATIAL)
-        block, values = replace(block, iter_vars=(unit,)), (zero,)
-    stmt: Stmt = BlockRealize(values, TRUE, block)
+    # an elementwise op with several outputs: one block each, in one loop nest
+    outputs = op.outputs if op.bodies and red is None else [t]
+    realizes = [_realize(_block(u, op, red, axes, with_init=True), values) for u in outputs]
+    stmt: Stmt = seq(realizes)
     for lv, a in reversed(list(zip(loops, axes))):
-        stmt = For(lv, tx.const(0, "int64"), a.dom.extent, ForKind.SERIAL, stmt)  # type: ignore
+        stmt = For(lv, tx.const(0, lv.dtype), a.dom.extent, ForKind.SERIAL, stmt)  # type: ignore
     return stmt
 
 
 def _block(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar],
            with_init: bool, out: Buffer | None = None) -> Block:
     """The block of compute `t` over `axes` (fresh iter vars), storing to `out` (default
-    `t`'s buffer); a reduction's block has `T.init()` when `with_init`, else only the update."""
+    `t`'s buffer); a reduction's block has `T.init()` when `with_init`, else only the update.
+    Of an elementwise op with several outputs, the block of output `t`; of a tuple
+    reduction, the one block of all its outputs."""
     out = out or t.buffer
-    ivars = [tx.Var(f"v_{a.name}", "int64") for a in axes]
+    ivars = [tx.Var(f"v_{a.name}", a.dtype) for a in axes]
     rename = _Rename(dict(zip(axes, ivars)))
     store_idx = tuple(ivars[: len(op.axis)])
     init = None
+    name = op.name
     if red is None:
-        body: Stmt = BufferStore(out, rename.visit(op.body), store_idx)
+        body: Stmt = BufferStore(out, rename.visit(op.bodies[t.value_index] if op.bodies
+                                                   else op.body), store_idx)
+        name = f"{op.name}_v{t.value_index}" if op.bodies else name
+    elif red.sources:
+        body, init = tuple_reduce_body(op, rename, store_idx)
     else:
         old = tx.BufferLoad(out, store_idx)
-        value = combine(red.combiner, old, rename.visit(red.source))
+        # NOTE: renamed after combining: a comm_reducer's combiner may use the axes too
+        value = rename.visit(combine(red.combiner, old, red.source))
         if red.condition is not None:
             value = tx.Select(rename.visit(red.condition), value, old)
         body = BufferStore(out, value, store_idx)
         if with_init:
-            init = BufferStore(out, _init_value(t, red), store_idx)
+            # the identity may depend on the spatial axes (a comm_reducer's `lambda t: B[i]`)
+            init = BufferStore(out, rename.visit(_init_value(t, red)), store_idx)
     iter_vars = tuple(
         IterVar(v, Range(a.dom.min, a.dom.extent), a.iter_type)  # type: ignore[union-attr]
         for v, a in zip(ivars, axes))
-    return Block(op.name, iter_vars, body, init=init, annotations=tuple(op.attrs.items()))
+    return Block(name, iter_vars, body, init=init,
+                 annotations=tuple((k, _buffers_for_tensors(v)) for k, v in op.attrs.items()))
+
+
+def _buffers_for_tensors(value: Any) -> Any:
+    """An attribute value with te tensors replaced by their buffers (what TVM's block keeps)."""
+    if isinstance(value, Tensor):
+        return value.buffer
+    if isinstance(value, (list, tuple)):
+        return type(value)(_buffers_for_tensors(v) for v in value)
+    return value
+
+
+_LAYOUT_FREE = "layout_free_placeholders"
+
+
+class _LayoutFreeParams(Mutator):
+    """Blocks' `layout_free_placeholders` that are parameters move to the function's
+    `layout_free_buffers` (their parameter positions), as TVM's create_prim_func does."""
+
+    def __init__(self, param_buffers: list[Buffer]) -> None:
+        self.position = {id(b): k for k, b in enumerate(param_buffers)}
+        self.found: list[int] = []
+
+    def visit_Block(self, b: Block) -> Block:
+        b = self.generic_visit(b)
+        attrs = dict(b.annotations)
+        if _LAYOUT_FREE not in attrs:
+            return b
+        kept = []
+        for buf in attrs[_LAYOUT_FREE]:
+            k = self.position.get(id(buf))
+            if k is None:
+                kept.append(buf)
+            elif k not in self.found:
+                self.found.append(k)
+        if kept:
+            attrs[_LAYOUT_FREE] = kept
+        else:
+            del attrs[_LAYOUT_FREE]
+        return replace(b, annotations=tuple(attrs.items()))
+
+
+def _realize(block: Block, values: tuple[tx.PrimExpr, ...]) -> BlockRealize:
+    if not block.iter_vars:  # a 0-d compute: TVM's block still has one spatial iter var
+        zero = tx.const(0)
+        dummy = IterVar(tx.Var("vi", "int32"), Range(zero, tx.const(1)), IterType.SPATIAL)
+        return BlockRealize((zero,), TRUE, replace(block, iter_vars=(dummy,)))
+    return BlockRealize(values, TRUE, block)
 
 
 def _init_value(t: Tensor, red: Reduce) -> tx.PrimExpr:
@@ -159,21 +218,24 @@ def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]
         if not part:
             return ext
         f = split[base]
-        return tx.const(f if part == "i" else ext.value // f, "int64")  # type: ignore
+        return tx.const(f if part == "i" else ext.value // f, ext.dtype)  # type: ignore
 
-    lv = {name: tx.Var(name.replace(".", "_"), "int64") for name in nest.order}
+    def dtype(name: str) -> str:
+        return by_name[name.partition(".")[0]].dtype
+
+    lv = {name: tx.Var(name.replace(".", "_"), dtype(name)) for name in nest.order}
 
     def loops(names: list[str], stmt: Stmt, lv: dict[str, tx.Var] = lv) -> Stmt:
         for name in reversed(names):
             kind = ForKind(kinds.get(name, "serial"))
-            stmt = For(lv[name], tx.const(0, "int64"), extent(name), kind, stmt)
+            stmt = For(lv[name], tx.const(0, lv[name].dtype), extent(name), kind, stmt)
         return stmt
 
     def realize(block: Block, block_axes: list[AxisVar], lv: dict[str, tx.Var] = lv) -> Stmt:
         values = []
         for a in block_axes:
             if a.name in split:
-                v = lv[f"{a.name}.o"] * tx.const(split[a.name], "int64") + lv[f"{a.name}.i"]
+                v = lv[f"{a.name}.o"] * tx.const(split[a.name], a.dtype) + lv[f"{a.name}.i"]
             else:
                 v = lv[a.name]
             m = a.dom.min  # type: ignore[union-attr]
@@ -194,7 +256,7 @@ def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]
     # loops around it, just before the reduction of the same tile (which stays in cache, or
     # in registers), not as a separate pass over the whole output first
     spatial = list(op.axis)
-    ivars = [tx.Var(f"v_{a.name}", "int64") for a in spatial]
+    ivars = [tx.Var(f"v_{a.name}", a.dtype) for a in spatial]
     init_block = Block(f"{op.name}_init", tuple(
         IterVar(v, Range(a.dom.min, a.dom.extent), IterType.SPATIAL)  # type: ignore
         for v, a in zip(ivars, spatial)),
@@ -202,11 +264,11 @@ def _nest_stmt(t: Tensor, op: ComputeOp, red: Reduce | None, axes: list[AxisVar]
     inner = order[first_red:]
     init_loops = [n for n in inner if n.partition(".")[0] not in reduce_names]
     # the init's own loop variables (`i_init`, as TVM names them): a var is bound once
-    init_lv = {**lv, **{n: tx.Var(f"{n.replace('.', '_')}_init", "int64") for n in init_loops}}
+    init_lv = {**lv, **{n: tx.Var(f"{n.replace('.', '_')}_init", dtype(n)) for n in init_loops}}
     stmts = [loops(init_loops, realize(init_block, spatial, init_lv), init_lv),
              loops(inner, update)]
     if op.epilogue is not None:  # after the tile's reduction, over the same tile
-        epi_lv = {**lv, **{n: tx.Var(f"{n.replace('.', '_')}_epi", "int64")
+        epi_lv = {**lv, **{n: tx.Var(f"{n.replace('.', '_')}_epi", dtype(n))
                            for n in init_loops}}
         stmts.append(loops(init_loops, realize(_epilogue_block(t, op, ivars, spatial),
                                                spatial, epi_lv), epi_lv))
@@ -217,7 +279,7 @@ def _epilogue_block(t: Tensor, op: ComputeOp, ivars: list[tx.Var], spatial: list
                     ) -> Block:
     assert op.epilogue is not None
     acc, expr = op.epilogue
-    evars = [tx.Var(v.name.replace("v_", "e_", 1), "int64") for v in ivars]
+    evars = [tx.Var(v.name.replace("v_", "e_", 1), v.dtype) for v in ivars]
     tile = op.accumulator or t.buffer
     vmap: dict[tx.Var, tx.PrimExpr] = {acc: tx.BufferLoad(tile, tuple(evars))}
     vmap.update({a: v for a, v in zip(op.axis, evars)})
@@ -232,8 +294,9 @@ def _is_zero(e: tx.PrimExpr) -> bool:
 
 
 def _later_output(t: Tensor, computes: list[Tensor]) -> bool:
-    """A second output of an ExternOp (its block is emitted once, for the first)."""
-    return isinstance(t.op, ExternOp) and next(u for u in computes if u.op is t.op) is not t
+    """A second output of an ExternOp or a multi-output compute (the op's statement is
+    emitted once, for its first output met)."""
+    return next(u for u in computes if u.op is t.op) is not t
 
 
 def _extern_stmt(op: ExternOp) -> Stmt:
@@ -263,15 +326,15 @@ def _uniquely_named_stmt(t: Tensor, seen: dict[str, int]) -> Stmt:
         op.name = base
 
 
-def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> PrimFunc:
-    """A PrimFunc computing the compute tensors of `args` from its placeholders."""
-    all_args = args = list(args)
-    # NOTE: a TIR var among the arguments is a scalar parameter (TVM's `rhs: T.float32`)
-    scalars = [a for a in args if isinstance(a, tx.Var)]
-    args = [a for a in args if not isinstance(a, tx.Var)] if scalars else args
-    order = _topo([a for a in args if isinstance(a.op, (ComputeOp, ExternOp))])
+def create_prim_func(args: list[Any], index_dtype_override: Any = None) -> PrimFunc:
+    """A PrimFunc computing the compute tensors of `args` from its placeholders; a scalar
+    `te.var` among `args` is a parameter of its own (as in TVM)."""
+    args = list(args)
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    given = {id(t) for t in tensors}
+    order = _topo([a for a in tensors if isinstance(a.op, (ComputeOp, ExternOp))])
     missing = [t.name for t in order if not isinstance(t.op, (ComputeOp, ExternOp))
-               and t not in args]
+               and id(t) not in given]
     if missing:
         raise ValueError(f"te.create_prim_func: placeholder(s) {missing} are used but not in "
                          "the argument list")
@@ -279,18 +342,31 @@ def create_prim_func(args: list[Tensor], index_dtype_override: Any = None) -> Pr
     # NOTE: an extern op's other outputs are written even when nothing reads them
     siblings = [b for op in dict.fromkeys(t.op for t in computes if isinstance(t.op, ExternOp))
                 for b in op.output_placeholders if all(b is not t.buffer for t in computes)]
-    locals_ = tuple(t.buffer for t in computes if t not in args) + tuple(siblings) + tuple(
+    locals_ = tuple(t.buffer for t in computes if id(t) not in given) + tuple(siblings) + tuple(
         t.op.accumulator for t in computes
         if isinstance(t.op, ComputeOp) and t.op.accumulator is not None)
     seen: dict[str, int] = {}
     nests = [_uniquely_named_stmt(t, seen) if isinstance(t.op, ComputeOp) else _extern_stmt(t.op)
              for t in computes if not _later_output(t, computes)]
     root = Block("root", (), seq(nests), alloc_buffers=locals_)
-    handles = {id(t): tx.Var(t.name, "handle") for t in args}
-    bmap = tuple((handles[id(t)], t.buffer) for t in args)
-    params = tuple(handles.get(id(a), a) for a in all_args)
-    return PrimFunc(params, bmap, BlockRealize((), TRUE, root),
-                    (("tir.noalias", True),))
+    params = tuple(_param(a) for a in args)
+    bmap = tuple((p, t.buffer) for p, t in zip(params, args) if isinstance(t, Tensor))
+    layout_free = _LayoutFreeParams([t.buffer if isinstance(t, Tensor) else None for t in args])
+    body = layout_free.visit(BlockRealize((), TRUE, root))
+    attrs: tuple[tuple[str, Any], ...] = (("global_symbol", "main"), ("tir.noalias", True))
+    if layout_free.found:
+        attrs += (("layout_free_buffers", sorted(layout_free.found)),)
+    func = PrimFunc(params, bmap, body, attrs)
+    return func if index_dtype_override is None else override_index_dtype(
+        func, str(index_dtype_override))
 
+
+def _param(arg: Any) -> tx.Var:
+    if isinstance(arg, Tensor):
+        return tx.Var(arg.name, "handle")
+    if isinstance(arg, tx.Var):
+        return arg
+    raise TypeError(f"te.create_prim_func: an argument must be a te.Tensor or a te.var, got "
+                    f"{type(arg).__name__} {arg!r}")
 
 __all__ = ["create_prim_func", "IterType"]

@@ -9,6 +9,7 @@ compute, as TVM's does.
 from __future__ import annotations
 
 import inspect
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -42,6 +43,10 @@ class Reduce(tx.PrimExpr):
     condition: tx.PrimExpr | None = None
     init: tx.PrimExpr | None = None
     span: tx.Span | None = field(default=None, compare=False, repr=False)
+    # a tuple reduction (argmax's (index, value)): every value reduced together, this
+    # Reduce being the `value_index`-th; empty for a reduction of one value
+    sources: tuple[tx.PrimExpr, ...] = ()
+    value_index: int = 0
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
@@ -61,6 +66,9 @@ class ComputeOp:
     epilogue: tuple[tx.Var, tx.PrimExpr] | None = None
     # tvmlite: the small local buffer an epilogue's tile accumulates in (see with_epilogue)
     accumulator: Buffer | None = None
+    # every output's body and tensor when the compute has several (`body` is the first)
+    bodies: tuple[tx.PrimExpr, ...] = ()
+    outputs: list[Tensor] = field(default_factory=list)
 
     @property
     def reduce_axis(self) -> tuple[AxisVar, ...]:
@@ -171,8 +179,9 @@ class PlaceholderOp:
 class Tensor:
     """A te tensor: `A[i, j]` loads from it; `.shape`, `.dtype`, `.op`, `.name`."""
 
-    def __init__(self, buffer: Buffer, op: ComputeOp | PlaceholderOp) -> None:
-        self.buffer, self.op = buffer, op
+    def __init__(self, buffer: Buffer, op: ComputeOp | PlaceholderOp, value_index: int = 0
+                 ) -> None:
+        self.buffer, self.op, self.value_index = buffer, op, value_index
         _TENSOR_OF[buffer] = self
 
     @property
@@ -198,7 +207,7 @@ class Tensor:
         if len(idx) != self.ndim:
             raise IndexError(f"tensor {self.name!r} has {self.ndim} dims, indexed with "
                              f"{len(idx)}")
-        return tx.BufferLoad(self.buffer, tuple(tx.const(i, "int64") for i in idx))
+        return tx.BufferLoad(self.buffer, tuple(index_const(i) for i in idx))
 
     def __call__(self, *indices: Any) -> tx.BufferLoad:
         """`A(i, j)`, TVM's other spelling of `A[i, j]` (the MLC course writes `A(*i)`)."""
@@ -231,9 +240,21 @@ def tensor_of(buf: Buffer) -> Tensor | None:
     return _TENSOR_OF.get(buf)
 
 
+def index_const(value: Any) -> tx.PrimExpr:
+    """A Python int used as a dim or index: an int32 constant (int64 past int32's range) as in
+    TVM; an IntImm or expression keeps its dtype (relax shapes give int64). The build's
+    scheduled computes (topi/schedule_mode.py) keep tvmlite's all-int64 index form, so the
+    kernels it compiles do not depend on how a topi compute spells its shapes."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        return tx.const(value)
+    from ..topi.schedule_mode import scheduled  # NOTE: lazy, topi imports te
+
+    return tx.const(int(value), "int64" if scheduled() else None)
+
+
 def _dims(shape: Any) -> tuple[tx.PrimExpr, ...]:
     items = shape if isinstance(shape, (tuple, list)) else (shape,)
-    return tuple(tx.const(d, "int64") if isinstance(d, int) else d for d in items)
+    return tuple(index_const(d) for d in items)
 
 
 def placeholder(shape: Any, dtype: str = "float32", name: str = "placeholder") -> Tensor:
@@ -246,16 +267,34 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
     """`te.compute((m, n), lambda i, j: A[i, j] + 1.0)`: one value per index of `shape`."""
     dims = _dims(shape)
     names = _param_names(fcompute, len(dims))
-    axis = tuple(AxisVar(n, "int64", None, Range(tx.const(0, "int64"), d))
+    axis = tuple(AxisVar(n, d.dtype, None, Range(tx.const(0, d.dtype), d))
                  for n, d in zip(names, dims))
     body = fcompute(*axis)
     tag = tag or current_tag()
     if isinstance(body, (list, tuple)):
-        raise NotImplementedError("te.compute with several outputs is not supported")
+        from .multi_output import multi_output_compute
+
+        return multi_output_compute(name, dims, axis, tuple(body), tag, dict(attrs or {}))
     body = tx.const(body) if not isinstance(body, tx.PrimExpr) else body
+    check_reductions_on_top((body,))
     dtype = body.dtype
     out = make_buffer(name, dims, dtype)
     return Tensor(out, ComputeOp(name, axis, body, tag, dict(attrs or {})))
+
+
+def check_reductions_on_top(bodies: tuple[tx.PrimExpr, ...]) -> None:
+    """A reduction must be a compute's whole body, as TVM requires (RuntimeError otherwise)."""
+    from ..tir.functor import Visitor
+
+    class _Nested(Visitor):
+        def visit_Reduce(self, e: Reduce) -> None:
+            raise RuntimeError("te.compute: a reduction must be the whole body of a compute, "
+                               f"not part of an expression (found {e.combiner} inside one)")
+
+    for body in bodies:
+        top = (body.source, *body.sources) if isinstance(body, Reduce) else (body,)
+        for part in top:
+            _Nested().visit(part)
 
 
 class tag_scope:  # noqa: N801 (TVM's name)
@@ -304,12 +343,12 @@ def _param_names(f: Callable[..., Any], n: int) -> list[str]:
 def reduce_axis(dom: Any, name: str = "rv") -> AxisVar:
     """A reduction axis over `dom` = extent or (min, max)."""
     if isinstance(dom, (tuple, list)):
-        lo, hi = (tx.const(d, "int64") if isinstance(d, int) else d for d in dom)
+        lo, hi = (index_const(d) for d in dom)
         rng = Range(lo, hi - lo if not (isinstance(lo, tx.IntImm) and lo.value == 0) else hi)
     else:
-        rng = Range(tx.const(0, "int64"), tx.const(dom, "int64") if isinstance(dom, int)
-                    else dom)
-    return AxisVar(name, "int64", None, rng, IterType.REDUCE)
+        ext = index_const(dom)
+        rng = Range(tx.const(0, ext.dtype), ext)
+    return AxisVar(name, rng.extent.dtype, None, rng, IterType.REDUCE)
 
 
 def _reducer(combiner: str) -> Callable[..., Reduce]:

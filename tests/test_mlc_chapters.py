@@ -77,8 +77,9 @@ def test_chapter_5_block_builder_with_emit_te():
         bb.emit_func_output(R, params=[A, B])
     mod = bb.get()
     text = mod.script()
-    assert "@R.function\n    def main(" in text and text.count('T.sblock("root")') == 2
-    assert '# with T.sblock("root")' not in text
+    # each emitted prim_func's bare root block prints as TVM 0.27 prints it: a comment
+    assert "@R.function\n    def main(" in text
+    assert text.count('# with T.sblock("root"):') == 2
     vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
     a, b = np.random.default_rng(1).random((2, 32, 32), dtype=np.float32)
     np.testing.assert_allclose(vm["main"](tvm.nd.array(a), tvm.nd.array(b)).numpy(),

@@ -27,6 +27,7 @@ from .function import PrimFunc, shape_vars
 from .codegen_parallel import ParallelLoops
 from .codegen_vector import VectorLoops, vectorizable
 from .functor import Visitor, post_order_visit, simplify
+from .bf16_legalize import legalize_bf16
 from .stmt import (
     Allocate, AssertStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
     SeqStmt, While, jump_of,
@@ -115,6 +116,7 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, InlineMath, LoopJumps, Visitor):
 
     def add_function(self, name: str, func: PrimFunc) -> ir.Function:
         """Emits `func` (already lowered) as `void @name(...)` with the kernel ABI."""
+        func = legalize_bf16(func)  # bfloat16: 16-bit storage, float32 arithmetic
         params, binds = self._abi(func)
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [t for _, t, _ in params]),
                          name=name)

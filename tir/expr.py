@@ -294,6 +294,13 @@ class Select(PrimExpr):
         for name in ("condition", "true_value", "false_value"):  # Python values, as TVM takes
             if isinstance(getattr(self, name), (bool, int, float)):
                 object.__setattr__(self, name, const(getattr(self, name)))
+        t, f = self.true_value, self.false_value
+        if t.dtype != f.dtype and is_int(t.dtype) and is_int(f.dtype):
+            # NOTE: integer sides of different widths meet at the wider one (an int32 index
+            # beside an int64 one), where TVM's constructor would reject the pair
+            wide = promote(t.dtype, f.dtype)
+            object.__setattr__(self, "true_value", _cast_or_retype(t, wide))
+            object.__setattr__(self, "false_value", _cast_or_retype(f, wide))
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
@@ -309,6 +316,19 @@ class BufferLoad(PrimExpr):
     @property
     def dtype(self) -> str:  # type: ignore[override]
         return self.buffer.dtype
+
+
+def ProducerLoad(producer: Any, indices: Any, span: Span | None = None) -> PrimExpr:  # noqa: N802
+    """TVM's load from a te tensor (its producer): a te tensor here owns a buffer, so this is
+    a load of that buffer (`ProducerLoad(B, [])` reads a 0-d tensor)."""
+    buffer = getattr(producer, "buffer", None)
+    if buffer is None:
+        raise TypeError(f"ProducerLoad reads a te tensor, got {type(producer).__name__}")
+    idx = tuple(const(i) for i in indices)
+    if len(idx) != len(buffer.shape):
+        raise IndexError(f"ProducerLoad of {buffer.name!r}: {len(buffer.shape)} indices needed, "
+                         f"got {len(idx)}")
+    return BufferLoad(buffer, idx, span)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .expr import IntImm
 from .functor import Visitor
 from .stmt import BufferStore
 
@@ -19,11 +20,17 @@ def inferred_type(func: Any) -> Any:
     params = []
     for p in func.params:
         buf = func.buffer_of(p)
-        params.append(si.TensorStructInfo(tuple(buf.shape), buf.dtype) if buf is not None
+        params.append(si.TensorStructInfo(_graph_dims(buf.shape), buf.dtype) if buf is not None
                       else si.PrimStructInfo(p.dtype))
     ret = si.PrimStructInfo(func.ret_dtype) if func.ret_dtype != "void" \
         else si.TupleStructInfo(())
     return si.FuncStructInfo(tuple(params), ret, purity=not _writes_params(func))
+
+
+def _graph_dims(shape: Any) -> tuple[Any, ...]:
+    """A buffer's dims as the graph IR's: constant dims are int64 there (an int32 literal
+    dim of a TVMScript buffer included)."""
+    return tuple(IntImm("int64", d.value) if isinstance(d, IntImm) else d for d in shape)
 
 
 def _writes_params(func: Any) -> bool:

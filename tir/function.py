@@ -52,6 +52,8 @@ class PrimFunc(metaclass=_PrimFuncMeta):
     attrs: tuple[tuple[str, Any], ...] = ()
     ret_dtype: str = "void"
     span: Span | None = field(default=None, compare=False, repr=False)
+    # the name of the Python function it was parsed from (TVM's `__name__`), "" if none
+    source_name: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if type(self.attrs) is not Attrs:  # readable as attrs["global_symbol"], as in TVM
@@ -65,7 +67,7 @@ class PrimFunc(metaclass=_PrimFuncMeta):
 
     @property
     def __name__(self) -> str:  # noqa: PLW3201 (a decorated function's name, as TVM keeps it)
-        return str(dict(self.attrs).get("global_symbol", "main"))
+        return self.source_name or str(dict(self.attrs).get("global_symbol", "main"))
 
     @property
     def attr_dict(self) -> dict[str, Any]:
@@ -76,6 +78,10 @@ class PrimFunc(metaclass=_PrimFuncMeta):
         new = key if isinstance(key, dict) else {key: value}
         attrs = tuple((k, v) for k, v in self.attrs if k not in new) + tuple(new.items())
         return replace(self, attrs=attrs)
+
+    def without_attr(self, key: str) -> PrimFunc:
+        """A copy without attribute `key` (TVM's `BaseFunc.without_attr`)."""
+        return replace(self, attrs=tuple((k, v) for k, v in self.attrs if k != key))
 
     def with_body(self, body: Stmt) -> PrimFunc:
         return replace(self, body=body)

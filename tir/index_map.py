@@ -98,7 +98,7 @@ class IndexMap:
             lo = simplify(lo)
             if not isinstance(lo, IntImm) or lo.value != 0:
                 raise ValueError(f"output index {e} of the index map does not start at 0")
-            out.append(IntImm("int64", ext))
+            out.append(IntImm(e.dtype, ext))  # an output dim has its index's dtype
         return out
 
     def trace_text(self) -> str:

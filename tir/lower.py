@@ -300,6 +300,11 @@ class _Accesses(Visitor):
         self.buf = buf
         self.loops: list[For] = []
         self.found: list[tuple[tuple[PrimExpr, ...], list[For]]] = []
+        self.by_handle = False  # its data pointer is passed on (a packed or extern call)
+
+    def visit_Var(self, v: Var) -> None:
+        if v is self.buf.data:
+            self.by_handle = True
 
     def visit_For(self, s: For) -> None:
         self.visit(s.min)
@@ -322,7 +327,7 @@ class _Accesses(Visitor):
 def _uses_buffer(s: Stmt, buf: Buffer) -> bool:
     acc = _Accesses(buf)
     acc.visit(s)
-    return bool(acc.found)
+    return bool(acc.found) or acc.by_handle
 
 
 def _sink(buf: Buffer, s: Stmt, threads: tuple[For, ...] = ()) -> Stmt:
@@ -345,6 +350,8 @@ def _compact(buf: Buffer, s: Stmt, relaxed: tuple[For, ...] = ()) -> Stmt:
     (over every value of the `relaxed` outer loops too)."""
     acc = _Accesses(buf)
     acc.visit(s)
+    if acc.by_handle:  # whoever gets the pointer may touch any element: keep it whole
+        return Allocate(buf, s)
     windows: list[list[Window | None]] = [[] for _ in buf.shape]
     for idx, loops in acc.found:
         ranges = {lp.loop_var: (lp.min, lp.extent.value) for lp in (*relaxed, *loops)

@@ -100,6 +100,8 @@ def decl_buffer(shape: Any, dtype: str = "float32", name: str = "buffer", data: 
         kwargs["elem_offset"] = const(elem_offset)
     if isinstance(shape, (int, PrimExpr)):
         shape = (shape,)
+    # NOTE: TVM's literal dimensions are int32 constants here (make_buffer's are int64)
+    shape = tuple(const(s) if type(s) is int else s for s in shape)
     return make_buffer(name, shape, dtype, data=data, **kwargs)
 
 

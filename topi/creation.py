@@ -80,4 +80,4 @@ def shape_to_tensor(values: tuple[Any, ...]) -> te.Tensor:
             out = te.if_then_else(tx.binop(B.EQ, i, tx.const(k, "int64")),
                                   _as(values[k], "int64"), out)
         return out
-    return te.compute((len(values),), body, name="shape_to_tensor")
+    return te.compute((tx.const(len(values), "int64"),), body, name="shape_to_tensor")

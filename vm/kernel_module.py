@@ -91,7 +91,8 @@ def check_kernel_args(sig: KernelSignature, args: Sequence[Any], where: str,
         if len(shape) != len(p.shape):
             raise ValueError(f"{where}: parameter {p.name!r} expects rank {len(p.shape)} "
                              f"shape {shape_text(p.shape)}, got rank {len(shape)} shape {shape}")
-        if dtype != p.dtype:
+        # NOTE: numpy has no bfloat16: such a tensor's 16-bit patterns come as uint16
+        if dtype != p.dtype and (p.dtype, dtype) != ("bfloat16", "uint16"):
             raise ValueError(f"{where}: parameter {p.name!r} expects dtype {p.dtype}, "
                              f"got {dtype}")
         _bind_dims(where, p, shape, env)

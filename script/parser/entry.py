@@ -11,6 +11,7 @@ decorator runs.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import linecache
 import os
 import sys
@@ -171,6 +172,8 @@ def parse_function(kind: str, node: ast.FunctionDef, src: SourceText, env: dict[
         func = func.with_attr("global_symbol", node.name)
     if kind == "tir" and opts.get("s_tir"):
         func = func.with_attr("s_tir", True)  # as TVM 0.27's decorator marks it
+    if kind == "tir":  # its `__name__` stays the Python def's, whatever its symbol
+        func = dataclasses.replace(func, source_name=node.name)
     return func
 
 

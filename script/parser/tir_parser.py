@@ -142,7 +142,8 @@ def make_buffer(name: str, shape: Any, dtype: str = "float32", data: Any = None,
                 offset_factor: int = 0, **_ignored: Any) -> ts.Buffer:
     if isinstance(shape, (int, tx.PrimExpr)):
         shape = (shape,)
-    dims = tuple(tx.const(d, "int64") if isinstance(d, int) else d for d in shape)
+    # NOTE: a literal dimension is an int32 constant, as TVM's parser makes it
+    dims = tuple(tx.const(d) if isinstance(d, int) else d for d in shape)
     for d in dims:
         if not isinstance(d, tx.PrimExpr):
             raise ValueError(f"a buffer dimension must be an integer or a T.int64() variable, "

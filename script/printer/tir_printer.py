@@ -96,7 +96,7 @@ class TIRPrinter:
         return f"{name}: T.Buffer({self._buffer_args(buf, True)})"
 
     def _buffer_args(self, buf: ts.Buffer, with_dtype: bool) -> str:
-        shape = ", ".join(self.expr(d, "int64") for d in buf.shape)
+        shape = ", ".join(self.expr(d) for d in buf.shape)
         parts = [f"({shape},)" if len(buf.shape) == 1 else f"({shape})"]
         if with_dtype or buf.dtype != "float32":
             parts.append(f'"{buf.dtype}"')
@@ -112,9 +112,11 @@ class TIRPrinter:
 
     def _func_body(self, body: ts.Stmt) -> None:
         root = body.block if isinstance(body, ts.BlockRealize) else None
+        # NOTE: a root block with nothing of its own (create_prim_func's) prints as TVM's
+        # comment, as TVM prints it; reading the text back gives an equal function
         implicit = (root is not None and root.name == "root" and not root.iter_vars
-                    and root.alloc_buffers and not (root.reads or root.writes or root.init
-                                                    or root.match_buffers or root.annotations)
+                    and not (root.reads or root.writes or root.init or root.match_buffers
+                             or root.annotations)
                     and _is_true(body.predicate))  # type: ignore[union-attr]
         if not implicit:
             if _has_blocks(body) and root is None:  # an explicit root block prints itself

@@ -116,7 +116,7 @@ def test_window_sum_kernel_shrinks_the_cache_and_waits_for_it() -> None:
     src = kernel_source(window_sum_schedule(window_sum_module()))
     shared = re.findall(r"__shared__ __align__\(16\) float A_shared\[(\d+)\];", src)
     assert shared and int(shared[0]) <= 256  # the block's 130 elements, not all 1027
-    fetch, compute = src.index("A_shared[(int64_t)(((ax0_0"), src.index("B[")
+    fetch, compute = src.index("A_shared[(ax0_0"), src.index("B[")  # int32 indices
     assert src.count("__syncthreads();") == 1
     assert fetch < src.index("__syncthreads();") < compute  # read after the block's writes
 

@@ -69,7 +69,7 @@ def test_a_loop_waits_before_overwriting_what_the_last_iteration_read() -> None:
     loop = src[src.index("for (int k = 0; k < 4; ++k) {"):]
     syncs = [m for m in range(len(loop)) if loop.startswith("__syncthreads();", m)]
     assert len(syncs) == 2 and src.count("__syncthreads();") == 2
-    store, load = loop.index("sh[(int64_t)(tx)] ="), loop.index("acc[(int64_t)0LL] =")
+    store, load = loop.index("sh[tx] ="), loop.index("acc[0] =")  # int32 indices
     assert syncs[0] < store < syncs[1] < load  # WAR with the previous k, then RAW
 
 

@@ -52,14 +52,14 @@ def test_nest_is_register_blocked_and_k_blocked() -> None:
     loops = [line.strip() for line in text.splitlines() if line.strip().startswith("for ")]
     # rows of 8-row tiles in parallel; in each, the tile's init, then k in blocks of 200
     # around the 2 column tiles; the 8 x 32 register tile (two zmm per row) unrolled and
-    # vectorized innermost
-    assert loops == ["for i0_o in T.parallel(T.int64(2)):",
-                     "for i1_o_init in range(T.int64(2)):",
-                     "for i0_i_init in T.unroll(T.int64(8)):",
-                     "for i1_i_init in T.vectorized(T.int64(32)):",
-                     "for k_o, i1_o, k_i in T.grid(T.int64(3), T.int64(2), T.int64(200)):",
-                     "for i0_i in T.unroll(T.int64(8)):",
-                     "for i1_i in T.vectorized(T.int64(32)):"], text
+    # vectorized innermost (int32 loops: the placeholders' dims are Python ints)
+    assert loops == ["for i0_o in T.parallel(2):",
+                     "for i1_o_init in range(2):",
+                     "for i0_i_init in T.unroll(8):",
+                     "for i1_i_init in T.vectorized(32):",
+                     "for k_o, i1_o, k_i in T.grid(3, 2, 200):",
+                     "for i0_i in T.unroll(8):",
+                     "for i1_i in T.vectorized(32):"], text
 
 
 def test_tile_choices() -> None:

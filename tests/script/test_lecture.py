@@ -79,7 +79,7 @@ def test_my_module_structure():
     assert [p.dtype for p in relu.params] == ["handle", "handle"]
     x_buf = relu.buffer_of(relu.params[0])
     assert x_buf.name == "X" and x_buf.dtype == "float32"
-    assert x_buf.shape == (tir.IntImm("int64", 1), tir.IntImm("int64", 128))
+    assert x_buf.shape == (tir.IntImm("int32", 1), tir.IntImm("int32", 128))
     assert relu.attr_dict == {"global_symbol": "relu0", "tir.noalias": True}
     loop = relu.body
     assert isinstance(loop, tir.For) and loop.extent == tir.IntImm("int32", 1)
@@ -105,7 +105,7 @@ def test_linear_root_block_and_init():
     root = lin.body
     assert isinstance(root, tir.BlockRealize) and root.block.name == "root"
     (y,) = root.block.alloc_buffers
-    assert y.name == "Y" and y.shape == (tir.IntImm("int64", 1), tir.IntImm("int64", 128))
+    assert y.name == "Y" and y.shape == (tir.IntImm("int32", 1), tir.IntImm("int32", 128))
     first, second = root.block.body.seq
     block = first.body.body.body.block
     assert [iv.iter_type for iv in block.iter_vars] == [

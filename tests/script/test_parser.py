@@ -36,7 +36,7 @@ def make_module(n: int, scale: float) -> IRModule:
 def test_closure_locals():
     mod = make_module(4, 2.5)
     buf = mod["scale_fn"].buffer_of(mod["scale_fn"].params[0])
-    assert buf.shape == (tir.IntImm("int64", 4),)
+    assert buf.shape == (tir.IntImm("int32", 4),)
     store = mod["scale_fn"].body.body.block.body
     assert store.value.b == tir.FloatImm("float32", 2.5)
     assert make_module(6, 1.0)["main"].params[0].struct_info.static_shape == (6,)

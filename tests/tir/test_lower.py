@@ -110,3 +110,23 @@ def test_flatten_leaves_the_buffer_map_nd_and_shares_data_vars() -> None:
     Find().visit(f.body)
     x = [e for e in loads if e.buffer.name == "X"][0]
     assert x.buffer.ndim == 1 and x.buffer.data is f.buffer_map[0][1].data
+
+
+def test_a_buffer_passed_by_its_pointer_is_not_compacted():
+    # memset may write all 8 floats of C: compacting C to the 4 elements the loop reads (or
+    # sinking it into the loop) would hand the call a too-small buffer
+    from tvmlite.script import from_source
+    from tvmlite.tir.functor import post_order_visit
+    from tvmlite.tir.stmt import Allocate
+
+    src = ('from tvmlite.script import tir as T\n@T.prim_func(s_tir=True)\n'
+           'def f(A: T.Buffer((4,), "float32")):\n'
+           '    C = T.sblock_alloc_buffer((8,))\n'
+           '    with T.sblock("fill"):\n        T.reads()\n        T.writes()\n'
+           '        T.evaluate(T.call_extern("handle", "memset", C.data, 0, 32))\n'
+           '    for i in range(4):\n        with T.sblock("A"):\n'
+           '            vi = T.axis.spatial(4, i)\n            A[vi] = C[vi] + T.float32(1)\n')
+    allocs = []
+    post_order_visit(lower(from_source(src)).body,
+                     lambda n: allocs.append(n) if isinstance(n, Allocate) else None)
+    assert [tuple(d.value for d in a.buffer.shape) for a in allocs] == [(8,)]

@@ -76,7 +76,7 @@ def _pad_shape(buf: Buffer, idx: tuple[PrimExpr, ...], grow: dict[Var, PrimExpr]
                                 f"iter vars alone")
         new = grow.get(i, dim)
         value = simplify(new)
-        shape.append(IntImm("int64", value.value) if isinstance(value, IntImm) else new)
+        shape.append(IntImm(value.dtype, value.value) if isinstance(value, IntImm) else new)
     return tuple(shape)
 
 

@@ -106,7 +106,7 @@ def _redeclare(block: Block, old: Buffer, new: Buffer, index: tuple[PrimExpr, ..
 
 def _as_dim(extent: PrimExpr) -> PrimExpr:
     e = simplify(extent)
-    return IntImm("int64", e.value) if isinstance(e, IntImm) else e
+    return IntImm(e.dtype, e.value) if isinstance(e, IntImm) else e
 
 
 def _copy_nest(name: str, used: list[IterVar], buf: Buffer, idx: tuple[PrimExpr, ...],

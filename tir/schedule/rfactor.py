@@ -103,8 +103,8 @@ def _check(ctx: Ctx, path: tree.Path, store: BufferStore, op: BinaryOp, loop: Fo
 
 def _rf_buffer(buf: Buffer, loop: For, axis: int) -> Buffer:
     shape = list(buf.shape)
-    extent = loop.extent  # buffer dims are int64 constants, as the parser makes them
-    shape.insert(axis, IntImm("int64", extent.value) if isinstance(extent, IntImm) else extent)
+    extent = loop.extent  # the new dim keeps the loop extent's dtype, as in TVM
+    shape.insert(axis, extent)
     # TVM's rf buffer of a 0-d one carries an explicit int64 zero offset
     offset = buf.elem_offset if buf.shape else IntImm("int64", 0)
     return Buffer(f"{buf.name}_rf", tuple(shape), buf.dtype, Var(f"{buf.name}_rf", "handle"),

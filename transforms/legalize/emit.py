@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from ... import te
+from ...topi.schedule_mode import scheduled
 from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.module import GlobalVar, fresh_name
@@ -80,7 +81,12 @@ class TEEmitter:
         unbound = _unbound_vars(placeholders, outs, [te_args, te_kwargs])
         # TVM passes them after the inputs
         inputs += [rx.PrimValue(v, si.PrimStructInfo(v.dtype, v)) for v in unbound]
-        func = te.create_prim_func(placeholders + unbound + outs)
+        # the module names the function: its "main" symbol goes, as in TVM's emit_te
+        # NOTE: int64 indices, as TVM's gen_call_tir_inputs asks (the build's scheduled
+        # kernels are made int64 by their computes already)
+        index_dtype = None if scheduled() else "int64"
+        func = te.create_prim_func(placeholders + unbound + outs, index_dtype
+                                   ).without_attr("global_symbol")
         gv = self.add_func(func, name, key)
         sinfo = out_sinfo or _sinfo_of(outs)
         targs = rx.Tuple(tuple(inputs), si.TupleStructInfo(tuple(
