@@ -131,6 +131,9 @@ class BlockBuilder:
 
         if isinstance(expr, rx.Call) and expr.struct_info is None and isinstance(expr.op, rx.Op):
             return with_inferred_struct_info(expr)
+        if isinstance(expr, rx.Call) and expr.struct_info is None and \
+                isinstance(expr.op, rx.GlobalVarRef):
+            return self._call_of_global(expr)
         if isinstance(expr, rx.Tuple) and expr.struct_info is None:
             fields = tuple(self.emit(f) if isinstance(f, rx.Call) else self.normalize(f)
                            for f in expr.fields)
@@ -142,6 +145,15 @@ class BlockBuilder:
             if fields is not None and 0 <= expr.index < len(fields):
                 return replace(expr, struct_info=fields[expr.index])
         return expr
+
+    def _call_of_global(self, call: rx.Call) -> rx.Call:
+        """`relax.Call(gv, args)` of a function this builder holds returns what it returns
+        (TVM's GlobalVar carries its function's struct info)."""
+        func = self._funcs.get(call.op.gvar)  # type: ignore[attr-defined]
+        if not isinstance(func, rx.Function):
+            return call
+        ret = func.ret_struct_info or si.ObjectStructInfo()
+        return replace(call, op=replace(call.op, struct_info=func.struct_info), struct_info=ret)
 
     def emit(self, expr: Any, name_hint: str | None = None) -> rx.Var:
         """Bind `expr` to a new variable (a dataflow var inside `bb.dataflow()`)."""
@@ -173,7 +185,7 @@ class BlockBuilder:
     def emit_output(self, output: Any, name_hint: str | None = None) -> rx.Var:
         if not self._in_dataflow:
             raise ValueError("emit_output is for the end of a dataflow block")
-        e = self._flatten_args(as_expr(output))
+        e = self.normalize(self._flatten_args(as_expr(output)))
         var = self._new_var(name_hint, e.struct_info, dataflow=False)
         self._bindings.append(rx.VarBinding(var, e))
         return var

@@ -1,14 +1,9 @@
-"""AnnotateTIROpPattern, FuseOps and FuseTIR (TVM's operator fusion, greedy form).
+"""AnnotateTIROpPattern and FuseTIR (FuseOps lives in fuse_ops.py).
 
 AnnotateTIROpPattern sets each prim_func's `op_pattern` (TVM's OpPatternKind: 0 elementwise,
-1 broadcast, 2 injective, 3 reduction, 4 out-elementwise-fusable such as matmul/conv, 8 opaque).
-FuseOps walks each dataflow block in order and lets a call_tir of pattern <= injective join the
-group of the call that produced one of its arguments when that value has no other use and the
-group admits it: injective into injective, elementwise/broadcast into a reduction or a
-matmul/conv (its epilogue). Each group of two or more becomes a private relax function with
-attribute `Primitive`, called from where the group's last member was. FuseTIR turns every call
-of such a function into `call_tir` of one prim_func holding all members' blocks, intermediates
-as root-block buffers.
+1 broadcast, 2 injective, 3 reduction, 4 out-elementwise-fusable such as matmul/conv, 8
+opaque; see op_pattern.py). FuseTIR turns every call of a `Primitive` function into `call_tir`
+of one prim_func holding all members' blocks, intermediates as root-block buffers.
 """
 
 from __future__ import annotations
@@ -18,78 +13,19 @@ from typing import Any
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
-from ..ir.functor import ExprMutator, var_use_counts
-from ..ir.module import GlobalVar, IRModule, fresh_name
+from ..ir.functor import ExprMutator
+from ..ir.module import GlobalVar, IRModule
 from ..ir.op import CALL_TIR
-from ..ir.ops.base import BROADCAST, INJECTIVE, OPAQUE, OUT_EWISE_FUSABLE, REDUCE
 from ..tir import expr as tx
 from ..tir.function import PrimFunc
-from ..tir.functor import Mutator, Visitor
-from ..tir.stmt import Block, BlockRealize, Buffer, IterType, make_buffer, seq
+from ..tir.functor import Mutator
+from ..tir.stmt import Block, BlockRealize, Buffer, make_buffer, seq
 from .pass_infra import Pass, PassContext
+from .fuse_ops import FuseOps
+from .op_pattern import func_pattern
 from .simple_passes import remove_unused
 
 # -- AnnotateTIROpPattern -------------------------------------------------------------------------
-
-
-class _Blocks(Visitor):
-    def __init__(self) -> None:
-        self.blocks: list[Block] = []
-
-    def visit_Block(self, b: Block) -> None:
-        if b.iter_vars or b.name != "root":
-            self.blocks.append(b)
-        self.generic_visit(b)
-
-
-def _loads(node: Any) -> list[tx.BufferLoad]:
-    out: list[tx.BufferLoad] = []
-
-    class _L(Visitor):
-        def visit_BufferLoad(self, e: tx.BufferLoad) -> None:
-            out.append(e)
-            self.generic_visit(e)
-
-    _L().visit(node)
-    return out
-
-
-def block_pattern(b: Block) -> int:
-    store = b.body
-    if not hasattr(store, "indices"):
-        return OPAQUE
-    if any(iv.iter_type is IterType.REDUCE for iv in b.iter_vars):
-        others = {ld.buffer for ld in _loads(store.value) if ld.buffer is not store.buffer}
-        value = store.value
-        mul_add = isinstance(value, tx.BinOp) and value.op is tx.BinaryOp.ADD and \
-            isinstance(value.b, tx.BinOp) and value.b.op is tx.BinaryOp.MUL
-        return OUT_EWISE_FUSABLE if mul_add and len(others) == 2 else REDUCE
-    out_idx = list(store.indices)
-    kind = 0
-    for ld in _loads(store.value):
-        idx = list(ld.indices)
-        if idx == out_idx and all(isinstance(i, tx.Var) for i in idx):
-            continue
-        if all(isinstance(i, tx.Var) or (isinstance(i, tx.IntImm) and i.value == 0)
-               for i in idx) and _subsequence([i for i in idx if isinstance(i, tx.Var)],
-                                              out_idx):
-            kind = max(kind, BROADCAST)
-        else:
-            kind = INJECTIVE
-    return kind
-
-
-def _subsequence(xs: list[Any], ys: list[Any]) -> bool:
-    it = iter(ys)
-    return all(any(x is y for y in it) for x in xs)
-
-
-def func_pattern(f: PrimFunc) -> int:
-    finder = _Blocks()
-    finder.visit(f.body)
-    if not finder.blocks:
-        return OPAQUE
-    return max(block_pattern(b) for b in finder.blocks)
 
 
 def AnnotateTIROpPattern() -> Pass:  # noqa: N802
@@ -97,117 +33,6 @@ def AnnotateTIROpPattern() -> Pass:  # noqa: N802
         return mod.map_functions(lambda gv, f: f.with_attr("op_pattern", func_pattern(f))
                                  if isinstance(f, PrimFunc) else f)
     return Pass(run, "AnnotateTIROpPattern")
-
-
-# -- FuseOps --------------------------------------------------------------------------------------
-
-
-def _admits(group: int, consumer: int) -> bool:
-    if consumer <= INJECTIVE and group <= INJECTIVE:
-        return True
-    return consumer <= BROADCAST and group in (REDUCE, OUT_EWISE_FUSABLE)
-
-
-class _Fuser:
-    def __init__(self, mod: IRModule) -> None:
-        self.mod = mod
-        self.new_funcs: dict[GlobalVar, Any] = {}
-        self.names = set(mod.names())
-
-    def pattern(self, call: rx.Expr) -> int | None:
-        if not isinstance(call, rx.Call) or call.op != CALL_TIR:
-            return None
-        f = self.mod[call.args[0].gvar]  # type: ignore[attr-defined]
-        return f.attr_dict.get("op_pattern", func_pattern(f))
-
-    def fuse_function(self, func: rx.Function) -> rx.Function:
-        counts = var_use_counts(func)
-        blocks = tuple(self.fuse_block(b, counts) if isinstance(b, rx.DataflowBlock) else b
-                       for b in func.body.blocks)
-        return replace(func, body=replace(func.body, blocks=blocks))
-
-    def fuse_block(self, block: rx.DataflowBlock, counts: dict[rx.Var, int]) -> rx.BindingBlock:
-        group_of: dict[rx.Var, list[Any]] = {}  # var -> its group [pattern, bindings]
-        for b in block.bindings:
-            p = self.pattern(b.value) if isinstance(b, rx.VarBinding) else None
-            if p is None:
-                continue
-            target = None
-            if p <= INJECTIVE:
-                for a in b.value.args[1].fields:  # type: ignore[union-attr]
-                    g = group_of.get(a)  # type: ignore[arg-type]
-                    if g is not None and counts.get(a, 0) == 1 and _admits(g[0], p):
-                        target = g
-                        break
-            if target is None:
-                target = [p, []]
-            else:
-                target[0] = max(target[0], p) if target[0] <= INJECTIVE else target[0]
-            target[1].append(b)
-            group_of[b.var] = target
-        groups = {id(g): g for g in group_of.values() if len(g[1]) > 1}
-        if not groups:
-            return block
-        return replace(block, bindings=self.rewrite(block, groups))
-
-    def rewrite(self, block: rx.DataflowBlock, groups: dict[int, list[Any]]) -> tuple[Any, ...]:
-        member = {id(b): g for g in groups.values() for b in g[1]}
-        out = []
-        for b in block.bindings:
-            g = member.get(id(b))
-            if g is None:
-                out.append(b)
-            elif b is g[1][-1]:
-                out.append(self.make_group(g[1]))
-        return tuple(out)
-
-    def make_group(self, bindings: list[rx.VarBinding]) -> rx.VarBinding:
-        bound = {b.var for b in bindings}
-        inputs: list[rx.Expr] = []
-        for b in bindings:
-            for a in b.value.args[1].fields:  # type: ignore[attr-defined]
-                if a not in bound and not any(a is x for x in inputs):
-                    inputs.append(a)
-        params = tuple(rx.Var(getattr(a, "name_hint", f"c{i}"), a.struct_info)
-                       for i, a in enumerate(inputs))
-        mapping = {id(a): p for a, p in zip(inputs, params)}
-        inner: list[rx.VarBinding] = []
-        local: dict[rx.Var, rx.Var] = {}
-        for b in bindings:
-            args = tuple(mapping.get(id(a), local.get(a, a))  # type: ignore[arg-type]
-                         for a in b.value.args[1].fields)  # type: ignore[attr-defined]
-            call = replace(b.value, args=(b.value.args[0], rx.Tuple(
-                args, si.TupleStructInfo(tuple(x.struct_info for x in args)))))
-            last = b is bindings[-1]
-            var = (rx.Var if last else rx.DataflowVar)(b.var.name_hint, b.var.struct_info)
-            local[b.var] = var
-            inner.append(rx.VarBinding(var, call))
-        names = [b.value.args[0].gvar.name_hint for b in bindings]  # type: ignore[attr-defined]
-        name = self.fresh("fused_" + "_".join(names))
-        fn = rx.Function(params, rx.SeqExpr((rx.DataflowBlock(tuple(inner)),), inner[-1].var),
-                         inner[-1].var.struct_info, attrs=(("Primitive", True),))
-        gv = GlobalVar(name)
-        self.new_funcs[gv] = fn
-        last = bindings[-1]
-        return rx.VarBinding(last.var, rx.Call(rx.GlobalVarRef(gv, fn.struct_info),
-                                               tuple(inputs), struct_info=last.var.struct_info),
-                             last.span)
-
-    def fresh(self, base: str) -> str:
-        name = fresh_name(base, self.names)
-        self.names.add(name)
-        return name
-
-
-def FuseOps(fuse_opt_level: int = -1) -> Pass:  # noqa: N802
-    def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        mod = AnnotateTIROpPattern()(mod)
-        fuser = _Fuser(mod)
-        funcs = {gv: fuser.fuse_function(f) if isinstance(f, rx.Function) else f
-                 for gv, f in mod.items()}
-        funcs.update(fuser.new_funcs)
-        return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
-    return Pass(run, "FuseOps")
 
 
 # -- FuseTIR --------------------------------------------------------------------------------------

@@ -1,0 +1,116 @@
+"""FuseOps and AnnotateTIROpPattern as TVM 0.27 writes them: post-dominator grouping, the
+groups' names and parameters, and the caller's rewritten block. Every expectation below is
+apache-tvm 0.27's output for the same module (printed by it and pasted here)."""
+
+from tvmlite import relax
+from tvmlite.ir import expr as rx
+from tvmlite.ir.expr import Op
+from tvmlite.script import ir as I
+from tvmlite.script import relax as R
+from tvmlite.script import tir as T
+
+
+@I.ir_module
+class Diamond:
+    @T.prim_func(private=True)
+    def mm(a: T.Buffer((4, 4), "float32"), b: T.Buffer((4, 4), "float32"),
+           c: T.Buffer((4, 4), "float32")):
+        for i, j, k in T.grid(4, 4, 4):
+            with T.block("mm"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    c[vi, vj] = T.float32(0)
+                c[vi, vj] = c[vi, vj] + a[vi, vk] * b[vk, vj]
+
+    @T.prim_func(private=True)
+    def exp(a: T.Buffer((4, 4), "float32"), c: T.Buffer((4, 4), "float32")):
+        for i, j in T.grid(4, 4):
+            with T.block("exp"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                c[vi, vj] = T.exp(a[vi, vj])
+
+    @T.prim_func(private=True)
+    def add(a: T.Buffer((4, 4), "float32"), b: T.Buffer((4, 4), "float32"),
+            c: T.Buffer((4, 4), "float32")):
+        for i, j in T.grid(4, 4):
+            with T.block("add"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                c[vi, vj] = a[vi, vj] + b[vi, vj]
+
+    @T.prim_func(private=True)
+    def rowsum(a: T.Buffer((4, 4), "float32"), c: T.Buffer((4,), "float32")):
+        for i, k in T.grid(4, 4):
+            with T.block("rowsum"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    c[vi] = T.float32(0)
+                c[vi] = c[vi] + a[vi, vk]
+
+    @R.function
+    def main(x: R.Tensor((4, 4), "float32"), w: R.Tensor((4, 4), "float32")):
+        cls = Diamond
+        with R.dataflow():
+            m = R.call_tir(cls.mm, (x, w), out_ty=R.Tensor((4, 4), "float32"))
+            e1 = R.call_tir(cls.exp, (m,), out_ty=R.Tensor((4, 4), "float32"))
+            e2 = R.call_tir(cls.exp, (m,), out_ty=R.Tensor((4, 4), "float32"))
+            s = R.call_tir(cls.add, (e1, e2), out_ty=R.Tensor((4, 4), "float32"))
+            r = R.call_tir(cls.rowsum, (s,), out_ty=R.Tensor((4,), "float32"))
+            t = R.call_tir(cls.exp, (x,), out_ty=R.Tensor((4, 4), "float32"))
+            u = R.call_tir(cls.add, (t, x), out_ty=R.Tensor((4, 4), "float32"))
+            v = R.call_tir(cls.exp, (u,), out_ty=R.Tensor((4, 4), "float32"))
+            o = (r, u, v)
+            R.output(o)
+        return o
+
+
+# apache-tvm 0.27 prints main after FuseOps as:
+#     lv = fused_mm_exp_exp_add(x, w)
+#     r = R.call_tir(rowsum, (lv,), ...)
+#     lv1 = fused_exp_add(x)
+#     v = R.call_tir(exp, (lv1,), ...)
+#     o = r, lv1, v
+TVM_MAIN = [("fused_mm_exp_exp_add", ["x", "w"]), ("rowsum", [0]), ("fused_exp_add", ["x"]),
+            ("exp", [2]), ("tuple", [1, 2, 3])]
+
+
+def _steps(func: rx.Function) -> list[tuple[str, list]]:
+    """Each binding as (callee, args), an argument named by parameter or by binding index."""
+    bindings = [b for blk in func.body.blocks for b in blk.bindings]
+    where = {id(b.var): i for i, b in enumerate(bindings)}
+
+    def ref(a: rx.Expr) -> object:
+        return where.get(id(a), getattr(a, "name_hint", None))
+
+    steps = []
+    for b in bindings:
+        v = b.value
+        if isinstance(v, rx.Tuple):
+            steps.append(("tuple", [ref(f) for f in v.fields]))
+        elif v.op == Op.get("relax.call_tir"):
+            steps.append((v.args[0].name_hint, [ref(a) for a in v.args[1].fields]))
+        else:
+            steps.append((v.op.name_hint, [ref(a) for a in v.args]))
+    return steps
+
+
+def test_op_patterns_as_tvm():
+    mod = relax.transform.AnnotateTIROpPattern()(Diamond)
+    patterns = {n: mod[n].attr_dict["op_pattern"] for n in ("mm", "exp", "add", "rowsum")}
+    assert patterns == {"mm": 4, "exp": 0, "add": 0, "rowsum": 3}
+
+
+def test_fuse_ops_post_dominator_groups():
+    fused = relax.transform.FuseOps()(relax.transform.AnnotateTIROpPattern()(Diamond))
+    groups = {n: ([p.name_hint for p in fused[n].params], fused[n].attr_dict.get("Primitive"))
+              for n in fused.names() if n.startswith("fused_")}
+    # the matmul takes both exp branches and the add that joins them (its post-dominator);
+    # the reduction after it starts its own group
+    assert groups == {"fused_mm_exp_exp_add": (["x", "w"], True),
+                      "fused_exp_add": (["x"], True)}
+    assert "global_symbol" not in fused["fused_exp_add"].attr_dict  # private
+    assert _steps(fused["main"]) == TVM_MAIN
+
+
+def test_fuse_ops_without_patterns_fuses_nothing():
+    # TVM reads `op_pattern`; an unannotated prim_func is opaque
+    assert relax.transform.FuseOps()(Diamond).names() == Diamond.names()
