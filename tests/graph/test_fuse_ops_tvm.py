@@ -2,6 +2,9 @@
 groups' names and parameters, and the caller's rewritten block. Every expectation below is
 apache-tvm 0.27's output for the same module (printed by it and pasted here)."""
 
+import numpy as np
+
+import tvmlite as tvm
 from tvmlite import relax
 from tvmlite.ir import expr as rx
 from tvmlite.ir.expr import Op
@@ -114,3 +117,26 @@ def test_fuse_ops_post_dominator_groups():
 def test_fuse_ops_without_patterns_fuses_nothing():
     # TVM reads `op_pattern`; an unannotated prim_func is opaque
     assert relax.transform.FuseOps()(Diamond).names() == Diamond.names()
+
+
+def test_fuse_tir_merges_each_group_into_one_kernel():
+    fused = relax.transform.FuseOps()(relax.transform.AnnotateTIROpPattern()(Diamond))
+    mod = relax.transform.FuseTIR()(fused)
+    # apache-tvm 0.27: the members nothing calls any more (mm, add) are gone; the fused
+    # kernels take the group's inputs then its output, intermediates allocated in the root
+    assert sorted(mod.names()) == ["exp", "fused_exp_add", "fused_mm_exp_exp_add", "main",
+                                   "rowsum"]
+    shapes = {n: (len(mod[n].params), len(mod[n].body.block.alloc_buffers))
+              for n in ("fused_exp_add", "fused_mm_exp_exp_add")}
+    assert shapes == {"fused_exp_add": (2, 1), "fused_mm_exp_exp_add": (3, 3)}
+    assert mod["fused_exp_add"].attr_dict == {"tir.noalias": True}
+    assert [s[0] for s in _steps(mod["main"])] == [
+        "fused_mm_exp_exp_add", "rowsum", "fused_exp_add", "exp", "tuple"]
+    rng = np.random.default_rng(0)
+    x, w = (rng.standard_normal((4, 4)).astype("float32") for _ in range(2))
+    vm = relax.VirtualMachine(relax.build(mod), tvm.cpu())
+    r, u, v = (t.numpy() for t in vm["main"](x, w))
+    m = x @ w
+    np.testing.assert_allclose(r, (2 * np.exp(m)).sum(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(u, np.exp(x) + x, rtol=1e-6)
+    np.testing.assert_allclose(v, np.exp(np.exp(x) + x), rtol=1e-5)
