@@ -19,8 +19,25 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.module import GlobalVar, IRModule
 from ..ir.ops.base import as_expr
+from ..ir.type_analysis import erase_to_well_defined
+from ..tir.expr import Var as TirVar
 from ..vm.errors import TVMError
 from .legalize.emit import TEEmitter
+
+
+def _bind_dims(param: Any, arg: Any, bound: dict[Any, Any]) -> None:
+    """The callee's symbolic dims, as this call's argument gives them (TVM derives a call's
+    return struct info this way)."""
+    if isinstance(param, si.TupleStructInfo) and isinstance(arg, si.TupleStructInfo):
+        for p, a in zip(param.fields, arg.fields):
+            _bind_dims(p, a, bound)
+        return
+    dims = {si.TensorStructInfo: "shape", si.ShapeStructInfo: "values"}.get(type(param))
+    if dims is None or type(arg) is not type(param):
+        return
+    for p, a in zip(getattr(param, dims) or (), getattr(arg, dims) or ()):
+        if isinstance(p, TirVar):
+            bound.setdefault(p, a)
 
 
 class BlockBuilderError(TVMError, ValueError):
@@ -152,7 +169,10 @@ class BlockBuilder:
         func = self._funcs.get(call.op.gvar)  # type: ignore[attr-defined]
         if not isinstance(func, rx.Function):
             return call
-        ret = func.ret_struct_info or si.ObjectStructInfo()
+        bound: dict[Any, Any] = {}
+        for p, a in zip(func.params, call.args):
+            _bind_dims(p.struct_info, a.struct_info, bound)
+        ret = erase_to_well_defined(func.ret_struct_info or si.ObjectStructInfo(), bound)
         return replace(call, op=replace(call.op, struct_info=func.struct_info), struct_info=ret)
 
     def emit(self, expr: Any, name_hint: str | None = None) -> rx.Var:

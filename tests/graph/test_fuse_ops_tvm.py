@@ -140,3 +140,23 @@ def test_fuse_tir_merges_each_group_into_one_kernel():
     np.testing.assert_allclose(r, (2 * np.exp(m)).sum(axis=1), rtol=1e-5)
     np.testing.assert_allclose(u, np.exp(x) + x, rtol=1e-6)
     np.testing.assert_allclose(v, np.exp(np.exp(x) + x), rtol=1e-5)
+
+
+def test_builder_call_of_its_function_returns_callee_struct_info():
+    # relax.Call(gv, args) emitted by the builder returns what the callee returns, its
+    # symbolic dims bound by the arguments (apache-tvm 0.27 gives R.Tensor((4, 2)) here)
+    bb = relax.BlockBuilder()
+    n = tvm.tir.Var("n", "int64")
+    x = relax.Var("x", R.Tensor((n, 2), "float32"))
+    with bb.function("f", [x], private=True):
+        with bb.dataflow():
+            gv = bb.emit_output(relax.op.add(x, x))
+        bb.emit_func_output(gv)
+    f = bb.get().get_global_var("f")
+    y = relax.Var("y", R.Tensor((4, 2), "float32"))
+    with bb.function("main", [y]):
+        with bb.dataflow():
+            out = bb.emit_output(relax.Call(f, [y]))
+        bb.emit_func_output(out)
+    assert [int(d) for d in out.struct_info.shape] == [4, 2]
+    assert out.struct_info.dtype == "float32"
