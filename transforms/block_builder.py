@@ -129,7 +129,7 @@ class BlockBuilder:
         """A call whose arguments are calls becomes bindings of those first (A-normal form,
         as TVM's builder normalizes `bb.emit(matmul(x, permute_dims(w)))`)."""
         if not isinstance(e, rx.Call):
-            return e
+            return self.normalize(e)
 
         def leaf(a: rx.Expr) -> rx.Expr:
             if isinstance(a, rx.Call):
@@ -139,7 +139,9 @@ class BlockBuilder:
             return a
 
         args = tuple(leaf(a) for a in e.args)
-        return e if all(x is y for x, y in zip(args, e.args)) else replace(e, args=args)
+        # normalized here, so emit_output's calls get their struct info as emit's do
+        return self.normalize(e if all(x is y for x, y in zip(args, e.args))
+                              else replace(e, args=args))
 
     def normalize(self, expr: Any) -> rx.Expr:
         """`expr` with its struct info inferred (TVM's `bb.normalize`; operator calls here are
@@ -205,7 +207,7 @@ class BlockBuilder:
     def emit_output(self, output: Any, name_hint: str | None = None) -> rx.Var:
         if not self._in_dataflow:
             raise ValueError("emit_output is for the end of a dataflow block")
-        e = self.normalize(self._flatten_args(as_expr(output)))
+        e = self._flatten_args(as_expr(output))
         var = self._new_var(name_hint, e.struct_info, dataflow=False)
         self._bindings.append(rx.VarBinding(var, e))
         return var
