@@ -125,6 +125,18 @@ class BlockBuilder:
             name = base if n == 0 else f"{base}{n}"
         return (rx.DataflowVar if dataflow else rx.Var)(name, sinfo or si.ObjectStructInfo())
 
+    def _call_of_global(self, call: rx.Call) -> rx.Call:
+        """`relax.Call(gv, args)` of a function this builder holds returns what it returns
+        (TVM's GlobalVar carries its function's struct info)."""
+        func = self._funcs.get(call.op.gvar)  # type: ignore[attr-defined]
+        if not isinstance(func, rx.Function):
+            return call
+        bound: dict[Any, Any] = {}
+        for p, a in zip(func.params, call.args):
+            _bind_dims(p.struct_info, a.struct_info, bound)
+        ret = erase_to_well_defined(func.ret_struct_info or si.ObjectStructInfo(), bound)
+        return replace(call, op=replace(call.op, struct_info=func.struct_info), struct_info=ret)
+
     def _flatten_args(self, e: rx.Expr) -> rx.Expr:
         """A call whose arguments are calls becomes bindings of those first (A-normal form,
         as TVM's builder normalizes `bb.emit(matmul(x, permute_dims(w)))`)."""
@@ -164,18 +176,6 @@ class BlockBuilder:
             if fields is not None and 0 <= expr.index < len(fields):
                 return replace(expr, struct_info=fields[expr.index])
         return expr
-
-    def _call_of_global(self, call: rx.Call) -> rx.Call:
-        """`relax.Call(gv, args)` of a function this builder holds returns what it returns
-        (TVM's GlobalVar carries its function's struct info)."""
-        func = self._funcs.get(call.op.gvar)  # type: ignore[attr-defined]
-        if not isinstance(func, rx.Function):
-            return call
-        bound: dict[Any, Any] = {}
-        for p, a in zip(func.params, call.args):
-            _bind_dims(p.struct_info, a.struct_info, bound)
-        ret = erase_to_well_defined(func.ret_struct_info or si.ObjectStructInfo(), bound)
-        return replace(call, op=replace(call.op, struct_info=func.struct_info), struct_info=ret)
 
     def emit(self, expr: Any, name_hint: str | None = None) -> rx.Var:
         """Bind `expr` to a new variable (a dataflow var inside `bb.dataflow()`)."""
