@@ -21,14 +21,21 @@ from ..ir.op import CALL_TIR, CALL_TIR_INPLACE
 from ..ir.structural import structural_equal
 from ..ir.usage_analysis import free_symbolic_vars
 from ..tir import expr as tx
+from ..vm.errors import TVMError
 from .graph_partition import Group
+
+
+class FusionCycleError(TVMError, ValueError):
+    """Two groups each use a value the other computes (TVM fails the same check)."""
 
 
 class FunctionCreator:
     """Collects one group's bindings, parameters and outputs, then makes its function."""
 
-    def __init__(self, lift_constants: bool) -> None:
+    def __init__(self, lift_constants: bool, outer: dict[int, rx.Expr] | None = None) -> None:
         self.lift_constants = lift_constants
+        self.outer = outer or {}  # id(var) -> its value, for the caller's bindings
+        self.inlined: dict[int, rx.Expr] = {}
         self.bindings: list[Any] = []
         self.params: list[rx.Var] = []
         self.arguments: list[rx.Expr] = []
@@ -81,6 +88,10 @@ class FunctionCreator:
             return
         if isinstance(e, (rx.GlobalVarRef, rx.Op, rx.ExternFunc)) or _inlinable(e):
             return  # callees, and constant shapes and prim values, stay inside
+        bound = self.bound_value(e)
+        if bound is not None:
+            self.inlined[id(e)] = bound  # a variable bound to a constant shape or value
+            return
         if isinstance(e, rx.Var):
             name = e.name_hint
         else:
@@ -91,9 +102,19 @@ class FunctionCreator:
         if isinstance(e.struct_info, si.TupleStructInfo):
             self.partial_tuples[id(e)] = []
 
+    def bound_value(self, e: rx.Expr) -> rx.Expr | None:
+        """The constant shape or prim value a variable of the caller is bound to, if any."""
+        seen: set[int] = set()
+        value: Any = e
+        while isinstance(value, rx.Var) and id(value) in self.outer and id(value) not in seen:
+            seen.add(id(value))
+            value = self.outer[id(value)]
+        return value if value is not e and _inlinable(value) else None
+
     def create(self, attrs: dict[str, Any]) -> None:
         items = self.split_partial_tuples()
         sub: dict[int, rx.Expr] = {id(a): p for a, p in zip(self.arguments, self.params)}
+        sub.update(self.inlined)
         bindings: list[Any] = []
         for b in self.bindings:
             v = b.value
@@ -203,8 +224,9 @@ def _is_single(g: Group | None) -> bool:
 class GroupedFunctions:
     """Rewrites a module's relax functions, given each variable's (root) group."""
 
-    def __init__(self, mod: IRModule, group_of: dict[int, Group], lift_constants: bool) -> None:
-        self.mod = mod
+    def __init__(self, mod: IRModule, group_of: dict[int, Group], lift_constants: bool,
+                 entries: list[str] | None = None) -> None:
+        self.mod, self.entries = mod, entries
         self.group_of = group_of
         self.lift_constants = lift_constants
         self.funcs: dict[GlobalVar, Any] = dict(mod.functions)
@@ -212,19 +234,24 @@ class GroupedFunctions:
         self.added: list[tuple[GlobalVar, rx.Function]] = []
         self.tuple_index: dict[int, int] = {}
         self.deps: dict[int, list[Group]] = {}
+        self.outer: dict[int, rx.Expr] = {}
 
     def run(self) -> IRModule:
         for gv, f in self.mod.functions.items():
-            if isinstance(f, rx.Function) and not f.attr_dict.get("Primitive"):
+            if isinstance(f, rx.Function) and not f.attr_dict.get("Primitive") and (
+                    self.entries is None or gv.name_hint in self.entries):
                 self.funcs[gv] = self.visit_function(f)
         for gv, f in self.added:
             self.funcs[gv] = f
         return IRModule(self.funcs, dict(self.mod.attrs), dict(self.mod.global_infos))
 
     def group(self, var: Any) -> Group | None:
-        return self.group_of.get(id(var))
+        g = self.group_of.get(id(var))
+        return None if g is None else g.root()
 
     def visit_function(self, func: rx.Function) -> rx.Function:
+        self.outer = {id(b.var): b.value for blk in func.body.blocks for b in blk.bindings
+                      if isinstance(b, rx.VarBinding)}
         remap: dict[int, rx.Expr] = {}
         blocks = []
         for block in func.body.blocks:
@@ -243,7 +270,8 @@ class GroupedFunctions:
         for b in bindings:
             g = self.group(b.var)
             if not _is_single(g):
-                creators.setdefault(id(g), FunctionCreator(self.lift_constants)).append(b)
+                creators.setdefault(id(g), FunctionCreator(self.lift_constants,
+                                                           self.outer)).append(b)
         for b in bindings:  # the values a group defines and a later binding uses are outputs
             cur = self.group(b.var)
             for v in _vars_in(b.value):
@@ -251,7 +279,7 @@ class GroupedFunctions:
                 if prod is cur or prod is None:
                     continue
                 if any(d is cur for d in self.deps.get(id(prod), [])):
-                    raise ValueError(f"a cyclic dependency between the groups of "
+                    raise FusionCycleError(f"A cyclic dependency detected between the groups of "
                                      f"{b.var.name_hint!r} and {v.name_hint!r}")
                 self.deps.setdefault(id(cur), []).append(prod)
                 if id(prod) in creators:
@@ -316,11 +344,13 @@ class GroupedFunctions:
         ret = fn.ret_struct_info  # type: ignore[union-attr]
         call = rx.Call(rx.GlobalVarRef(gv, fn.struct_info), args,  # type: ignore[union-attr]
                        struct_info=ret)
-        # a fresh variable, named as TVM's builder names those it emits
-        var = type(b.var)("lv" if isinstance(b.var, rx.DataflowVar) else "gv", ret)
+        # a fresh variable, named as TVM's builder names those it emits; a sole output stands
+        # for the call even when a dead binding of the group comes after it
+        result = creator.outputs[0] if len(creator.outputs) == 1 else b.var
+        var = type(result)("lv" if isinstance(result, rx.DataflowVar) else "gv", ret)
         out.append(rx.VarBinding(var, call))
         if not pending:
-            remap[id(b.var)] = var
+            remap[id(result)] = var
             return
         for v in pending:
             item = rx.TupleGetItem(var, self.tuple_index[id(v)], v.struct_info)
@@ -353,10 +383,11 @@ def _nested(fn: rx.Function) -> bool:
         isinstance(f, si.TupleStructInfo) for f in ret.fields)
 
 
-def group_functions(mod: IRModule, group_of: dict[int, Group],
-                    lift_constants: bool = True) -> IRModule:
-    """`mod` with every multi-binding (or attributed) group made a function and called."""
-    return GroupedFunctions(mod, group_of, lift_constants).run()
+def group_functions(mod: IRModule, group_of: dict[int, Group], lift_constants: bool = True,
+                    entries: list[str] | None = None) -> IRModule:
+    """`mod` with every multi-binding (or attributed) group made a function and called (in
+    the functions named by `entries`, else in every non-primitive one)."""
+    return GroupedFunctions(mod, group_of, lift_constants, entries).run()
 
 
 __all__ = ["FunctionCreator", "GroupedFunctions", "group_functions"]
