@@ -97,6 +97,10 @@ class _Partitioner:
         self.usages: dict[Var, list[Var]] = {}
 
     def define(self, var: Var) -> None:
+        if id(var) in self.group_of:
+            raise ValueError(f"the variable {var.name_hint!r} is defined in more than one "
+                             "place (the module is not in single-assignment form, e.g. two "
+                             "functions share it); FuseOpsByPattern needs each defined once")
         g = Group(OPAQUE)
         self.group_of[id(var)] = g
         self.members[id(g)] = [var]

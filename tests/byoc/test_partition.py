@@ -197,3 +197,21 @@ def test_patterns_apply_in_order_over_the_whole_function():
         mod = FuseOpsByPattern(table)(AddRelu)
         assert sorted(mod.names()) == [name, "main"]
         assert mod[name].attr_dict["Composite"] == composite
+
+
+def test_a_variable_shared_by_two_functions_is_refused():
+    # apache-tvm 0.27 raises ValueError: its partition maps each variable to one group
+    @I.ir_module
+    class AddRelu:
+        @R.function
+        def main(x: R.Tensor((4,), "float32"), y: R.Tensor((4,), "float32")):
+            with R.dataflow():
+                b = R.nn.relu(R.add(x, y))
+                R.output(b)
+            return b
+
+    mod = AddRelu.clone()
+    mod["copy"] = mod["main"].with_attr("global_symbol", "copy")
+    assert AddRelu.names() == ["main"]  # the clone is a copy
+    with pytest.raises(ValueError, match="more than one place"):
+        FuseOpsByPattern([("a.add", is_op("relax.add")(wildcard(), wildcard()))])(mod)
