@@ -191,13 +191,14 @@ class _CallFused(ExprMutator):
                  inplace: dict[str, list[int]]) -> None:
         self.prims, self.fns, self.inplace = prims, fns, inplace
         self.pre: list[rx.VarBinding] = []
+        self.items: dict[tuple[int, int], rx.Var] = {}  # (tuple, index) -> its variable
         self.dataflow = False
 
     def visit_block(self, block: rx.BindingBlock) -> rx.BindingBlock:
         self.dataflow = isinstance(block, rx.DataflowBlock)
         out: list[Any] = []
         for b in block.bindings:
-            self.pre = []
+            self.pre, self.items = [], {}
             nb = self.visit_binding(b)
             out.extend(self.pre)
             out.append(nb)
@@ -230,12 +231,17 @@ class _CallFused(ExprMutator):
                        span=call.span)
 
     def bound(self, e: rx.Expr) -> rx.Expr:
-        """A tuple field passed on its own is bound to a variable first (normal form)."""
+        """A tuple field passed on its own is bound to a variable first (normal form), a
+        field of a field after the field it is taken from, each field once per call."""
         if not isinstance(e, rx.TupleGetItem):
             return e
-        var = (rx.DataflowVar if self.dataflow else rx.Var)("lv", e.struct_info)
-        self.pre.append(rx.VarBinding(var, e))
-        return var
+        inner = self.bound(e.tuple_value)
+        key = (id(inner), e.index)
+        if key not in self.items:
+            var = (rx.DataflowVar if self.dataflow else rx.Var)("lv", e.struct_info)
+            self.pre.append(rx.VarBinding(var, replace(e, tuple_value=inner)))
+            self.items[key] = var
+        return self.items[key]
 
     def fields(self, e: rx.Expr) -> list[rx.Expr]:
         sinfo = e.struct_info

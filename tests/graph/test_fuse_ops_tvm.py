@@ -89,6 +89,8 @@ def _steps(func: rx.Function) -> list[tuple[str, list]]:
         v = b.value
         if isinstance(v, rx.Tuple):
             steps.append(("tuple", [ref(f) for f in v.fields]))
+        elif isinstance(v, rx.TupleGetItem):
+            steps.append(("item", [ref(v.tuple_value), v.index]))
         elif v.op == Op.get("relax.call_tir"):
             steps.append((v.args[0].name_hint, [ref(a) for a in v.args[1].fields]))
         else:
@@ -160,3 +162,37 @@ def test_builder_call_of_its_function_returns_callee_struct_info():
         bb.emit_func_output(out)
     assert [int(d) for d in out.struct_info.shape] == [4, 2]
     assert out.struct_info.dtype == "float32"
+
+
+def test_fuse_tir_passes_a_nested_tuple_field_by_field():
+    # apache-tvm 0.27 (its test_fuse_with_nested_tuple_as_param): main binds x[0], x[1],
+    # x[1][0], x[1][1] and calls the fused kernel with the three tensors
+    from tvmlite import topi
+
+    t = R.Tensor([10], "float32")
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", R.Tuple([t, R.Tuple([t, t])]))
+    with bb.function("fused_exp_add_add", [x], attrs={"Primitive": True}, private=True):
+        with bb.dataflow():
+            a = bb.emit_te(topi.exp, bb.emit(relax.TupleGetItem(x, 0)))
+            inner = bb.emit(relax.TupleGetItem(x, 1))
+            b = bb.emit_te(topi.add, bb.emit(relax.TupleGetItem(inner, 0)),
+                           bb.emit(relax.TupleGetItem(inner, 1)))
+            gv = bb.emit_output(bb.call_te(topi.add, a, b))
+        bb.emit_func_output(gv)
+    fused = bb.get().get_global_var("fused_exp_add_add")
+    x = relax.Var("x", R.Tuple([t, R.Tuple([t, t])]))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            gv = bb.emit_output(relax.Call(fused, [x]))
+        bb.emit_func_output(gv)
+    mod = relax.transform.FuseTIR()(bb.get())
+    values = [b.value for blk in mod["main"].body.blocks for b in blk.bindings]
+    assert [(type(v).__name__, getattr(v, "index", None)) for v in values[:4]] == [
+        ("TupleGetItem", 0), ("TupleGetItem", 1), ("TupleGetItem", 0), ("TupleGetItem", 1)]
+    assert values[2].tuple_value is values[3].tuple_value  # both read the bound x[1]
+    assert _steps(mod["main"])[4] == ("fused_exp_add_add", [0, 2, 3])
+    x0, x1, x2 = (np.full(10, v, "float32") for v in (0.5, 1.0, 2.0))
+    vm = relax.VirtualMachine(relax.build(mod), tvm.cpu())
+    np.testing.assert_allclose(vm["main"]((x0, (x1, x2))).numpy(), np.exp(x0) + x1 + x2,
+                               rtol=1e-6)
