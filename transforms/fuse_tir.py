@@ -50,10 +50,23 @@ class _Copy(Mutator):
     def visit_Block(self, b: Block) -> Any:  # noqa: N802
         for iv in b.iter_vars:
             self.vmap[iv.var] = tx.Var(iv.var.name, iv.var.dtype)
-        return self.generic_visit(b)
+        new = self.generic_visit(b)
+        # two inputs bound to one buffer: TVM keeps that buffer's first access region only
+        reads = _first_per_buffer(new.reads)
+        return new if len(reads) == len(new.reads) else replace(new, reads=reads)
 
     def visit_IterVar(self, iv: IterVar) -> Any:  # noqa: N802
         return self.generic_visit(iv)
+
+
+def _first_per_buffer(regions: tuple[Any, ...]) -> tuple[Any, ...]:
+    seen: set[int] = set()
+    out = []
+    for r in regions:
+        if id(r.buffer) not in seen:
+            seen.add(id(r.buffer))
+            out.append(r)
+    return tuple(out)
 
 
 def _root_parts(f: PrimFunc) -> tuple[Any, tuple[Buffer, ...]]:

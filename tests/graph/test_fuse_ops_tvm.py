@@ -196,3 +196,43 @@ def test_fuse_tir_passes_a_nested_tuple_field_by_field():
     vm = relax.VirtualMachine(relax.build(mod), tvm.cpu())
     np.testing.assert_allclose(vm["main"]((x0, (x1, x2))).numpy(), np.exp(x0) + x1 + x2,
                                rtol=1e-6)
+
+
+@I.ir_module
+class SameInputTwice:
+    @T.prim_func(private=True)
+    def add(a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32"),
+            c: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("add"):
+                vi = T.axis.spatial(4, i)
+                T.reads(a[vi], b[vi])
+                T.writes(c[vi])
+                c[vi] = a[vi] + b[vi]
+
+    @R.function(private=True)
+    def fused_add(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        R.func_attr({"Primitive": True})
+        cls = SameInputTwice
+        with R.dataflow():
+            y = R.call_tir(cls.add, (x, x), out_ty=R.Tensor((4,), "float32"))
+            R.output(y)
+        return y
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        cls = SameInputTwice
+        with R.dataflow():
+            y = cls.fused_add(x)
+            R.output(y)
+        return y
+
+
+def test_fuse_tir_reads_a_buffer_bound_twice_once():
+    # apache-tvm 0.27: call_tir(add, (x, x)) fused reads x through one region, the first
+    mod = relax.transform.FuseTIR()(SameInputTwice)
+    block = mod["fused_add"].body.block.body.body.block
+    assert [r.buffer.name for r in block.reads] == ["x"]
+    vm = relax.VirtualMachine(relax.build(mod), tvm.cpu())
+    x = np.arange(4, dtype="float32")
+    np.testing.assert_array_equal(vm["main"](x).numpy(), 2 * x)
