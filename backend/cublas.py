@@ -29,3 +29,13 @@ def _patterns() -> list[tuple[Any, ...]]:
 
 register_patterns(_patterns())
 register_func("relax.ext.cublas", codegen, override=True)
+
+
+def partition_for_cublas(mod: Any, bind_constants: bool = False) -> Any:
+    """TVM's partitioning: every cuBLAS pattern fused into a composite function marked for the
+    `cublas` codegen (FuseOpsByPattern with `annotate_codegen=True`)."""
+    from ..transforms.fuse_by_pattern import FuseOpsByPattern
+    from .pattern_registry import get_patterns_with_prefix
+
+    return FuseOpsByPattern(get_patterns_with_prefix("cublas"), bind_constants=bind_constants,
+                            annotate_codegen=True)(mod)

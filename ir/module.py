@@ -107,6 +107,15 @@ class IRModule:
             self.get_global_var(key) if key in self else GlobalVar(key))
         self.functions[gv] = func
 
+    def clone(self) -> IRModule:
+        """A copy whose function table can change without changing this one (TVM's clone)."""
+        return IRModule(dict(self.functions), dict(self.attrs), dict(self.global_infos))
+
+    def with_attrs(self, attrs: dict[str, Any]) -> IRModule:
+        """A copy with `attrs` added to the module's attributes (TVM's `IRModule.with_attrs`)."""
+        return IRModule(dict(self.functions), {**self.attrs, **dict(attrs)},
+                        dict(self.global_infos))
+
     def update_func(self, gv: GlobalVar | str, func: Any) -> None:
         """TVM's in-place replacement of one function (`mod[gv] = func`)."""
         self[gv] = func

@@ -19,8 +19,25 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.module import GlobalVar, IRModule
 from ..ir.ops.base import as_expr
+from ..ir.type_analysis import erase_to_well_defined
+from ..tir.expr import Var as TirVar
 from ..vm.errors import TVMError
 from .legalize.emit import TEEmitter
+
+
+def _bind_dims(param: Any, arg: Any, bound: dict[Any, Any]) -> None:
+    """The callee's symbolic dims, as this call's argument gives them (TVM derives a call's
+    return struct info this way)."""
+    if isinstance(param, si.TupleStructInfo) and isinstance(arg, si.TupleStructInfo):
+        for p, a in zip(param.fields, arg.fields):
+            _bind_dims(p, a, bound)
+        return
+    dims = {si.TensorStructInfo: "shape", si.ShapeStructInfo: "values"}.get(type(param))
+    if dims is None or type(arg) is not type(param):
+        return
+    for p, a in zip(getattr(param, dims) or (), getattr(arg, dims) or ()):
+        if isinstance(p, TirVar):
+            bound.setdefault(p, a)
 
 
 class BlockBuilderError(TVMError, ValueError):
@@ -124,11 +141,23 @@ class BlockBuilder:
             name = base if n == 0 else f"{base}{n}"
         return (rx.DataflowVar if dataflow else rx.Var)(name, sinfo or si.ObjectStructInfo())
 
+    def _call_of_global(self, call: rx.Call) -> rx.Call:
+        """`relax.Call(gv, args)` of a function this builder holds returns what it returns
+        (TVM's GlobalVar carries its function's struct info)."""
+        func = self._funcs.get(call.op.gvar)  # type: ignore[attr-defined]
+        if not isinstance(func, rx.Function):
+            return call
+        bound: dict[Any, Any] = {}
+        for p, a in zip(func.params, call.args):
+            _bind_dims(p.struct_info, a.struct_info, bound)
+        ret = erase_to_well_defined(func.ret_struct_info or si.ObjectStructInfo(), bound)
+        return replace(call, op=replace(call.op, struct_info=func.struct_info), struct_info=ret)
+
     def _flatten_args(self, e: rx.Expr) -> rx.Expr:
         """A call whose arguments are calls becomes bindings of those first (A-normal form,
         as TVM's builder normalizes `bb.emit(matmul(x, permute_dims(w)))`)."""
         if not isinstance(e, rx.Call):
-            return e
+            return self.normalize(e)
 
         def leaf(a: rx.Expr) -> rx.Expr:
             if isinstance(a, rx.Call):
@@ -138,7 +167,9 @@ class BlockBuilder:
             return a
 
         args = tuple(leaf(a) for a in e.args)
-        return e if all(x is y for x, y in zip(args, e.args)) else replace(e, args=args)
+        # normalized here, so emit_output's calls get their struct info as emit's do
+        return self.normalize(e if all(x is y for x, y in zip(args, e.args))
+                              else replace(e, args=args))
 
     def normalize(self, expr: Any) -> rx.Expr:
         """`expr` with its struct info inferred (TVM's `bb.normalize`; operator calls here are
@@ -147,6 +178,9 @@ class BlockBuilder:
 
         if isinstance(expr, rx.Call) and expr.struct_info is None and isinstance(expr.op, rx.Op):
             return with_inferred_struct_info(expr)
+        if isinstance(expr, rx.Call) and expr.struct_info is None and \
+                isinstance(expr.op, rx.GlobalVarRef):
+            return self._call_of_global(expr)
         if isinstance(expr, rx.Tuple) and expr.struct_info is None:
             fields = tuple(self.emit(f) if isinstance(f, rx.Call) else self.normalize(f)
                            for f in expr.fields)

@@ -1,25 +1,26 @@
 """FuseOpsByPattern: group what a pattern matches into a composite function (BYOC, step 1).
 
-For each binding, last to first, the patterns are tried in priority order (the first listed
-wins). A match becomes a group when none of its bindings is taken yet and every value it
-computes inside is used only inside it (only the root's value escapes). The group's bindings
-move into a new module function with attributes `Composite` (the pattern name) and `Primitive`;
-with `annotate_codegen=True` it also gets `Codegen` (the pattern name's prefix before the first
-dot) and `global_symbol`. The root binding then calls that function.
+As TVM does it: the patterns run one after the other, the first listed first. For each, every
+call binding the pattern matches (and its check accepts) takes the calls the match went
+through into its group unless one is in an earlier match; the groups then become functions
+with attributes `Composite` (the pattern name) and `Primitive` (grouped_functions.py: the
+values a group uses are its parameters, constants lifted only when `bind_constants=False`,
+values used after it its results). With `annotate_codegen=True` each new composite also gets
+`Codegen` (the pattern name's prefix before the first dot) and `global_symbol`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..ir.dpl import DFPattern, bindings_of
-from ..ir.expr import (
-    Call, Constant, DataflowBlock, DataflowVar, Expr, Function, GlobalVarRef, Op, SeqExpr, Var,
-    VarBinding,
-)
-from ..ir.functor import substitute_vars, var_use_counts
-from ..ir.module import GlobalVar, IRModule, fresh_name
+from ..ir.dpl import CallPattern, DFPattern, TupleGetItemPattern
+from ..ir.expr import Call, DataflowBlock, Expr, Function, Var, VarBinding
+from ..ir.functor import var_use_counts
+from ..ir.module import IRModule
+from ..ir.ops.base import OPAQUE
+from .graph_partition import Group
+from .grouped_functions import group_functions
 from .pass_infra import Pass, PassContext
 
 
@@ -46,158 +47,153 @@ def _as_fusion_pattern(p: Any) -> FusionPattern:
 def FuseOpsByPattern(patterns: list[Any], bind_constants: bool = True,  # noqa: N802
                      annotate_codegen: bool = False,
                      entry_functions: list[str] | None = None) -> Pass:
-    """Make composite functions from pattern matches in every graph function (or the entries)."""
+    """Make composite functions from pattern matches in every graph function (or the entries):
+    one pattern after the other, each over the module the previous one left."""
     table = [_as_fusion_pattern(p) for p in patterns]
 
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        fuser = _Fuser(mod, table, bind_constants, annotate_codegen)
-        for gv, func in list(mod.items()):
-            if not isinstance(func, Function) or "Composite" in func.attr_dict:
-                continue
-            if entry_functions and gv.name_hint not in entry_functions:
-                continue
-            fused = fuser.fuse_function(func)  # adds composites to fuser.mod: call it first
-            fuser.mod = fuser.mod.with_function(gv, fused)
-        return fuser.mod
+        before = set(mod.names())
+        for fp in table:
+            group_of: dict[int, Group] = {}
+            for gv, func in mod.items():
+                if _is_entry(gv.name_hint, func, entry_functions):
+                    _Partitioner(fp, group_of).visit_function(func)
+            mod = group_functions(mod, group_of, lift_constants=not bind_constants,
+                                  entries=[gv.name_hint for gv, f in mod.items()
+                                           if _is_entry(gv.name_hint, f, entry_functions)])
+        return _annotate_codegen(mod, before) if annotate_codegen else mod
 
     return Pass(run, "FuseOpsByPattern")
 
 
-class _Fuser:
-    def __init__(self, mod: IRModule, table: list[FusionPattern], bind_constants: bool,
-                 annotate_codegen: bool) -> None:
-        self.mod, self.table = mod, table
-        self.bind_constants, self.annotate_codegen = bind_constants, annotate_codegen
+def _is_entry(name: str, func: Any, entries: list[str] | None) -> bool:
+    if not isinstance(func, Function) or (entries and name not in entries):
+        return False
+    attrs = func.attr_dict
+    return not (attrs.get("Primitive") or "Composite" in attrs or "Codegen" in attrs)
 
-    def fuse_function(self, func: Function) -> Function:
-        var2val = bindings_of(func)
-        uses = var_use_counts(func.body)
-        blocks = []
+
+def _annotate_codegen(mod: IRModule, before: set[str]) -> IRModule:
+    """The new composite functions are offloaded as they are: each names its backend (the
+    pattern name's prefix) and is public."""
+    funcs = dict(mod.functions)
+    for gv, f in mod.items():
+        if gv.name_hint not in before and isinstance(f, Function) and "Composite" in f.attr_dict:
+            backend = str(f.attr_dict["Composite"]).split(".")[0]
+            funcs[gv] = f.with_attr({"Codegen": backend, "global_symbol": gv.name_hint})
+    return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
+
+
+class _Partitioner:
+    """One pattern over one function: each call binding the pattern matches (and its check
+    accepts) takes the calls the match went through into its group, unless one of them is in
+    another pattern match already (TVM's PatternBasedPartitioner)."""
+
+    def __init__(self, fp: FusionPattern, group_of: dict[int, Group]) -> None:
+        self.fp, self.group_of = fp, group_of
+        self.bindings: dict[Var, Expr] = {}
+        self.value_to_var: dict[int, Var] = {}
+        self.members: dict[int, list[Var]] = {}  # id(group) -> the vars added to it
+        self.usages: dict[Var, list[Var]] = {}
+
+    def define(self, var: Var) -> None:
+        if id(var) in self.group_of:
+            raise ValueError(f"the variable {var.name_hint!r} is defined in more than one "
+                             "place (the module is not in single-assignment form, e.g. two "
+                             "functions share it); FuseOpsByPattern needs each defined once")
+        g = Group(OPAQUE)
+        self.group_of[id(var)] = g
+        self.members[id(g)] = [var]
+
+    def visit_function(self, func: Function) -> None:
+        for p in func.params:
+            self.define(p)
         for block in func.body.blocks:
-            if isinstance(block, DataflowBlock):
-                block = self.fuse_block(block, var2val, uses)
-            blocks.append(block)
-        return replace(func, body=replace(func.body, blocks=tuple(blocks)))
+            self.usages = _use_def(block) if isinstance(block, DataflowBlock) else {}
+            for b in block.bindings:
+                if isinstance(b, VarBinding):
+                    self.bindings[b.var] = b.value
+                    self.value_to_var[id(b.value)] = b.var
+                self.define(b.var)
+                if isinstance(b, VarBinding) and isinstance(b.value, Call):
+                    self.match(b)
 
-    def fuse_block(self, block: DataflowBlock, var2val: dict[Var, Expr],
-                   uses: dict[Var, int]) -> DataflowBlock:
-        in_block = {b.var: b for b in block.bindings if isinstance(b, VarBinding)}
-        taken: set[Var] = set()
-        rewrites: dict[Var, Expr] = {}
-        for b in reversed(block.bindings):
-            if not isinstance(b, VarBinding) or b.var in taken:
-                continue
-            for fp in self.table:
-                group = self.try_group(fp, b, var2val, in_block, taken, uses)
-                if group is not None:
-                    taken.update(group)
-                    rewrites[b.var] = self.outline(fp, [in_block[v] for v in group
-                                                        if v in in_block], b)
-                    break
-        bindings = []
-        for b in block.bindings:
-            if b.var in rewrites:
-                bindings.append(replace(b, value=rewrites[b.var]))
-            elif b.var not in taken:
-                bindings.append(b)
-        return replace(block, bindings=tuple(bindings))
-
-    def try_group(self, fp: FusionPattern, root: VarBinding, var2val: dict[Var, Expr],
-                  in_block: dict[Var, VarBinding], taken: set[Var], uses: dict[Var, int]
-                  ) -> list[Var] | None:
-        matches = fp.pattern.extract_matched_expr(root.value, var2val)
+    def match(self, b: VarBinding) -> None:
+        matches = self.fp.pattern.extract_matched_expr(b.value, self.bindings)
         if matches is None:
-            return None
-        matched_calls = {id(e) for e in matches.values() if isinstance(e, Call)}
-        group = [v for v, b in in_block.items() if id(b.value) in matched_calls]
-        if root.var not in group or any(v in taken for v in group):
-            return None
-        inner_uses = var_use_counts(*[in_block[v].value for v in group])
-        for v in group:  # values computed inside may not escape, except the root's
-            if v is not root.var and uses.get(v, 0) != inner_uses.get(v, 0):
-                return None
-        if fp.check is not None and not fp.check(_CheckContext(matches, fp, root)):
-            return None
-        return group
+            return
+        ctx = PatternCheckContext(b.value, self.fp, matches, self.usages, self.value_to_var)
+        if self.fp.check is not None and not self.fp.check(ctx):
+            return
+        inner = [m for pat, m in matches.items() if _joins(pat, m, b.value)]
+        for m in inner:
+            g = self.group_of.get(id(self.value_to_var.get(id(m))))
+            if g is not None and g.root().num_nodes > 1 and not self.subsumed(g, matches):
+                return  # part of an earlier match
+        parent = self.group_of[id(b.var)].root()
+        parent.attrs["Composite"] = self.fp.name
+        for m in inner:
+            var = self.value_to_var[id(m)]
+            g = self.group_of[id(var)]
+            if g is not parent:
+                g.num_nodes -= 1
+                g.parent = parent
+                parent.num_nodes += 1
+                self.members.setdefault(id(parent), []).append(var)
 
-    def outline(self, fp: FusionPattern, group: list[VarBinding], root: VarBinding) -> Expr:
-        inner = {b.var for b in group}
-        inputs: list[Expr] = []
-        for b in group:
-            for e in _operands(b.value):
-                keep_inside = isinstance(e, Constant) and self.bind_constants
-                if e not in inner and not keep_inside and not any(e is i for i in inputs):
-                    inputs.append(e)
-        params = [Var(_param_name(e, i), e.struct_info) for i, e in enumerate(inputs)]
-        mapping: dict[Var, Expr] = {e: p for e, p in zip(inputs, params) if isinstance(e, Var)}
-        new_bindings = []
-        for b in group:
-            value = _substitute_inputs(b.value, inputs, params, mapping)
-            new_var = (Var if b is root else DataflowVar)(b.var.name_hint, b.var.struct_info)
-            mapping[b.var] = new_var
-            new_bindings.append(VarBinding(new_var, value))
-        body = SeqExpr((DataflowBlock(tuple(new_bindings)),), mapping[root.var])
-        name = self.fresh_name("fused_" + "_".join(_op_names(group)))
-        attrs: tuple[tuple[str, Any], ...] = (("Composite", fp.name), ("Primitive", True))
-        if self.annotate_codegen:
-            attrs += (("Codegen", fp.name.split(".")[0]), ("global_symbol", name))
-        func = Function(tuple(params), body, root.var.struct_info, True, attrs)
-        gv = GlobalVar(name)
-        self.mod = self.mod.with_function(gv, func)
-        return Call(GlobalVarRef(gv, func.struct_info), tuple(inputs),
-                    struct_info=root.var.struct_info)
-
-    def fresh_name(self, base: str) -> str:
-        return fresh_name(base, self.mod)
+    def subsumed(self, g: Group, matches: dict[DFPattern, Expr]) -> bool:
+        matched = {id(self.value_to_var.get(id(m))) for pat, m in matches.items()
+                   if isinstance(pat, (CallPattern, TupleGetItemPattern))}
+        return all(id(v) in matched for v in self.members.get(id(g), []))
 
 
-@dataclass
-class _CheckContext:
-    """What a pattern's `check` callback sees (TVM's PatternCheckContext, in part)."""
-
-    annotated_expr: dict[DFPattern, Expr]
-    pattern: FusionPattern
-    root: VarBinding
-
-    @property
-    def matched_expr(self) -> Expr:
-        return self.root.value
+def _joins(pat: DFPattern, match: Expr, root: Expr) -> bool:
+    """A matched call other than the root, or a matched tuple item, joins the root's group."""
+    return (isinstance(pat, CallPattern) and match is not root) or \
+        isinstance(pat, TupleGetItemPattern)
 
 
-def _operands(e: Expr) -> list[Expr]:
-    if isinstance(e, Call):
-        out: list[Expr] = []
-        for a in e.args:
-            out.extend(_operands(a) if not isinstance(a, (Var, Constant)) else [a])
-        return out
-    fields = getattr(e, "fields", None)
-    if fields is not None:
-        return [x for f in fields for x in ([f] if isinstance(f, (Var, Constant))
-                                              else _operands(f))]
-    return []
+def _use_def(block: DataflowBlock) -> dict[Var, list[Var]]:
+    users: dict[Var, list[Var]] = {b.var: [] for b in block.bindings}
+    for b in block.bindings:
+        for v in var_use_counts(b.value):
+            if v in users and b.var not in users[v]:
+                users[v].append(b.var)
+    return users
 
 
-def _substitute_inputs(value: Expr, inputs: list[Expr], params: list[Var],
-                       mapping: dict[Var, Expr]) -> Expr:
-    from ..ir.functor import ExprMutator
+class PatternCheckContext:
+    """What a pattern's `check` callback sees (TVM's PatternCheckContext): the matched root
+    call, the annotated sub-expressions by name, the bindings the match covers, who uses each
+    variable of the block, and the variable each value is bound to."""
 
-    consts = {id(e): p for e, p in zip(inputs, params) if isinstance(e, Constant)}
+    def __init__(self, matched_expr: Expr, fp: FusionPattern, matches: dict[DFPattern, Expr],
+                 var_usages: dict[Var, list[Var]], value_to_var: dict[int, Var]) -> None:
+        self.matched_expr = matched_expr
+        self.pattern = fp
+        self.annotated_expr = {name: matches[p] for name, p in fp.annotation_patterns.items()
+                               if p in matches}
+        self.matched_bindings = {value_to_var[id(m)]: m for p, m in matches.items()
+                                 if isinstance(p, (CallPattern, TupleGetItemPattern))
+                                 and id(m) in value_to_var}
+        self.var_usages = var_usages
+        self.value_to_bound_var = _ByIdentity(value_to_var)
 
-    class _Sub(ExprMutator):
-        def visit_Constant(self, c: Constant) -> Expr:  # noqa: N802
-            return consts.get(id(c), c)
 
-    return substitute_vars(_Sub().visit(value), mapping)
+class _ByIdentity:
+    """A read-only map from expressions (by identity) to the variables bound to them."""
+
+    def __init__(self, table: dict[int, Var]) -> None:
+        self._table = table
+
+    def __getitem__(self, e: Expr) -> Var:
+        return self._table[id(e)]
+
+    def __contains__(self, e: object) -> bool:
+        return id(e) in self._table
+
+    def get(self, e: Expr, default: Any = None) -> Any:
+        return self._table.get(id(e), default)
 
 
-def _param_name(e: Expr, i: int) -> str:
-    return e.name_hint if isinstance(e, Var) else f"param_{i}"
-
-
-def _op_names(group: list[VarBinding]) -> list[str]:
-    names = []
-    for b in group:
-        op = b.value.op if isinstance(b.value, Call) else None
-        if isinstance(op, Op):
-            names.append(op.name.replace(".", "_"))
-    return names or ["group"]
+_CheckContext = PatternCheckContext  # the name this module used before

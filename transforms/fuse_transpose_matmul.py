@@ -1,5 +1,6 @@
 """FuseTransposeMatmul (TVM's pass of that name): `matmul(x, permute_dims(w))` becomes one
-dense kernel that reads the weight where it lies.
+kernel that reads the weight where it lies. Run alone it gives TVM's form, `call_tir(NT_matmul,
+(x, w))` (nt_matmul.py); the build pipelines (default schedules on) get the fast form below.
 
 Linear layers arrive as `y = matmul(x, permute_dims(w))` (torch's and TVM's nn.Linear keep `w`
 as (out, in)). Legalized as written, every call first copies the transposed weight -- for
@@ -28,7 +29,9 @@ from ..ir import struct_info as si
 from ..ir.module import IRModule
 from ..ir.op import Op
 from ..vm.ndarray import array
+from ..topi.schedule_mode import scheduled
 from .legalize.emit import TEEmitter
+from .nt_matmul import nt_matmul
 from .pass_infra import Pass, PassContext
 from .simple_passes import remove_unused
 
@@ -62,6 +65,33 @@ def _transposed(value: Any) -> rx.Expr | None:
     return value.args[0] if axes is None or tuple(int(a) for a in axes) == (1, 0) else None
 
 
+def _swapped_last(value: Any) -> rx.Expr | None:
+    """`w` when `value` is `permute_dims(w)` swapping just the last two axes (TVM's check)."""
+    if not (isinstance(value, rx.Call) and value.op == _PERMUTE):
+        return None
+    s = getattr(value.args[0], "struct_info", None)
+    if not isinstance(s, si.TensorStructInfo) or s.ndim < 2:
+        return None
+    axes = value.attr("axes")
+    if axes is None:
+        return value.args[0] if s.ndim == 2 else None
+    want = list(range(s.ndim))
+    want[-1], want[-2] = want[-2], want[-1]
+    return value.args[0] if [int(a) for a in axes] == want else None
+
+
+def _nt_matmul_call(matmul: rx.Call, w: rx.Expr, emitter: TEEmitter) -> rx.Call:
+    """TVM's plain form: `call_tir(NT_matmul, (x, w))`."""
+    out = matmul.struct_info
+    if not isinstance(out, si.TensorStructInfo) or out.shape is None:
+        return matmul
+
+    def kernel(a: Any, b: Any) -> Any:
+        return nt_matmul(a, b, out.shape, out.dtype)
+
+    return emitter.call_te(kernel, [matmul.args[0], w], {}, "NT_matmul", out_sinfo=out)
+
+
 def _rows(x: Any) -> int | None:
     """The number of rows a matmul's left operand has (its dims but the last), when static."""
     shape = getattr(x.struct_info, "static_shape", None)
@@ -89,6 +119,11 @@ def _rewrite(func: rx.Function, emitter: TEEmitter) -> rx.Function:
         for b in blk.bindings:
             value = b.value
             if isinstance(b, rx.VarBinding) and isinstance(value, rx.Call) and \
+                    value.op == _MATMUL and not scheduled():
+                w = _swapped_last(values.get(value.args[1]))
+                if w is not None:
+                    b, changed = replace(b, value=_nt_matmul_call(value, w, emitter)), True
+            elif isinstance(b, rx.VarBinding) and isinstance(value, rx.Call) and \
                     value.op == _MATMUL:
                 w = _transposed(values.get(value.args[1]))
                 if isinstance(w, rx.Constant) and _rows(value.args[0]) != 1:

@@ -104,7 +104,8 @@ def eliminate_dead_code(mod: IRModule, entries: list[str] | None = None,
     mod = mod.map_functions(lambda gv, f: remove_unused(f) if isinstance(f, rx.Function)
                             else f)
     public = [gv.name_hint for gv, f in mod.items() if "global_symbol" in getattr(
-        f, "attr_dict", {}) and (keep_public_prim_funcs or isinstance(f, rx.Function))]
+        f, "attr_dict", {}) and (keep_public_prim_funcs or isinstance(f, rx.Function))
+        or isinstance(f, rx.ExternFunc)]  # as TVM: extern functions are entries too
     keep = _reachable(mod, list(entries or []) + public)
     return IRModule({gv: f for gv, f in mod.items() if gv.name_hint in keep},
                     dict(mod.attrs), dict(mod.global_infos))

@@ -9,6 +9,7 @@ import tvmlite as tvm
 from tvmlite import relax
 from tvmlite.script import ir as I
 from tvmlite.script import relax as R
+from tvmlite.topi.schedule_mode import default_schedules
 
 RNG = np.random.default_rng(3)
 
@@ -46,6 +47,12 @@ class Batched:
         return y
 
 
+def fuse_scheduled(mod):
+    """The pass as the build pipelines run it (default schedules on: the dense kernel)."""
+    with default_schedules():
+        return relax.transform.FuseTransposeMatmul()(mod)
+
+
 def ops_of(mod) -> str:
     """The printed module's graph function (where the calls are)."""
     text = mod.script()
@@ -53,7 +60,7 @@ def ops_of(mod) -> str:
 
 
 def test_linear_becomes_one_dense_kernel() -> None:
-    mod = relax.transform.FuseTransposeMatmul()(Linear)
+    mod = fuse_scheduled(Linear)
     text = ops_of(mod)
     assert "R.permute_dims" not in text and "R.matmul" not in text
     assert "R.call_tir(cls.dense, (x, w)" in text
@@ -65,7 +72,7 @@ def test_linear_becomes_one_dense_kernel() -> None:
 
 
 def test_a_transpose_used_elsewhere_stays() -> None:
-    mod = relax.transform.FuseTransposeMatmul()(TransposeAlsoReturned)
+    mod = fuse_scheduled(TransposeAlsoReturned)
     text = ops_of(mod)
     assert "R.permute_dims" in text and "cls.dense" in text
     x, w = RNG.random((2, 16), "float32"), RNG.random((8, 16), "float32")
@@ -75,7 +82,7 @@ def test_a_transpose_used_elsewhere_stays() -> None:
 
 
 def test_batched_matmul_is_left_to_legalization() -> None:
-    mod = relax.transform.FuseTransposeMatmul()(Batched)
+    mod = fuse_scheduled(Batched)
     assert ops_of(mod) == ops_of(Batched)
 
 
@@ -94,10 +101,10 @@ def bound_linear(rows: int):
 
 def test_a_constant_weight_is_transposed_once_at_build_time() -> None:
     mod, w = bound_linear(rows=4)
-    text = ops_of(relax.transform.FuseTransposeMatmul()(mod))
+    text = ops_of(fuse_scheduled(mod))
     # the plain matmul of the transposed constant: no transpose, no dense kernel
     assert "R.permute_dims" not in text and "cls.dense" not in text and "R.matmul" in text
-    folded = relax.transform.FuseTransposeMatmul()(mod)["main"]
+    folded = fuse_scheduled(mod)["main"]
     consts = _constants(folded)
     assert len(consts) == 1 and consts[0].data.numpy().flags.c_contiguous
     np.testing.assert_array_equal(consts[0].data.numpy(), w.T)
@@ -108,7 +115,7 @@ def test_a_constant_weight_is_transposed_once_at_build_time() -> None:
 
 def test_a_single_row_keeps_the_weight_as_it_lies() -> None:
     mod, _ = bound_linear(rows=1)
-    assert "cls.dense" in ops_of(relax.transform.FuseTransposeMatmul()(mod))
+    assert "cls.dense" in ops_of(fuse_scheduled(mod))
 
 
 def _constants(func):
@@ -117,3 +124,18 @@ def _constants(func):
     return [b.value.args[1] for blk in func.body.blocks for b in blk.bindings
             if isinstance(b.value, rx.Call) and len(b.value.args) > 1
             and isinstance(b.value.args[1], rx.Constant)]
+
+
+def test_plain_form_is_tvms_nt_matmul() -> None:
+    # apache-tvm 0.27 turns Linear into call_tir(NT_matmul, (x, w)): one kernel named and
+    # blocked NT_matmul with loops i0, i1, k reading w[i1, k]; the transpose is gone
+    mod = relax.transform.FuseTransposeMatmul()(Linear)
+    assert sorted(mod.names()) == ["NT_matmul", "main"]
+    kernel = mod["NT_matmul"].script()
+    assert 'T.block("NT_matmul")' in kernel or 'T.sblock("NT_matmul")' in kernel
+    assert "w[v_i1, v_k]" in kernel and "permute_dims" not in ops_of(mod)
+    x = np.random.default_rng(0).standard_normal((4, 16)).astype("float32")
+    w = np.random.default_rng(1).standard_normal((8, 16)).astype("float32")
+    b = np.arange(8, dtype="float32")
+    vm = relax.VirtualMachine(relax.build(mod), tvm.cpu())
+    np.testing.assert_allclose(vm["main"](x, w, b).numpy(), x @ w.T + b, rtol=1e-5, atol=1e-5)
