@@ -8,6 +8,7 @@ block has `T.init()` with the combiner's identity.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..tir import expr as tx
@@ -101,6 +102,10 @@ def compute_stmt(t: Tensor) -> Stmt:
         return _nest_stmt(t, op, red, axes)
     loops = [tx.Var(a.name, "int64") for a in axes]
     block = _block(t, op, red, axes, with_init=True)
+    if not axes and _plain():  # TVM gives a 0-d compute's block one unit axis, `vi`
+        unit = IterVar(tx.Var("vi", "int64"), Range(tx.const(0, "int64"), tx.const(1, "int64")),
+                       IterType.SPATIAL)
+        return BlockRealize((tx.const(0, "int64"),), TRUE, replace(block, iter_vars=(unit,)))
     mins = [a.dom.min for a in axes]  # type: ignore[union-attr]
     values = tuple(lv if _is_zero(m) else lv + m for lv, m in zip(loops, mins))
     stmt: Stmt = BlockRealize(values, TRUE, block)
@@ -217,6 +222,13 @@ def _epilogue_block(t: Tensor, op: ComputeOp, ivars: list[tx.Var], spatial: list
         IterVar(v, Range(a.dom.min, a.dom.extent), IterType.SPATIAL)  # type: ignore
         for v, a in zip(evars, spatial)),
         BufferStore(t.buffer, _Rename(vmap).visit(expr), tuple(evars)))
+
+
+def _plain() -> bool:
+    """Whether computes come out in TVM's plain form (topi/schedule_mode.py)."""
+    from ..topi.schedule_mode import scheduled  # topi builds on te
+
+    return not scheduled()
 
 
 def _is_zero(e: tx.PrimExpr) -> bool:

@@ -11,3 +11,6 @@ register_legalize("relax.image.resize3d", lambda c, x, size: image_ext.resize3d(
     c.attr("rounding_method"), c.struct_info.dtype))
 register_legalize("relax.image.grid_sample", lambda c, x, grid: image_ext.grid_sample(
     x, grid, c.attr("method"), c.attr("padding_mode"), c.attr("align_corners")))
+
+# Last of the rule modules LegalizeOps imports: TVM's plain nn forms wrap the rules above.
+from . import rules_nn_plain  # noqa: E402,F401
