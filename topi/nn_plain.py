@@ -108,3 +108,106 @@ def _drop(i: tuple[Any, ...], axis: int) -> tuple[Any, ...]:
 
 def _put(i: tuple[Any, ...], axis: int, v: Any) -> tuple[Any, ...]:
     return i[:axis] + (v,) + i[axis:]
+
+
+def _acc_dtype(dtype: str) -> str:
+    """Normalizations accumulate half-precision inputs in float32, as TVM's topi."""
+    return "float32" if dtype in ("float16", "bfloat16") else dtype
+
+
+def _as(v: tx.PrimExpr, dtype: str) -> tx.PrimExpr:
+    return v if v.dtype == dtype else tx.Cast(dtype, v)
+
+
+def _count(dims: list[tx.PrimExpr], dtype: str) -> tx.PrimExpr:
+    """The number of reduced elements as a `dtype` value: a literal when static, else the
+    product of the casted dims (TVM's form)."""
+    if all(isinstance(d, tx.IntImm) for d in dims):
+        return _c(float(math.prod(d.value for d in dims)), dtype)
+    out: tx.PrimExpr | None = None
+    for d in dims:
+        v = _c(float(d.value), dtype) if isinstance(d, tx.IntImm) else tx.Cast(dtype, d)
+        out = v if out is None else out * v
+    assert out is not None
+    return out
+
+
+def _split_axes(i: tuple[Any, ...], axes: list[int]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """An index of the input split into the kept (non-reduced) and the reduced positions."""
+    kept = tuple(v for a, v in enumerate(i) if a not in axes)
+    return kept, tuple(i[a] for a in axes)
+
+
+def _reduced_index(kept: tuple[Any, ...], red: list[Any], ndim: int, axes: list[int]
+                   ) -> tuple[Any, ...]:
+    it_k, it_r = iter(kept), iter(red)
+    return tuple(next(it_r) if a in axes else next(it_k) for a in range(ndim))
+
+
+def layer_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, axes: Any, epsilon: float
+               ) -> te.Tensor:
+    """x_sum, x_mean and x_var_sum over `axes` (accumulated in float32 for half inputs), then
+    (x - mean) * rsqrt(var + eps) * gamma + beta, as TVM's topi.nn.layer_norm."""
+    axes = sorted(a % x.ndim for a in axes)
+    acc = _acc_dtype(x.dtype)
+    kept_shape = tuple(d for a, d in enumerate(x.shape) if a not in axes)
+    count = _count([x.shape[a] for a in axes], acc)
+
+    def reduced(name: str, f: Any) -> te.Tensor:
+        ks = [te.reduce_axis(x.shape[a], f"k{a}") for a in axes]
+        return te.compute(kept_shape, lambda *k: te.sum(f(_reduced_index(
+            k, ks, x.ndim, axes), k), axis=ks), name=name)
+    x_sum = reduced("x_sum", lambda i, k: _as(x[i], acc))
+    x_mean = te.compute(kept_shape, lambda *k: x_sum[k] / count, name="x_mean")
+
+    def dev(i: tuple[Any, ...], k: tuple[Any, ...]) -> tx.PrimExpr:
+        return _as(x[i], acc) - x_mean[k]
+    x_var_sum = reduced("x_var_sum", lambda i, k: dev(i, k) * dev(i, k))
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        k, r = _split_axes(i, axes)
+        inv = tx.Call(acc, "tir.rsqrt", (x_var_sum[k] / count + _c(epsilon, acc),))
+        return _as(dev(i, k) * inv, x.dtype) * gamma[r] + beta[r]
+    return te.compute(x.shape, body, name="T_layer_norm")
+
+
+def rms_norm(x: te.Tensor, weight: te.Tensor, axes: Any, epsilon: float) -> te.Tensor:
+    """x * rsqrt(mean(x^2) + eps) * weight in float32, cast back (TVM's topi.nn.rms_norm)."""
+    axes = sorted(a % x.ndim for a in axes)
+    xf = T.cast(x, "float32")
+    red = T.sum(xf * xf, axes)
+    count = _count([x.shape[a] for a in axes], "float32")
+    inv = te.compute(red.shape, lambda *k: tx.Call("float32", "tir.rsqrt", (
+        red[k] / count + _c(epsilon, "float32"),)), name="rsqrt")
+    wf = T.cast(weight, "float32")
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        k, r = _split_axes(i, axes)
+        return inv[k] * xf[i] * wf[r]
+    return T.cast(te.compute(x.shape, body, name="T_rms_norm"), x.dtype)
+
+
+def nll_loss(x: te.Tensor, targets: te.Tensor, weights: te.Tensor | None, reduction: str,
+             ignore_index: int) -> te.Tensor:
+    """TVM's topi.nn.nll_loss: -x[n, t, ...] * w[t] where t != ignore_index; `mean` divides
+    the sum by the sum of the weights used. Without weights, a `T_full` of ones stands in."""
+    if weights is None:
+        weights = T.full((x.shape[1] if x.ndim > 1 else x.shape[0],), x.dtype, 1.0)
+    dt = x.dtype
+
+    def kept(i: tuple[Any, ...]) -> tx.PrimExpr:
+        return tx.binop(B.NE, targets[i], tx.const(ignore_index, targets.dtype))
+
+    def loss(*i: tx.PrimExpr) -> tx.PrimExpr:
+        t = targets[i]
+        at = (i[0], t, *i[1:]) if x.ndim > 1 else (t,)
+        return tx.Select(kept(i), (_c(0.0, dt) - x[at]) * weights[(t,)], _c(0.0, dt))
+    out = te.compute(targets.shape, loss, name="nll_loss")
+    if reduction == "none":
+        return out
+    total = T.sum(out) if targets.ndim else out
+    if reduction == "sum":
+        return total
+    used = te.compute(targets.shape, lambda *i: tx.Select(
+        kept(i), weights[(targets[i],)], _c(0.0, dt)), name="nll_loss")
+    return T.divide(total, T.sum(used) if targets.ndim else used)

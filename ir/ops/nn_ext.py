@@ -74,9 +74,25 @@ def pad(data: Any, pad_width: Any, pad_mode: str = "constant", pad_value: float 
 
 def _infer_conv1d(c: rx.Call) -> si.StructInfo:
     name = "relax.nn.conv1d"
-    x, w, dtype = _conv_operands(name, c, "NCW", "OIW")
+    dl, kl = c.attr("data_layout") or "NCW", c.attr("kernel_layout") or "OIW"
+    if sorted(dl) != sorted("NCW") or sorted(kl) != sorted("OIW"):
+        raise op_error(name, f"data_layout must order N, C, W and kernel_layout O, I, W; got "
+                             f"{dl!r} and {kl!r}")
+    x, w, dtype = _conv_operands(name, c, dl, kl)
     if x.shape is None or w.shape is None:
         return si.TensorStructInfo(None, dtype, 3)
+    out = _infer_conv1d_ncw(name, c, _reorder(x, dl, "NCW"), _reorder(w, kl, "OIW"), dtype)
+    return out_tensor(tuple(out.shape[k] for k in ("NCW".index(ch) for ch in dl)), dtype)
+
+
+def _reorder(t: si.TensorStructInfo, src: str, dst: str) -> si.TensorStructInfo:
+    assert t.shape is not None
+    return si.TensorStructInfo(tuple(t.shape[src.index(ch)] for ch in dst), t.dtype)
+
+
+def _infer_conv1d_ncw(name: str, c: rx.Call, x: si.TensorStructInfo, w: si.TensorStructInfo,
+                      dtype: str) -> si.TensorStructInfo:
+    assert x.shape is not None and w.shape is not None
     groups = c.attr("groups")
     if same_dim(x.shape[1], w.shape[1] * groups) is False:
         raise op_error(name, f"data has {fmt(x.shape[1:2])} channels but weight {fmt(w.shape)} "

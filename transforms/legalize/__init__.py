@@ -53,7 +53,7 @@ class _Legalizer(ExprMutator):
         ids = [id(a) for a in args]
         key = (call.op.name, call.attrs, tuple(_arg_key(a) for a in args),
                tuple(ids.index(i) for i in ids))
-        base = primfunc_name(call.op.name)
+        base = primfunc_name(call.op.name, call)
         out = call.struct_info if _known_sinfo(call.struct_info) else None
         new = self.emitter.call_te(lambda *a: rule(call, *a), args, {}, base, key, out)
         return replace(new, span=call.span)

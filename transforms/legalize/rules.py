@@ -36,8 +36,14 @@ TOPI_NAMED = {
     "relax.nn.batch_flatten": "reshape"}
 
 
-def primfunc_name(op_name: str) -> str:
+# ...and these after something in the call (name -> namer(call)).
+CALL_NAMED: dict[str, Callable[[rx.Call], str]] = {}
+
+
+def primfunc_name(op_name: str, call: rx.Call | None = None) -> str:
     """The name LegalizeOps gives the prim_func of an `op_name` call (before uniquing)."""
+    if call is not None and op_name in CALL_NAMED:
+        return CALL_NAMED[op_name](call)
     if op_name in TOPI_NAMED:
         return TOPI_NAMED[op_name]
     base = op_name.split(".")[-1]

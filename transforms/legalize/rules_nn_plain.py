@@ -9,14 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...topi import conv_plain as CP
 from ...topi import nn_plain as P
 from ...topi.schedule_mode import scheduled
-from .rules import LEGALIZE, Rule, register_legalize
+from .rules import CALL_NAMED, LEGALIZE, Rule, register_legalize
+
+
+# The rules registered before this module's (the scheduled forms, and other pad modes).
+LEGALIZE_BEFORE: dict[str, Rule] = {}
 
 
 def plain_rule(name: str, rule: Rule) -> None:
     """`rule` for `name` when not scheduled, the rule registered before otherwise."""
     before = LEGALIZE.get(name)
+    if before is not None:
+        LEGALIZE_BEFORE[name] = before
 
     def either(call: Any, *args: Any) -> Any:
         if before is not None and scheduled():
@@ -34,3 +41,36 @@ plain_rule("relax.nn.softmax", lambda c, x: P.softmax(x, c.attr("axis")))
 plain_rule("relax.nn.log_softmax", lambda c, x: P.log_softmax(x, c.attr("axis")))
 plain_rule("relax.nn.cross_entropy_with_logits",
            lambda c, x, y: P.cross_entropy_with_logits(x, y))
+plain_rule("relax.nn.layer_norm", lambda c, x, g, b: P.layer_norm(
+    x, g, b, c.attr("axes"), c.attr("epsilon")))
+plain_rule("relax.nn.rms_norm", lambda c, x, w: P.rms_norm(x, w, c.attr("axes"),
+                                                           c.attr("epsilon")))
+plain_rule("relax.nn.nll_loss", lambda c, x, t, w=None: P.nll_loss(
+    x, t, w, c.attr("reduction"), c.attr("ignore_index")))
+# TVM legalizes a weightless nll_loss through a helper of that name
+CALL_NAMED["relax.nn.nll_loss"] = lambda c: "nll_loss" if len(c.args) > 2 or scheduled() \
+    else "nll_loss_without_weight"
+
+
+def _conv(call: Any, x: Any, w: Any) -> Any:
+    return CP.conv(x, w, call.attr("strides"), call.attr("padding"), call.attr("dilation"),
+                   call.attr("groups"), call.attr("data_layout"), call.attr("kernel_layout"),
+                   call.attr("out_dtype") or None)
+
+
+for _rank in (2, 3):
+    plain_rule(f"relax.nn.conv{_rank}d", _conv)
+_conv1d_ncw = LEGALIZE["relax.nn.conv1d"]
+
+
+@register_legalize("relax.nn.conv1d")
+def _conv1d(call: Any, x: Any, w: Any) -> Any:
+    """The scheduled rule only knows NCW data and OIW weights."""
+    ncw = (call.attr("data_layout") or "NCW", call.attr("kernel_layout") or "OIW") == (
+        "NCW", "OIW")
+    if scheduled() and ncw:
+        return _conv1d_ncw(call, x, w)
+    return _conv(call, x, w)
+plain_rule("relax.nn.pad", lambda c, x: CP.pad(
+    x, c.attr("pad_width")[0::2], c.attr("pad_width")[1::2], c.attr("pad_value"))
+    if (c.attr("pad_mode") or "constant") == "constant" else LEGALIZE_BEFORE["relax.nn.pad"](c, x))

@@ -1,0 +1,120 @@
+"""TVM's plain forms of padding and convolution of any rank and layout (topi.nn.pad, conv).
+
+TVM pads the data into a `pad_temp` block (a copy when nothing is padded), then sums over the
+input channels and the kernel window in one `conv<k>d_<layout>` block (`group_conv...` with
+groups). topi/nn.py keeps the scheduled conv2d the build pipeline compiles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import te
+from ..tir import expr as tx
+from ..tir.functor import simplify
+
+B = tx.BinaryOp
+
+
+def _i(v: Any) -> tx.PrimExpr:
+    return tx.const(v, "int64") if isinstance(v, int) else v
+
+
+def _static(e: tx.PrimExpr) -> int | None:
+    e = simplify(e)
+    return e.value if isinstance(e, tx.IntImm) else None
+
+
+def mul(a: tx.PrimExpr, b: Any) -> tx.PrimExpr:
+    """a * b, folding a factor of one (TVM's operators do)."""
+    return a if _static(_i(b)) == 1 else a * _i(b)
+
+
+def add(a: tx.PrimExpr, b: Any) -> tx.PrimExpr:
+    return a if _static(_i(b)) == 0 else a + _i(b)
+
+
+def floordiv(a: tx.PrimExpr, b: Any) -> tx.PrimExpr:
+    return a if _static(_i(b)) == 1 else tx.binop(B.FLOORDIV, a, _i(b))
+
+
+def pad(x: te.Tensor, before: Any, after: Any, value: float = 0.0, name: str = "PadInput"
+        ) -> te.Tensor:
+    """TVM's topi.nn.pad: `b <= i` where a dim is padded before, `i < b + n` where after."""
+    before = [_i(b) for b in before] + [_i(0)] * (x.ndim - len(before))
+    after = [_i(a) for a in after] + [_i(0)] * (x.ndim - len(after))
+    shape = tuple(simplify(d + b + a) for d, b, a in zip(x.shape, before, after))
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        conds: list[tx.PrimExpr] = []
+        src = []
+        for v, b, a, d in zip(i, before, after, x.shape):
+            if _static(b) != 0:
+                conds.append(tx.binop(B.LE, b, v))
+                src.append(v - b)
+            else:
+                src.append(v)
+            if _static(a) != 0:
+                conds.append(tx.binop(B.LT, v, simplify(b + d)))
+        if not conds:
+            return x[tuple(src)]
+        inside = conds[0]
+        for c in conds[1:]:
+            inside = tx.binop(B.AND, inside, c)
+        return te.if_then_else(inside, x[tuple(src)], tx.const(value, x.dtype))
+    return te.compute(shape, body, name=name)
+
+
+def _as(v: tx.PrimExpr, dtype: str) -> tx.PrimExpr:
+    return v if v.dtype == dtype else tx.Cast(dtype, v)
+
+
+def conv(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, dilation: Any,
+         groups: int, data_layout: str, kernel_layout: str, out_dtype: str | None
+         ) -> te.Tensor:
+    """TVM's topi.nn.conv for any number of spatial dims (`NCHW`, `NHWC`, `NCW`, ...)."""
+    dt = out_dtype or data.dtype
+    spatial = [ch for ch in data_layout if ch not in "NC"]
+    k = len(spatial)
+    pos = {ch: data_layout.index(ch) for ch in data_layout}
+    kpos = {ch: kernel_layout.index(ch) for ch in kernel_layout}
+    pads = list(padding) if len(padding) == 2 * k else list(padding) * 2
+    before, after = [0] * data.ndim, [0] * data.ndim
+    for s, ch in enumerate(spatial):
+        before[pos[ch]], after[pos[ch]] = pads[s], pads[s + k]
+    padded = pad(data, before, after, 0.0, name="pad_temp")
+    chans = data.shape[pos["C"]]
+    per_group_in = simplify(floordiv(chans, groups))
+    filters = weight.shape[kpos["O"]]
+    per_group_out = simplify(floordiv(filters, groups))
+    ksize = [weight.shape[kpos[ch]] for ch in spatial]
+    out_sp = [simplify((data.shape[pos[ch]] + (pads[s] + pads[s + k] - dilation[s] * (
+        ksize[s] - 1) - 1)) // strides[s] + 1) for s, ch in enumerate(spatial)]
+    rc = te.reduce_axis(per_group_in, "rc")
+    rs = [te.reduce_axis(ksize[s], f"r{ch.lower()}") for s, ch in enumerate(spatial)]
+    shape = [data.shape[0] if ch == "N" else filters if ch == "C" else out_sp[spatial.index(ch)]
+             for ch in data_layout]
+
+    def body(*o: tx.PrimExpr) -> tx.PrimExpr:
+        f = o[pos["C"]]
+        cin = rc if groups == 1 else mul(floordiv(f, per_group_out), per_group_in) + rc
+        src = []
+        for ch in data_layout:
+            if ch == "N":
+                src.append(o[pos["N"]])
+            elif ch == "C":
+                src.append(cin)
+            else:
+                s = spatial.index(ch)
+                src.append(mul(o[pos[ch]], strides[s]) + mul(rs[s], dilation[s]))
+        widx = {"O": f, "I": rc, **{ch: rs[s] for s, ch in enumerate(spatial)}}
+        w = weight[tuple(widx[ch] for ch in kernel_layout)]
+        return te.sum(_as(padded[tuple(src)], dt) * _as(w, dt), axis=_reduce_order(
+            data_layout, rc, rs))
+    name = f"{'group_' if groups != 1 else ''}conv{k}d_{data_layout.lower()}"
+    return te.compute(tuple(shape), body, name=name)
+
+
+def _reduce_order(layout: str, rc: Any, rs: list[Any]) -> list[Any]:
+    """Channels first when the data has them before its spatial dims (NCHW), else last."""
+    return [rc, *rs] if layout.index("C") < len(layout) - len(rs) else [*rs, rc]
