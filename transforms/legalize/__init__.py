@@ -21,6 +21,7 @@ from ...ir.module import IRModule
 from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL
 from ...tir import expr as tx
 from ..pass_infra import Pass, PassContext
+from .bb_rules import BB_LEGALIZE, run_bb_rule
 from .emit import TEEmitter, sinfo_key
 from . import rules_ext  # noqa: F401 (registers the newer operators' rules)
 from . import rules_base  # noqa: F401 (bitwise and base operators' rules)
@@ -34,11 +35,16 @@ __all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]
 
 
 class _Legalizer(ExprMutator):
-    def __init__(self, emitter: TEEmitter, rules: dict[str, Callable[..., Any]]) -> None:
-        self.emitter, self.rules = emitter, rules
+    def __init__(self, emitter: TEEmitter, rules: dict[str, Callable[..., Any]],
+                 bb_rules: dict[str, Callable[..., Any]] | None = None) -> None:
+        self.emitter, self.rules, self.bb_rules = emitter, rules, bb_rules or {}
 
     def visit_Call(self, call: rx.Call) -> rx.Expr:
         call = self.generic_visit(call)
+        if isinstance(call.op, rx.Op) and call.op.name in self.bb_rules:  # TVM's (bb, call)
+            if not all(_known(a) for a in call.args):
+                return call
+            return run_bb_rule(self.bb_rules[call.op.name], call, self.emitter)
         if not isinstance(call.op, rx.Op) or call.op.name not in self.rules:
             return call
         if not all(_known(a) for a in call.args):
@@ -110,16 +116,16 @@ def legalize_module(mod: IRModule, custom: dict[str, Callable[..., Any]] | None 
                     ) -> IRModule:
     funcs = dict(mod.functions)
     emitter = TEEmitter(funcs)
-    rules = {**LEGALIZE, **(custom or {})}
+    bb_rules = {**BB_LEGALIZE, **(custom or {})}
     for gv, f in list(mod.functions.items()):
         if isinstance(f, rx.Function):
-            funcs[gv] = _Legalizer(emitter, rules).visit(f)
+            funcs[gv] = _Legalizer(emitter, LEGALIZE, bb_rules).visit(f)
     return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
 
 
 def LegalizeOps(customize_legalize_map: dict[str, Any] | None = None,  # noqa: N802
                 enable_warning: bool = False) -> Pass:
-    """TVM's `relax.transform.LegalizeOps()`; custom rules take `(call, *te_args)`."""
+    """TVM's `relax.transform.LegalizeOps()`; custom rules are TVM's `f(bb, call)`."""
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
         return legalize_module(mod, customize_legalize_map)
     return Pass(run, "LegalizeOps")
