@@ -1,4 +1,4 @@
-"""TVM's plain forms of the activation, softmax, normalization and loss computes (what LegalizeOps prints).
+"""TVM's plain activation, softmax, normalization and loss computes (what LegalizeOps prints).
 
 TVM builds these from topi's broadcasting operators, one block per step (`gelu` is five
 `T_multiply`/`compute`/`T_add` blocks); topi/nn.py keeps the fused one-block forms that the
