@@ -118,3 +118,72 @@ def conv(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, dilatio
 def _reduce_order(layout: str, rc: Any, rs: list[Any]) -> list[Any]:
     """Channels first when the data has them before its spatial dims (NCHW), else last."""
     return [rc, *rs] if layout.index("C") < len(layout) - len(rs) else [*rs, rc]
+
+
+def _layout_axes(layout: str) -> list[str]:
+    import re
+
+    return re.findall(r"\d*[A-Za-z]", layout)
+
+
+def max_pool(data: te.Tensor, kernel: Any, strides: Any, dilation: Any, padding: Any,
+             ceil_mode: bool, layout: str) -> te.Tensor:
+    """TVM's max pool of any rank: the data padded with the lowest value into `pad_temp`
+    (only when something is padded; ceil mode pads `stride - 1` more after), then
+    `pool_max` over the window."""
+    axes = _layout_axes(layout)
+    spatial = [ch for ch in ("D", "H", "W") if ch in axes][-len(kernel):]
+    k = len(spatial)
+    pos = [axes.index(ch) for ch in spatial]
+    pads = list(padding) if len(padding) == 2 * k else list(padding) * 2
+    before, after = [0] * data.ndim, [0] * data.ndim
+    for s in range(k):
+        before[pos[s]] = pads[s]
+        after[pos[s]] = pads[s + k] + (strides[s] - 1 if ceil_mode else 0)
+    lowest = te.min_value(data.dtype)
+    padded = pad(data, before, after, lowest.value, name="pad_temp") \
+        if any(before) or any(after) else data
+    shape = list(data.shape)
+    for s, p in enumerate(pos):
+        shape[p] = simplify((data.shape[p] + (before[p] + after[p] - dilation[s] * (
+            kernel[s] - 1) - 1)) // strides[s] + 1)
+    rv = [te.reduce_axis(kernel[s], f"rv{s}") for s in range(k)]
+
+    def body(*o: tx.PrimExpr) -> tx.PrimExpr:
+        src = list(o)
+        for s, p in enumerate(pos):
+            src[p] = mul(o[p], strides[s]) + mul(rv[s], dilation[s])
+        return te.max(padded[tuple(src)], axis=rv, init=lowest)
+    return te.compute(tuple(shape), body, name="pool_max",
+                      attrs={"schedule_rule": "meta_schedule.pool_max"})
+
+
+def adaptive_avg_pool(data: te.Tensor, output_size: Any, layout: str) -> te.Tensor | None:
+    """TVM's adaptive average pool where every window has the same size (each input size a
+    multiple of the output size): `adaptive_pool_sum`, then `adaptive_pool_avg`. None when
+    the windows differ (the caller keeps tvmlite's form)."""
+    axes = _layout_axes(layout)
+    spatial = [ch for ch in ("D", "H", "W") if ch in axes][-len(output_size):]
+    pos = [axes.index(ch) for ch in spatial]
+    sizes = [_static(data.shape[p]) for p in pos]
+    outs = [_static(_i(o)) for o in output_size]
+    if None in sizes or None in outs or any(n % o for n, o in zip(sizes, outs)):
+        return None
+    windows = [n // o for n, o in zip(sizes, outs)]
+    shape = list(data.shape)
+    for p, o in zip(pos, outs):
+        shape[p] = tx.const(o, "int64")
+    rv = [te.reduce_axis(w, f"rv{s}") for s, w in enumerate(windows)]
+
+    def body(*o: tx.PrimExpr) -> tx.PrimExpr:
+        src = list(o)
+        for s, p in enumerate(pos):
+            src[p] = mul(o[p], windows[s]) + rv[s]
+        return te.sum(data[tuple(src)], axis=rv)
+    total = te.compute(tuple(shape), body, name="adaptive_pool_sum")
+    area = 1
+    for w in windows:
+        area *= w
+    return te.compute(tuple(shape), lambda *i: total[i] if area == 1 else total[i] / tx.const(
+        float(area), data.dtype), name="adaptive_pool_avg",
+        attrs={"schedule_rule": "meta_schedule.adaptive_pool_avg"})

@@ -3,6 +3,8 @@ elementwise: softmax, log_softmax, layer_norm, batch_norm, dropout, conv2d and p
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from ...tir import expr as tx
@@ -157,12 +159,6 @@ def window_out(name: str, size: tx.PrimExpr, k: int, stride: int, pad: int, dil:
     return (size + (pad - span + stride)) // stride
 
 
-def _layout(name: str, c: rx.Call) -> None:
-    for key, want in (("data_layout", "NCHW"), ("layout", "NCHW"), ("kernel_layout", "OIHW")):
-        if c.attr(key) not in (None, want):
-            raise op_error(name, f"only {key}={want!r} is supported, got {c.attr(key)!r}")
-
-
 DATA_LAYOUTS = ("NCHW", "NHWC")
 KERNEL_LAYOUTS = ("OIHW", "OHWI", "HWIO")
 
@@ -212,19 +208,36 @@ def conv2d(data: Any, weight: Any, strides: Any = (1, 1), padding: Any = (0, 0),
                 out_dtype=None if str(out_dtype) in ("void", "None", "") else out_dtype)
 
 
+def layout_axes(layout: str) -> list[str]:
+    """A layout's axes: `NCHW16c` is N, C, H, W and the sub-axis 16c (TVM's layout names)."""
+    return re.findall(r"\d*[A-Za-z]", layout)
+
+
+def _pool_hw(name: str, c: rx.Call) -> tuple[int, int, int]:
+    """The positions of H and W in the data of a 2-d pool, and its rank."""
+    layout = c.attr("layout") or "NCHW"
+    axes = layout_axes(layout)
+    if "".join(axes) != layout or "H" not in axes or "W" not in axes:
+        raise op_error(name, f"layout must name the axes H and W (such as NCHW, NHWC or "
+                             f"NCHW16c), got {layout!r}")
+    return axes.index("H"), axes.index("W"), len(axes)
+
+
 def _infer_pool(c: rx.Call) -> si.StructInfo:
     name = c.op.name  # type: ignore[attr-defined]
     x = tensor_arg(name, c, 0, "data")
-    _layout(name, c)
+    ih, iw, rank = _pool_hw(name, c)
     if x.shape is None:
-        return si.TensorStructInfo(None, x.dtype, 4)
-    if len(x.shape) != 4:
-        raise op_error(name, f"data must be 4-d NCHW, got shape {fmt(x.shape)}")
+        return si.TensorStructInfo(None, x.dtype, rank)
+    if len(x.shape) != rank:
+        raise op_error(name, f"data must be {rank}-d ({c.attr('layout') or 'NCHW'}), got "
+                             f"shape {fmt(x.shape)}")
     k, st, pd, dl = (c.attr(a) for a in ("pool_size", "strides", "padding", "dilation"))
     ceil = bool(c.attr("ceil_mode"))
-    oh = window_out(name, x.shape[2], k[0], st[0], pd[0] + pd[2], dl[0], ceil)
-    ow = window_out(name, x.shape[3], k[1], st[1], pd[1] + pd[3], dl[1], ceil)
-    return out_tensor((x.shape[0], x.shape[1], oh, ow), x.dtype)
+    out = list(x.shape)
+    out[ih] = window_out(name, x.shape[ih], k[0], st[0], pd[0] + pd[2], dl[0], ceil)
+    out[iw] = window_out(name, x.shape[iw], k[1], st[1], pd[1] + pd[3], dl[1], ceil)
+    return out_tensor(tuple(out), x.dtype)
 
 
 def _pool_maker(name: str) -> Any:
@@ -240,12 +253,14 @@ def _pool_maker(name: str) -> Any:
 
 def _infer_adaptive(c: rx.Call) -> si.StructInfo:
     x = tensor_arg("relax.nn.adaptive_avg_pool2d", c, 0, "data")
-    _layout("relax.nn.adaptive_avg_pool2d", c)
+    ih, iw, rank = _pool_hw("relax.nn.adaptive_avg_pool2d", c)
     if x.shape is None:
-        return si.TensorStructInfo(None, x.dtype, 4)
+        return si.TensorStructInfo(None, x.dtype, rank)
     size = c.attr("output_size")
-    hw = x.shape[2:] if size is None else tuple(dim(s) for s in size)
-    return out_tensor((x.shape[0], x.shape[1], *hw), x.dtype)
+    out = list(x.shape)
+    if size is not None:
+        out[ih], out[iw] = (dim(s) for s in size)
+    return out_tensor(tuple(out), x.dtype)
 
 
 def adaptive_avg_pool2d(data: Any, output_size: Any = None, layout: str = "NCHW",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import topi
 from ...topi import conv_plain as CP
 from ...topi import nn_plain as P
 from ...topi.schedule_mode import scheduled
@@ -74,3 +75,47 @@ def _conv1d(call: Any, x: Any, w: Any) -> Any:
 plain_rule("relax.nn.pad", lambda c, x: CP.pad(
     x, c.attr("pad_width")[0::2], c.attr("pad_width")[1::2], c.attr("pad_value"))
     if (c.attr("pad_mode") or "constant") == "constant" else LEGALIZE_BEFORE["relax.nn.pad"](c, x))
+
+
+def _scheduled_or_plain(name: str, plain: Rule, default_layout: str) -> None:
+    """The scheduled rule knows only `default_layout`: other layouts take the plain form."""
+    before = LEGALIZE[name]
+
+    @register_legalize(name)
+    def rule(call: Any, *args: Any) -> Any:
+        if scheduled() and (call.attr("layout") or default_layout) == default_layout:
+            return before(call, *args)
+        out = plain(call, *args)
+        if out is None and (call.attr("layout") or default_layout) != default_layout:
+            raise NotImplementedError(f"{name}: layout {call.attr('layout')!r} is legalized "
+                                      f"only when every pooling window has the same size")
+        return before(call, *args) if out is None else out
+
+
+_scheduled_or_plain("relax.nn.max_pool2d", lambda c, x: CP.max_pool(
+    x, c.attr("pool_size"), c.attr("strides"), c.attr("dilation"), c.attr("padding"),
+    c.attr("ceil_mode"), c.attr("layout") or "NCHW"), "NCHW")
+def _adaptive(call: Any, x: Any) -> Any:
+    layout = call.attr("layout") or "NCHW"
+    size = call.attr("output_size")
+    if size is None:
+        size = [x.shape[layout.index(ch)] for ch in "HW"]
+    return CP.adaptive_avg_pool(x, size, layout)
+
+
+_scheduled_or_plain("relax.nn.adaptive_avg_pool2d", _adaptive, "NCHW")
+_avg_pool2d_nchw = LEGALIZE["relax.nn.avg_pool2d"]
+
+
+@register_legalize("relax.nn.avg_pool2d")
+def _avg_pool2d(call: Any, x: Any) -> Any:
+    """Other orders of N, C, H, W run the NCHW rule between transposes (TVM's form divides by
+    the window count as its simplifier writes it, which tvmlite does not reproduce)."""
+    layout = call.attr("layout") or "NCHW"
+    if layout == "NCHW":
+        return _avg_pool2d_nchw(call, x)
+    if sorted(layout) != sorted("NCHW"):
+        raise NotImplementedError(f"relax.nn.avg_pool2d: layout {layout!r} cannot be legalized "
+                                  f"by tvmlite (use an order of N, C, H and W)")
+    out = _avg_pool2d_nchw(call, topi.transpose(x, [layout.index(ch) for ch in "NCHW"]))
+    return topi.transpose(out, ["NCHW".index(ch) for ch in layout])
