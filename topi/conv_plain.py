@@ -187,3 +187,59 @@ def adaptive_avg_pool(data: te.Tensor, output_size: Any, layout: str) -> te.Tens
     return te.compute(tuple(shape), lambda *i: total[i] if area == 1 else total[i] / tx.const(
         float(area), data.dtype), name="adaptive_pool_avg",
         attrs={"schedule_rule": "meta_schedule.adaptive_pool_avg"})
+
+
+def dilate(x: te.Tensor, strides: list[int], name: str = "DilatedInput") -> te.Tensor:
+    """TVM's topi.nn.dilate: zeros between the elements along each axis of stride > 1."""
+    shape = tuple(simplify((d - 1) * s + 1) if s != 1 else d for d, s in zip(x.shape, strides))
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        conds = [tx.binop(B.EQ, tx.binop(B.FLOORMOD, v, _i(s)), _i(0))
+                 for v, s in zip(i, strides) if s != 1]
+        src = tuple(floordiv(v, s) for v, s in zip(i, strides))
+        if not conds:
+            return x[src]
+        inside = conds[0]
+        for c in conds[1:]:
+            inside = tx.binop(B.AND, inside, c)
+        return te.if_then_else(inside, x[src], tx.const(0.0, x.dtype))
+    return te.compute(shape, body, name=name)
+
+
+def conv_transpose(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any,
+                   output_padding: Any, dilation: Any, groups: int, out_dtype: str
+                   ) -> te.Tensor:
+    """TVM's group_conv<k>d_transpose_nc...: the data dilated by the strides and padded by
+    `kernel - 1 - padding`, then a plain convolution with the flipped, transposed kernel
+    (IO... weights; a dilated kernel is spread out first)."""
+    k = data.ndim - 2
+    if any(d != 1 for d in dilation):
+        weight = dilate(weight, [1, 1, *dilation], name="kernel_dilate")
+    ksize = list(weight.shape[2:])
+    dilated = dilate(data, [1, 1, *strides], name="data_dilate")
+    before = [0, 0] + [simplify(ks - 1 - padding[s]) for s, ks in enumerate(ksize)]
+    after = [0, 0] + [simplify(ks - 1 - padding[s + k] + output_padding[s])
+                      for s, ks in enumerate(ksize)]
+    padded = pad(dilated, before, after, 0.0, name="data_pad")
+    flipped = te.compute((weight.shape[1], weight.shape[0], *ksize), lambda *o: weight[
+        (o[1], o[0], *(_flip(v, ks) for v, ks in zip(o[2:], ksize)))], name="kernel_transform")
+    out_pg = weight.shape[1]
+    in_pg = simplify(floordiv(data.shape[1], groups))
+    out_sp = [simplify(p - ks + 1) for p, ks in zip(padded.shape[2:], ksize)]
+    dc = te.reduce_axis(in_pg, "dc")
+    rs = [te.reduce_axis(ks, f"d{s}") for s, ks in enumerate(ksize)]
+
+    def body(*o: Any) -> tx.PrimExpr:
+        b, c, sp = o[0], o[1], o[2:]
+        cin = dc if groups == 1 else mul(floordiv(c, out_pg), in_pg) + dc
+        cout = c if groups == 1 else tx.binop(B.FLOORMOD, c, _i(out_pg))
+        v = padded[(b, cin, *(o + r for o, r in zip(sp, rs)))]
+        w = flipped[(cout, cin, *rs)]
+        return te.sum(_as(v, out_dtype) * _as(w, out_dtype), axis=[dc, *rs])
+    out_c = simplify(out_pg * groups) if groups != 1 else out_pg
+    return te.compute((data.shape[0], out_c, *out_sp), body, name="compute")
+
+
+def _flip(v: tx.PrimExpr, size: tx.PrimExpr) -> tx.PrimExpr:
+    last = simplify(size - 1)
+    return last - v if isinstance(last, tx.IntImm) else size - v - 1

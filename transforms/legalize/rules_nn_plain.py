@@ -119,3 +119,13 @@ def _avg_pool2d(call: Any, x: Any) -> Any:
                                   f"by tvmlite (use an order of N, C, H and W)")
     out = _avg_pool2d_nchw(call, topi.transpose(x, [layout.index(ch) for ch in "NCHW"]))
     return topi.transpose(out, ["NCHW".index(ch) for ch in layout])
+
+
+def _conv_transpose(call: Any, x: Any, w: Any) -> Any:
+    return CP.conv_transpose(x, w, call.attr("strides"), call.attr("padding"),
+                             call.attr("output_padding"), call.attr("dilation"),
+                             call.attr("groups"), call.struct_info.dtype)
+
+
+for _rank in (1, 2, 3):
+    plain_rule(f"relax.nn.conv{_rank}d_transpose", _conv_transpose)
