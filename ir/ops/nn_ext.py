@@ -3,6 +3,8 @@ the 1-d pools, pixel_shuffle and batch_flatten; and `R.image.resize2d`."""
 
 from __future__ import annotations
 
+import re
+
 from typing import Any, Callable
 
 from ...tir import expr as tx
@@ -316,8 +318,12 @@ RESIZE_COORDS = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixe
 def _infer_resize2d(c: rx.Call) -> si.StructInfo:
     name = "relax.image.resize2d"
     x = tensor_arg(name, c, 0, "data")
-    _layouts(name, c, {"layout": "NCHW"})
-    _rank(name, x, 4, "data (NCHW)")
+    layout = c.attr("layout") or "NCHW"
+    axes = layout_axes(layout)
+    if "".join(axes) != layout or "H" not in axes or "W" not in axes:
+        raise op_error(name, f"layout must name the axes H and W (such as NCHW, NHWC or "
+                             f"NCHW16c), got {layout!r}")
+    _rank(name, x, len(axes), f"data ({layout})")
     if c.attr("method") not in RESIZE_METHODS:
         raise op_error(name, f"method must be one of {RESIZE_METHODS}, got {c.attr('method')!r}")
     if c.attr("coordinate_transformation_mode") not in RESIZE_COORDS:
@@ -328,8 +334,15 @@ def _infer_resize2d(c: rx.Call) -> si.StructInfo:
         size.struct_info, "values", None)
     dtype = c.attr("out_dtype") or x.dtype
     if x.shape is None or dims is None:
-        return si.TensorStructInfo(None, dtype, 4)
-    return out_tensor((x.shape[0], x.shape[1], *dims), dtype)
+        return si.TensorStructInfo(None, dtype, len(axes))
+    out = list(x.shape)
+    out[axes.index("H")], out[axes.index("W")] = dims
+    return out_tensor(tuple(out), dtype)
+
+
+def layout_axes(layout: str) -> list[str]:
+    """A layout's axes: `NCHW16c` is N, C, H, W and the sub-axis 16c (TVM's layout names)."""
+    return re.findall(r"\d*[A-Za-z]", layout)
 
 
 def resize2d(data: Any, size: Any, roi: Any = None, layout: str = "NCHW",

@@ -11,6 +11,7 @@ from typing import Any
 
 from ... import topi
 from ...topi import conv_plain as CP
+from ...topi import image_ext
 from ...topi import nn_plain as P
 from ...topi.schedule_mode import scheduled
 from .rules import CALL_NAMED, LEGALIZE, Rule, register_legalize
@@ -129,3 +130,23 @@ def _conv_transpose(call: Any, x: Any, w: Any) -> Any:
 
 for _rank in (1, 2, 3):
     plain_rule(f"relax.nn.conv{_rank}d_transpose", _conv_transpose)
+_resize2d_nchw = LEGALIZE["relax.image.resize2d"]
+
+
+@register_legalize("relax.image.resize2d")
+def _resize2d(call: Any, x: Any, size: Any) -> Any:
+    """TVM's nearest-neighbour asymmetric resize in any layout; the other methods run the NCHW
+    rule (between transposes for other orders of N, C, H, W)."""
+    layout = call.attr("layout") or "NCHW"
+    method, coords = call.attr("method"), call.attr("coordinate_transformation_mode")
+    if method == "nearest_neighbor" and coords == "asymmetric" and not (
+            scheduled() and layout == "NCHW"):
+        return image_ext.resize2d_nearest_asymmetric(
+            x, size, layout, call.attr("rounding_method") or "floor", call.struct_info.dtype)
+    if layout == "NCHW":
+        return _resize2d_nchw(call, x, size)
+    if sorted(layout) != sorted("NCHW"):
+        raise NotImplementedError(f"relax.image.resize2d: {method} in layout {layout!r} cannot "
+                                  f"be legalized by tvmlite (use an order of N, C, H and W)")
+    out = _resize2d_nchw(call, topi.transpose(x, [layout.index(ch) for ch in "NCHW"]), size)
+    return topi.transpose(out, ["NCHW".index(ch) for ch in layout])
