@@ -38,7 +38,16 @@ plain_rule("relax.nn.gelu", lambda c, x: P.gelu(x))
 plain_rule("relax.nn.gelu_tanh", lambda c, x: P.gelu_tanh(x))
 plain_rule("relax.nn.silu", lambda c, x: P.silu(x))
 plain_rule("relax.nn.leakyrelu", lambda c, x: P.leaky_relu(x, c.attr("alpha")))
-plain_rule("relax.nn.prelu", lambda c, x, a: P.prelu(x, a, c.attr("axis")))
+_prelu_per_channel = LEGALIZE["relax.nn.prelu"]
+
+
+@register_legalize("relax.nn.prelu")
+def _prelu(call: Any, x: Any, slope: Any) -> Any:
+    """The scheduled rule reads one slope per channel: a one-element slope takes TVM's form."""
+    axis = call.attr("axis") % x.ndim
+    if scheduled() and str(slope.shape[0]) == str(x.shape[axis]):
+        return _prelu_per_channel(call, x, slope)
+    return P.prelu(x, slope, call.attr("axis"))
 plain_rule("relax.nn.softmax", lambda c, x: P.softmax(x, c.attr("axis")))
 plain_rule("relax.nn.log_softmax", lambda c, x: P.log_softmax(x, c.attr("axis")))
 plain_rule("relax.nn.cross_entropy_with_logits",
