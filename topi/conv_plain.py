@@ -88,8 +88,8 @@ def conv(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, dilatio
     filters = weight.shape[kpos["O"]]
     per_group_out = simplify(floordiv(filters, groups))
     ksize = [weight.shape[kpos[ch]] for ch in spatial]
-    out_sp = [simplify((data.shape[pos[ch]] + (pads[s] + pads[s + k] - dilation[s] * (
-        ksize[s] - 1) - 1)) // strides[s] + 1) for s, ch in enumerate(spatial)]
+    out_sp = [_window_out(data.shape[pos[ch]], ksize[s], strides[s], pads[s] + pads[s + k],
+                          dilation[s]) for s, ch in enumerate(spatial)]
     rc = te.reduce_axis(per_group_in, "rc")
     rs = [te.reduce_axis(ksize[s], f"r{ch.lower()}") for s, ch in enumerate(spatial)]
     shape = [data.shape[0] if ch == "N" else filters if ch == "C" else out_sp[spatial.index(ch)]
@@ -113,6 +113,15 @@ def conv(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, dilatio
             data_layout, rc, rs))
     name = f"{'group_' if groups != 1 else ''}conv{k}d_{data_layout.lower()}"
     return te.compute(tuple(shape), body, name=name)
+
+
+def _window_out(size: tx.PrimExpr, ksize: tx.PrimExpr, stride: int, pad: int, dil: int
+                ) -> tx.PrimExpr:
+    """The output size of a convolution window; a symbolic kernel of stride and dilation 1
+    gives TVM's `h + 1 - kh`."""
+    if _static(ksize) is None and stride == 1 and dil == 1:
+        return size + _i(pad + 1) - ksize
+    return simplify((size + (pad - dil * (ksize - 1) - 1)) // stride + 1)
 
 
 def _reduce_order(layout: str, rc: Any, rs: list[Any]) -> list[Any]:

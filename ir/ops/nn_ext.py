@@ -99,9 +99,7 @@ def _infer_conv1d_ncw(name: str, c: rx.Call, x: si.TensorStructInfo, w: si.Tenso
     if same_dim(x.shape[1], w.shape[1] * groups) is False:
         raise op_error(name, f"data has {fmt(x.shape[1:2])} channels but weight {fmt(w.shape)} "
                              f"expects {as_int(w.shape[1] * groups)} (groups={groups})")
-    k = as_int(w.shape[2])
-    if k is None:
-        raise op_error(name, "the kernel size must be static")
+    k = w.shape[2]
     (st,), pd, (dl,) = c.attr("strides"), c.attr("padding"), c.attr("dilation")
     return out_tensor((x.shape[0], w.shape[0],
                        window_out(name, x.shape[2], k, st, pd[0] + pd[1], dl)), dtype)

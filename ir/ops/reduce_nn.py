@@ -145,8 +145,13 @@ def pair(v: Any, n: int = 2) -> tuple[int, ...]:
     return t
 
 
-def window_out(name: str, size: tx.PrimExpr, k: int, stride: int, pad: int, dil: int,
+def window_out(name: str, size: tx.PrimExpr, k: Any, stride: int, pad: int, dil: int,
                ceil: bool = False) -> tx.PrimExpr:
+    if isinstance(k, tx.PrimExpr) and as_int(k) is None:  # a symbolic kernel size
+        if stride == 1 and dil == 1 and not ceil:
+            return size + tx.const(pad + 1, "int64") - k  # TVM's form: h + 1 - kh
+        return (size + (pad + stride - 1 - dil * (k - 1))) // stride
+    k = as_int(k) if isinstance(k, tx.PrimExpr) else k
     span = dil * (k - 1) + 1
     n = as_int(size)
     if n is not None:
@@ -186,9 +191,7 @@ def _infer_conv2d(c: rx.Call) -> si.StructInfo:
     if same_dim(xs[1], ws[1] * groups) is False:
         raise op_error(name, f"data has {fmt(xs[1:2])} channels but weight {fmt(w.shape)} "
                              f"expects {as_int(ws[1] * groups)} (groups={groups})")
-    kh, kw = as_int(ws[2]), as_int(ws[3])
-    if kh is None or kw is None:
-        raise op_error(name, "the kernel size must be static")
+    kh, kw = ws[2], ws[3]
     st, pd, dil = c.attr("strides"), c.attr("padding"), c.attr("dilation")
     oh = window_out(name, xs[2], kh, st[0], pd[0] + pd[2], dil[0])
     ow = window_out(name, xs[3], kw, st[1], pd[1] + pd[3], dil[1])

@@ -439,3 +439,25 @@ def test_te_tensors_take_arithmetic_as_topi_broadcasts():
     res = tvm.nd.array(np.zeros((2, 3), "float32"))
     mod(tvm.nd.array(x), tvm.nd.array(y), res)
     np.testing.assert_allclose(res.numpy(), -(x * 2 + y) / 4 - 1)
+
+
+@I.ir_module
+class SymbolicKernelConv:
+    @R.function
+    def main(x: R.Tensor((1, 2, "h", "w"), "float32"), k: R.Tensor((3, 2, "kh", "kw"), "float32")):
+        return R.nn.conv2d(x, k)
+
+
+def test_conv2d_with_a_symbolic_kernel_size():
+    """TVM infers h + 1 - kh for a symbolic kernel (stride and dilation 1); both the plain and
+    the build's legalization run it."""
+    h, kh = SymbolicKernelConv["main"].params[0].struct_info.shape[2], \
+        SymbolicKernelConv["main"].params[1].struct_info.shape[2]
+    out = SymbolicKernelConv["main"].body.body.struct_info.shape[2]
+    assert tvm.ir.structural_equal(out, h + T.int64(1) - kh)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((1, 2, 6, 5)).astype("float32")
+    k = rng.standard_normal((3, 2, 2, 3)).astype("float32")
+    want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(k)).numpy()
+    for outs in _run_both(SymbolicKernelConv, x, k):
+        np.testing.assert_allclose(outs[0], want, rtol=1e-5, atol=1e-5)

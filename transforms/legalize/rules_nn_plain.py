@@ -13,6 +13,7 @@ from ... import topi
 from ...topi import conv_plain as CP
 from ...topi import image_ext
 from ...topi import nn_plain as P
+from ...tir import expr as tx
 from ...topi.schedule_mode import scheduled
 from .rules import CALL_NAMED, LEGALIZE, Rule, register_legalize
 
@@ -69,19 +70,23 @@ def _conv(call: Any, x: Any, w: Any) -> Any:
                    call.attr("out_dtype") or None)
 
 
-for _rank in (2, 3):
-    plain_rule(f"relax.nn.conv{_rank}d", _conv)
-_conv1d_ncw = LEGALIZE["relax.nn.conv1d"]
+def _scheduled_conv(name: str, layouts: tuple[str, str] | None) -> None:
+    """The scheduled rule of `name` where it applies (a static kernel, and `layouts` when
+    given: the only ones it knows), TVM's plain conv elsewhere."""
+    before = LEGALIZE[name]
+
+    @register_legalize(name)
+    def rule(call: Any, x: Any, w: Any) -> Any:
+        given = (call.attr("data_layout"), call.attr("kernel_layout"))
+        static = all(isinstance(d, tx.IntImm) for d in w.shape)
+        if scheduled() and static and (layouts is None or given == layouts):
+            return before(call, x, w)
+        return _conv(call, x, w)
 
 
-@register_legalize("relax.nn.conv1d")
-def _conv1d(call: Any, x: Any, w: Any) -> Any:
-    """The scheduled rule only knows NCW data and OIW weights."""
-    ncw = (call.attr("data_layout") or "NCW", call.attr("kernel_layout") or "OIW") == (
-        "NCW", "OIW")
-    if scheduled() and ncw:
-        return _conv1d_ncw(call, x, w)
-    return _conv(call, x, w)
+_scheduled_conv("relax.nn.conv1d", ("NCW", "OIW"))
+_scheduled_conv("relax.nn.conv2d", None)  # its rule transposes other layouts
+plain_rule("relax.nn.conv3d", _conv)
 plain_rule("relax.nn.pad", lambda c, x: CP.pad(
     x, c.attr("pad_width")[0::2], c.attr("pad_width")[1::2], c.attr("pad_value"))
     if (c.attr("pad_mode") or "constant") == "constant" else LEGALIZE_BEFORE["relax.nn.pad"](c, x))
