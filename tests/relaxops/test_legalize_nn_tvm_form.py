@@ -461,3 +461,25 @@ def test_conv2d_with_a_symbolic_kernel_size():
     want = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(k)).numpy()
     for outs in _run_both(SymbolicKernelConv, x, k):
         np.testing.assert_allclose(outs[0], want, rtol=1e-5, atol=1e-5)
+
+
+def test_legalized_binding_takes_the_kernels_struct_info():
+    """As TVM's ExprMutator re-emits a binding: the variable annotated `h - kh + 1` takes the
+    legalized call's `h + 1 - kh`, and its uses follow."""
+
+    @I.ir_module
+    class Annotated:
+        @R.function
+        def main(x: R.Tensor((1, 2, "h", 4), "float32"), k: R.Tensor((3, 2, "kh", 1), "float32")):
+            h, kh = T.int64(), T.int64()
+            gv: R.Tensor((1, 3, h - kh + 1, 4), "float32") = R.nn.conv2d(x, k)
+            out = R.nn.relu(gv)
+            return out
+
+    main = relax.transform.LegalizeOps()(Annotated)["main"]
+    conv, relu = main.body.blocks[0].bindings
+    assert tvm.ir.structural_equal(conv.var.struct_info, conv.value.struct_info)
+    assert relu.value.args[1].fields[0] is conv.var
+    h = main.params[0].struct_info.shape[2]
+    kh = main.params[1].struct_info.shape[2]
+    assert tvm.ir.structural_equal(conv.var.struct_info.shape[2], h + T.int64(1) - kh)

@@ -18,6 +18,7 @@ from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.functor import ExprMutator
 from ...ir.module import IRModule
+from ...ir.structural import structural_equal
 from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL
 from ...tir import expr as tx
 from ..pass_infra import Pass, PassContext
@@ -38,6 +39,25 @@ class _Legalizer(ExprMutator):
     def __init__(self, emitter: TEEmitter, rules: dict[str, Callable[..., Any]],
                  bb_rules: dict[str, Callable[..., Any]] | None = None) -> None:
         self.emitter, self.rules, self.bb_rules = emitter, rules, bb_rules or {}
+        self.remap: dict[rx.Var, rx.Var] = {}
+
+    # NOTE: as TVM's ExprMutator re-emits a binding, a variable whose value now has another
+    # struct info (a shape written differently) takes the value's, and its uses follow
+    def visit_binding(self, binding: Any) -> Any:
+        new = super().visit_binding(binding)
+        if new is binding or not isinstance(new, rx.VarBinding):
+            return new
+        sinfo = new.value.struct_info
+        if sinfo is None or structural_equal(sinfo, new.var.struct_info):
+            return new
+        var = replace(new.var, struct_info=sinfo)
+        self.remap[binding.var] = var
+        return replace(new, var=var)
+
+    def visit_Var(self, var: rx.Var) -> rx.Expr:
+        return self.remap.get(var, var)
+
+    visit_DataflowVar = visit_Var
 
     def visit_Call(self, call: rx.Call) -> rx.Expr:
         call = self.generic_visit(call)
