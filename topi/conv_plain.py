@@ -252,3 +252,59 @@ def conv_transpose(data: te.Tensor, weight: te.Tensor, strides: Any, padding: An
 def _flip(v: tx.PrimExpr, size: tx.PrimExpr) -> tx.PrimExpr:
     last = simplify(size - 1)
     return last - v if isinstance(last, tx.IntImm) else size - v - 1
+
+
+def avg_pool(data: te.Tensor, kernel: Any, strides: Any, padding: Any, ceil_mode: bool,
+             layout: str) -> te.Tensor | None:
+    """TVM's average pool that leaves the padding out of the count, for static sizes, no
+    dilation and the window counts whose simplified form tvmlite writes as TVM does (stride
+    1, or some padding before); None otherwise (the caller keeps tvmlite's form)."""
+    axes = _layout_axes(layout)
+    spatial = [ch for ch in ("D", "H", "W") if ch in axes][-len(kernel):]
+    k = len(spatial)
+    pos = [axes.index(ch) for ch in spatial]
+    pads = list(padding) if len(padding) == 2 * k else list(padding) * 2
+    sizes = [_static(data.shape[p]) for p in pos]
+    if None in sizes or any(s > 1 and pads[d] == 0 for d, s in enumerate(strides)):
+        return None
+    before, after = [0] * data.ndim, [0] * data.ndim
+    for s in range(k):
+        before[pos[s]] = pads[s]
+        after[pos[s]] = pads[s + k] + (strides[s] - 1 if ceil_mode else 0)
+    padded = pad(data, before, after, 0.0, name="pad_temp") if any(before) or any(after) \
+        else data
+    shape = list(data.shape)
+    for s, p in enumerate(pos):
+        shape[p] = simplify((data.shape[p] + (before[p] + after[p] - kernel[s] + 1 - 1))
+                            // strides[s] + 1)
+    rv = [te.reduce_axis(kernel[s], f"rv{s}") for s in range(k)]
+
+    def window(*o: tx.PrimExpr) -> tx.PrimExpr:
+        src = list(o)
+        for s, p in enumerate(pos):
+            src[p] = mul(o[p], strides[s]) + rv[s]
+        return te.sum(padded[tuple(src)], axis=rv)
+    total = te.compute(tuple(shape), window, name="pool_sum")
+
+    def avg(*o: tx.PrimExpr) -> tx.PrimExpr:
+        count: tx.PrimExpr | None = None
+        for s, p in enumerate(pos):
+            c = _window_count(o[p], kernel[s], strides[s], pads[s], sizes[s])
+            count = c if count is None else count * c
+        assert count is not None
+        whole = tx.binop(B.MAX, count, _i(1))
+        return total[o] / tx.Cast(data.dtype, whole)
+    return te.compute(tuple(shape), avg, name="pool_avg",
+                      attrs={"schedule_rule": "meta_schedule.pool_avg"})
+
+
+def _window_count(v: tx.PrimExpr, ksize: int, stride: int, before: int, size: int
+                  ) -> tx.PrimExpr:
+    """How many input elements the window at output index v covers (its padding left out),
+    in the form TVM's simplifier gives min(end, size - 1) - max(start, 0) + 1."""
+    if stride == 1:
+        return tx.binop(B.MIN, _i(ksize - 1 - before), _i(size - 1) - v) + _i(before + 1) \
+            - tx.binop(B.MAX, _i(before) - v, _i(0))
+    at = v * _i(stride)
+    last = tx.binop(B.MIN, at + _i(ksize - 1 - before), _i(size - 1))
+    return last + _i(before + 1) - tx.binop(B.MAX, _i(before) - at, _i(0)) - at

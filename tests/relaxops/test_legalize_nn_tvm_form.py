@@ -381,7 +381,9 @@ class PoolsResize:
                 R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], layout="NHWC"),
                 R.nn.adaptive_avg_pool2d(y, output_size=[4, 2]),
                 R.image.resize2d(x, size=(14, 9), layout="NHWC", method="nearest_neighbor",
-                                 coordinate_transformation_mode="asymmetric", rounding_method="floor"))
+                                 coordinate_transformation_mode="asymmetric", rounding_method="floor"),
+                R.nn.avg_pool2d(y, pool_size=[3, 3], strides=[1, 1], padding=[1, 1, 1, 1]),
+                R.nn.avg_pool2d(y, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], ceil_mode=True))
 
 
 def test_pools_and_resize_in_other_layouts_match_torch():
@@ -394,7 +396,9 @@ def test_pools_and_resize_in_other_layouts_match_torch():
     want = [nhwc(F.max_pool2d(t, (3, 2), 2, (1, 0), ceil_mode=True)),
             nhwc(F.avg_pool2d(t, 3, 2, 1, count_include_pad=False)),
             F.adaptive_avg_pool2d(torch.tensor(y), (4, 2)).numpy(),
-            nhwc(F.interpolate(t, size=(14, 9), mode="nearest"))]
+            nhwc(F.interpolate(t, size=(14, 9), mode="nearest")),
+            F.avg_pool2d(torch.tensor(y), 3, 1, 1, count_include_pad=False).numpy(),
+            F.avg_pool2d(torch.tensor(y), 3, 2, 1, ceil_mode=True, count_include_pad=False).numpy()]
     for outs in _run_both(PoolsResize, x, y):
         for got, ref in zip(outs, want):
             np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)

@@ -124,9 +124,15 @@ _avg_pool2d_nchw = LEGALIZE["relax.nn.avg_pool2d"]
 
 @register_legalize("relax.nn.avg_pool2d")
 def _avg_pool2d(call: Any, x: Any) -> Any:
-    """Other orders of N, C, H, W run the NCHW rule between transposes (TVM's form divides by
-    the window count as its simplifier writes it, which tvmlite does not reproduce)."""
+    """TVM's plain form where tvmlite writes its window count as TVM's simplifier does; else
+    the NCHW rule (between transposes for other orders of N, C, H, W)."""
     layout = call.attr("layout") or "NCHW"
+    plain = not (scheduled() and layout == "NCHW") and not call.attr("count_include_pad") \
+        and all(d == 1 for d in call.attr("dilation"))
+    out = CP.avg_pool(x, call.attr("pool_size"), call.attr("strides"), call.attr("padding"),
+                      call.attr("ceil_mode"), layout) if plain else None
+    if out is not None:
+        return out
     if layout == "NCHW":
         return _avg_pool2d_nchw(call, x)
     if sorted(layout) != sorted("NCHW"):
