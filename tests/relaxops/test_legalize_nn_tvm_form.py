@@ -487,3 +487,14 @@ def test_legalized_binding_takes_the_kernels_struct_info():
     h = main.params[0].struct_info.shape[2]
     kh = main.params[1].struct_info.shape[2]
     assert tvm.ir.structural_equal(conv.var.struct_info.shape[2], h + T.int64(1) - kh)
+
+
+def test_matmul_of_unknown_dtype_is_refused_as_in_tvm():
+    a = relax.Var("a", relax.TensorStructInfo((4, 8)))
+    b = relax.Var("b", relax.TensorStructInfo((8, 2), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [a, b]):
+        out = bb.emit(relax.op.matmul(a, b))
+        bb.emit_func_output(out)
+    with pytest.raises(AssertionError, match="To legalize R.matmul"):
+        relax.transform.LegalizeOps()(bb.get())

@@ -68,6 +68,7 @@ class _Legalizer(ExprMutator):
         if not isinstance(call.op, rx.Op) or call.op.name not in self.rules:
             return call
         if not all(_known(a) for a in call.args):
+            _check_dtypes_known(call)
             return call
         args = [_expand_tuple(a) for a in call.args]
         if call.op.name in SHAPE_ONLY_FIRST:  # the kernel needs x's shape, not its data
@@ -91,6 +92,16 @@ SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in (
     *BINARY, *COMPARE, *LOGICAL, "full", "full_like"))
 # `full_like(x, v)` and kin read only x's shape: TVM's kernel takes no buffer for x.
 SHAPE_ONLY_FIRST = frozenset(("relax.full_like", "relax.zeros_like", "relax.ones_like"))
+
+
+def _check_dtypes_known(call: rx.Call) -> None:
+    """TVM refuses to leave a matmul of unknown dtype for later: its kernel needs the dtype."""
+    if call.op.name != "relax.matmul":  # type: ignore[attr-defined]
+        return
+    dtypes = [getattr(a.struct_info, "dtype", None) for a in call.args]
+    if not all(dtypes):
+        raise AssertionError(f"To legalize R.matmul, the dtype of both arguments must be "
+                             f"known, got {dtypes[0] or 'unknown'} and {dtypes[1] or 'unknown'}")
 
 
 def _scalar_constant(e: rx.Expr) -> tx.PrimExpr | None:
