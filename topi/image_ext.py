@@ -117,3 +117,28 @@ def resize2d_nearest_asymmetric(x: te.Tensor, size: Any, layout: str, rounding: 
         v = x[tuple(src)]
         return v if v.dtype == out_dtype else tx.Cast(out_dtype, v)
     return te.compute(tuple(shape), body, name="resize")
+
+
+def affine_grid(theta: te.Tensor, size: Any, align_corners: bool = True) -> te.Tensor:
+    """TVM's topi.image.affine_grid: out[n, d, *i] = theta[n, d, k] + the sum over the spatial
+    axes (last first) of theta[n, d, j] times the normalized coordinate of that axis."""
+    k = len(size)
+    dims = [int(s.value) if isinstance(s, tx.IntImm) else int(s) for s in size]
+    dt = theta.dtype
+    if align_corners:
+        starts = [-1.0] * k
+        steps = [(2.0 - 1e-7) / (d - 1) for d in dims]
+    else:
+        starts = [-1.0 + 1.0 / d for d in dims]
+        steps = [2.0 / d for d in dims]
+
+    def body(*o: tx.PrimExpr) -> tx.PrimExpr:
+        n, d, spatial = o[0], o[1], o[2:]
+        out = theta[n, d, tx.const(k, "int64")]
+        for axis in range(k):
+            coord = tx.const(starts[axis], dt) + tx.Cast(dt, spatial[axis]) * tx.const(
+                steps[axis], dt)
+            out = out + theta[n, d, tx.const(k - 1 - axis, "int64")] * coord
+        return out
+    shape = (theta.shape[0], tx.const(k, "int64"), *(tx.const(d, "int64") for d in dims))
+    return te.compute(shape, body, name="compute")

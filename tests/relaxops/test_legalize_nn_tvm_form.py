@@ -498,3 +498,23 @@ def test_matmul_of_unknown_dtype_is_refused_as_in_tvm():
         bb.emit_func_output(out)
     with pytest.raises(AssertionError, match="To legalize R.matmul"):
         relax.transform.LegalizeOps()(bb.get())
+
+
+@I.ir_module
+class AffineGrid:
+    @R.function
+    def main(theta: R.Tensor((2, 2, 3), "float32")):
+        return (R.image.affine_grid(theta, size=(5, 7)),
+                R.image.affine_grid(theta, size=(4, 6), align_corners=False))
+
+
+def test_affine_grid_matches_torch():
+    theta = np.random.default_rng(5).standard_normal((2, 2, 3)).astype("float32")
+    out = AffineGrid["main"].body.body.struct_info
+    assert [tuple(int(d) for d in f.shape) for f in out.fields] == [(2, 2, 5, 7), (2, 2, 4, 6)]
+    t = torch.tensor(theta)
+    want = [torch.nn.functional.affine_grid(t, (2, 1, h, w), align_corners=ac).permute(0, 3, 1, 2)
+            for h, w, ac in ((5, 7, True), (4, 6, False))]
+    for outs in _run_both(AffineGrid, theta):
+        for got, ref in zip(outs, want):
+            np.testing.assert_allclose(got, ref.numpy(), rtol=1e-5, atol=1e-5)
