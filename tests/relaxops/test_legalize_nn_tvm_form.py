@@ -518,3 +518,44 @@ def test_affine_grid_matches_torch():
     for outs in _run_both(AffineGrid, theta):
         for got, ref in zip(outs, want):
             np.testing.assert_allclose(got, ref.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_operator_registered_by_attributes_legalizes_recursively():
+    """TVM's way to add an operator: `register_op_attr` its FInferType and FLegalize; the
+    legalization may produce operators that are legalized in turn."""
+    name = "tvmlite_test.matmul_bias_add"
+
+    def infer(call, context):
+        a, w, b = call.args
+        mm = tvm.ir.Op.get("relax.matmul").get_attr("FInferType")(relax.op.matmul(a, w), context)
+        return tvm.ir.Op.get("relax.add").get_attr("FInferType")(
+            relax.op.add(relax.Var("mm", mm), b), context)
+
+    def legalize(bb, call):
+        a, w, b = call.args
+        return relax.op.add(relax.op.matmul(a, w), b)
+
+    tvm.ir.register_op_attr(name, "FInferType", infer)
+    tvm.ir.register_op_attr(name, "FLegalize", legalize)
+    op = tvm.ir.Op.get(name)
+    try:
+        a = relax.Var("a", relax.TensorStructInfo((2, 3), "float32"))
+        w = relax.Var("w", relax.TensorStructInfo((3, 4), "float32"))
+        b = relax.Var("b", relax.TensorStructInfo((4,), "float32"))
+        bb = relax.BlockBuilder()
+        with bb.function("main", [a, w, b]):
+            out = bb.emit(relax.Call(op, [a, w, b]))
+            bb.emit_func_output(out)
+        mod = bb.get()
+        assert mod["main"].body.blocks[0].bindings[0].var.struct_info.shape[1].value == 4
+        legal = relax.transform.LegalizeOps()(mod)
+        assert_structural_equal(relax.transform.LegalizeOps()(legal), legal)
+        rng = np.random.default_rng(6)
+        x, y, z = (rng.standard_normal(s).astype("float32") for s in ((2, 3), (3, 4), (4,)))
+        vm = relax.VirtualMachine(relax.build(legal, target="llvm"), tvm.cpu())
+        got = vm["main"](tvm.nd.array(x), tvm.nd.array(y), tvm.nd.array(z)).numpy()
+        np.testing.assert_allclose(got, x @ y + z, rtol=1e-5, atol=1e-5)
+    finally:
+        op.reset_attr("FLegalize")
+        op.reset_attr("FInferType")
+    assert op.get_attr("FLegalize") is None and op.get_attr("FInferType") is None

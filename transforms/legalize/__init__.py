@@ -18,6 +18,7 @@ from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.functor import ExprMutator
 from ...ir.module import IRModule
+from ...ir.op import op_attr
 from ...ir.structural import structural_equal
 from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL
 from ...tir import expr as tx
@@ -61,10 +62,12 @@ class _Legalizer(ExprMutator):
 
     def visit_Call(self, call: rx.Call) -> rx.Expr:
         call = self.generic_visit(call)
-        if isinstance(call.op, rx.Op) and call.op.name in self.bb_rules:  # TVM's (bb, call)
+        bb_rule = self.bb_rules.get(call.op.name) or op_attr(call.op.name, "FLegalize") \
+            if isinstance(call.op, rx.Op) else None
+        if bb_rule is not None:  # TVM's f(bb, call); its result may need legalizing in turn
             if not all(_known(a) for a in call.args):
                 return call
-            return run_bb_rule(self.bb_rules[call.op.name], call, self.emitter)
+            return self.visit(run_bb_rule(bb_rule, call, self.emitter))
         if not isinstance(call.op, rx.Op) or call.op.name not in self.rules:
             return call
         if not all(_known(a) for a in call.args):
