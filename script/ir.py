@@ -30,6 +30,12 @@ def vdevice(target: Any = None, vdevice_id: int = 0, memory_scope: str = "global
     return VDevice(target, vdevice_id, memory_scope)
 
 
+def meta_var(value: Any) -> Any:
+    """`I.meta_var(x)`: a Python value used as it is inside a TVMScript function (TVM's
+    marker for values that are not IR variables)."""
+    return value
+
+
 def dummy_global_info() -> DummyGlobalInfo:
     """`I.dummy_global_info()`: a global info that carries nothing."""
     return DummyGlobalInfo()
@@ -45,7 +51,7 @@ def _module() -> Any:
 
 
 __all__ = ["GlobalVar", "dummy_global_info", "ir_module", "module_attrs", "module_global_infos",
-           "vdevice"]
+           "vdevice", "meta_var"]
 
 
 def _called_from_class_body() -> bool:

@@ -559,3 +559,18 @@ def test_operator_registered_by_attributes_legalizes_recursively():
         op.reset_attr("FLegalize")
         op.reset_attr("FInferType")
     assert op.get_attr("FLegalize") is None and op.get_attr("FInferType") is None
+
+
+def test_meta_var_passes_a_python_value_into_the_function():
+    @I.ir_module
+    class Attention:
+        @R.function
+        def main(q: R.Tensor((1, 2, 1, 4), "float32"), k: R.Tensor((1, 3, 1, 4), "float32"),
+                 v: R.Tensor((1, 3, 1, 4), "float32")):
+            scale = I.meta_var(T.FloatImm("float32", 0.25))
+            gv = R.nn.attention(q, k, v, scale=scale)
+            return gv
+
+    call = Attention["main"].body.blocks[0].bindings[0].value
+    assert float(getattr(call.attr("scale"), "value", call.attr("scale"))) == 0.25
+    assert len(Attention["main"].body.blocks[0].bindings) == 1  # `scale` is no binding
