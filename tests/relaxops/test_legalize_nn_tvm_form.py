@@ -574,3 +574,30 @@ def test_meta_var_passes_a_python_value_into_the_function():
     call = Attention["main"].body.blocks[0].bindings[0].value
     assert float(getattr(call.attr("scale"), "value", call.attr("scale"))) == 0.25
     assert len(Attention["main"].body.blocks[0].bindings) == 1  # `scale` is no binding
+
+
+def test_kernels_per_virtual_device_and_the_function_returns_its_body():
+    """As TVM: a call on a vdevice gets its own kernel, named after and marked with the
+    device's target; a legalized function returns what its new body gives (here the body is
+    more specific than the annotation)."""
+
+    @I.ir_module
+    class TwoDevices:
+        I.module_global_infos({"vdevice": [I.vdevice("llvm")]})
+
+        @R.function
+        def plain(a: R.Tensor((4,), "float32"), b: R.Tensor((4,), "float32")) -> R.Tensor(ndim=1):
+            c = R.add(a, b)
+            return c
+
+        @R.function
+        def on_llvm(a: R.Tensor((4,), "float32", "llvm"), b: R.Tensor((4,), "float32", "llvm")):
+            c = R.add(a, b)
+            return c
+
+    mod = relax.transform.LegalizeOps()(TwoDevices)
+    assert sorted(gv.name_hint for gv in mod.functions) == ["add", "add_llvm", "on_llvm", "plain"]
+    assert str(dict(mod["add_llvm"].attrs)["target"]) == "llvm"
+    assert "target" not in dict(mod["add"].attrs)
+    assert mod["on_llvm"].body.blocks[0].bindings[0].var.struct_info.vdevice is not None
+    assert [int(d) for d in mod["plain"].ret_struct_info.shape] == [4]

@@ -55,6 +55,14 @@ class _Legalizer(ExprMutator):
         self.remap[binding.var] = var
         return replace(new, var=var)
 
+    def visit_Function(self, func: rx.Function) -> rx.Function:
+        """A changed function returns what its new body gives (TVM's LegalizeOps output)."""
+        new = self.generic_visit(func)
+        body = getattr(new.body, "struct_info", None)
+        if new is func or body is None or structural_equal(body, new.ret_struct_info):
+            return new
+        return replace(new, ret_struct_info=body)
+
     def visit_Var(self, var: rx.Var) -> rx.Expr:
         return self.remap.get(var, var)
 
@@ -84,9 +92,24 @@ class _Legalizer(ExprMutator):
         key = (call.op.name, call.attrs, tuple(_arg_key(a) for a in args),
                tuple(ids.index(i) for i in ids))
         base = primfunc_name(call.op.name, call)
+        kind = _device_kind(call)
+        if kind is not None:  # TVM makes one kernel per virtual device, for its target
+            base, key = f"{base}_{kind}", (key, kind)
         out = call.struct_info if _known_sinfo(call.struct_info) else None
+        if kind is not None and isinstance(out, si.TensorStructInfo) and out.vdevice is None:
+            out = replace(out, vdevice=_vdevice(call))
         new = self.emitter.call_te(lambda *a: rule(call, *a), args, {}, base, key, out)
+        if kind is not None:
+            self._mark_target(new, kind)
         return replace(new, span=call.span)
+
+    def _mark_target(self, new: rx.Call, kind: str) -> None:
+        from ...target import Target
+
+        gv = new.args[0].gvar  # type: ignore[attr-defined]
+        func = self.emitter.funcs[gv]
+        if "target" not in dict(func.attrs):
+            self.emitter.funcs[gv] = replace(func, attrs=(("target", Target(kind)), *func.attrs))
 
 
 # Binary elementwise operators: a 0-d constant operand is written into the kernel as a
@@ -95,6 +118,22 @@ SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in (
     *BINARY, *COMPARE, *LOGICAL, "full", "full_like"))
 # `full_like(x, v)` and kin read only x's shape: TVM's kernel takes no buffer for x.
 SHAPE_ONLY_FIRST = frozenset(("relax.full_like", "relax.zeros_like", "relax.ones_like"))
+
+
+def _vdevice(call: rx.Call) -> Any:
+    """The virtual device the call's result lives on, if any."""
+    # NOTE: some struct-info rules drop the vdevice; the arguments' is the call's then
+    found = [getattr(e.struct_info, "vdevice", None) for e in (call, *call.args)]
+    return next((v for v in found if v is not None), None)
+
+
+def _device_kind(call: rx.Call) -> str | None:
+    """The target kind of that virtual device (`"llvm"`), if any."""
+    vdev = _vdevice(call)
+    if vdev is None:
+        return None
+    target = getattr(vdev, "target", vdev)
+    return str(getattr(target, "kind", target)).split(":")[0].split(" ")[0] or None
 
 
 def _check_dtypes_known(call: rx.Call) -> None:
