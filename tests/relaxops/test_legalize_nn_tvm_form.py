@@ -601,3 +601,17 @@ def test_kernels_per_virtual_device_and_the_function_returns_its_body():
     assert "target" not in dict(mod["add"].attrs)
     assert mod["on_llvm"].body.blocks[0].bindings[0].var.struct_info.vdevice is not None
     assert [int(d) for d in mod["plain"].ret_struct_info.shape] == [4]
+
+
+def test_return_annotation_written_differently_is_kept():
+    @I.ir_module
+    class Annotated:
+        @R.function
+        def main(x: R.Tensor((1, 2, "h", 4), "float32"), k: R.Tensor((3, 2, "kh", 1), "float32")
+                 ) -> R.Tensor((1, 3, "h - kh + 1", 4), "float32"):
+            gv = R.nn.conv2d(x, k)
+            return gv
+
+    before = Annotated["main"].ret_struct_info
+    after = relax.transform.LegalizeOps()(Annotated)["main"].ret_struct_info
+    assert tvm.ir.structural_equal(before, after)  # `h - kh + 1`, not the body's `h + 1 - kh`

@@ -20,6 +20,8 @@ from ...ir.functor import ExprMutator
 from ...ir.module import IRModule
 from ...ir.op import op_attr
 from ...ir.structural import structural_equal
+from ...ir.type_analysis import is_base_of
+from ...tir.analyzer import Analyzer
 from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL
 from ...tir import expr as tx
 from ..pass_infra import Pass, PassContext
@@ -56,10 +58,11 @@ class _Legalizer(ExprMutator):
         return replace(new, var=var)
 
     def visit_Function(self, func: rx.Function) -> rx.Function:
-        """A changed function returns what its new body gives (TVM's LegalizeOps output)."""
+        """A changed function returns what its new body gives, unless its return struct info
+        already says the same (a shape written differently): TVM's LegalizeOps output."""
         new = self.generic_visit(func)
-        body = getattr(new.body, "struct_info", None)
-        if new is func or body is None or structural_equal(body, new.ret_struct_info):
+        body, ret = getattr(new.body, "struct_info", None), new.ret_struct_info
+        if new is func or body is None or (ret is not None and _says_the_same(ret, body)):
             return new
         return replace(new, ret_struct_info=body)
 
@@ -118,6 +121,18 @@ SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in (
     *BINARY, *COMPARE, *LOGICAL, "full", "full_like"))
 # `full_like(x, v)` and kin read only x's shape: TVM's kernel takes no buffer for x.
 SHAPE_ONLY_FIRST = frozenset(("relax.full_like", "relax.zeros_like", "relax.ones_like"))
+
+
+def _says_the_same(a: si.StructInfo, b: si.StructInfo) -> bool:
+    """Whether two struct infos describe the same values (dims may be written differently:
+    `h - kh + 1` and `h + 1 - kh`)."""
+    if isinstance(a, si.TensorStructInfo) and isinstance(b, si.TensorStructInfo):
+        if (a.dtype, a.ndim, a.vdevice) != (b.dtype, b.ndim, b.vdevice) or \
+                (a.shape is None) != (b.shape is None):
+            return False
+        prove = Analyzer().can_prove_equal
+        return a.shape is None or all(prove(x, y) for x, y in zip(a.shape, b.shape))
+    return is_base_of(a, b) and is_base_of(b, a)
 
 
 def _vdevice(call: rx.Call) -> Any:
