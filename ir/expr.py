@@ -222,6 +222,23 @@ class Op(Expr):
         """TVM keeps one node per operator, so two Ops of one name are the same node."""
         return isinstance(other, Op) and other.name == self.name
 
+    def get_attr(self, key: str) -> Any:
+        """TVM's attribute of the operator (`FInferType` as f(call, context)), or None."""
+        from .op import op_attr
+
+        if key in ("FInferType", "FInferStructInfo"):
+            infer = op_attr(self.name, "infer_struct_info")
+            return None if infer is None else (lambda call, context=None: infer(call))
+        return op_attr(self.name, key)
+
+    def reset_attr(self, key: str) -> None:
+        """Drop the operator's attribute `key` (TVM's `Op.reset_attr`)."""
+        from .op import reset_op_attr
+
+        reset_op_attr(self.name, key)
+        if key in ("FInferType", "FInferStructInfo"):
+            reset_op_attr(self.name, "infer_struct_info")
+
 
 @dataclass(frozen=True, slots=True)
 class ExternFunc(Expr):

@@ -179,7 +179,13 @@ def is_prim_var(value: object) -> bool:
 def register_op_attr(op_name: str, attr_key: str, value: Any = None, level: int = 10) -> Any:
     """Attach `attr_key` to operator `op_name` (as a decorator when `value` is omitted)."""
     def register(v: Any) -> Any:
+        from .op import list_ops, register_op
+
+        if op_name not in list_ops():  # TVM registers an operator on its first attribute
+            register_op(op_name)
         set_op_attr(op_name, attr_key, v)
+        if attr_key in ("FInferType", "FInferStructInfo"):  # TVM's f(call, context)
+            set_op_attr(op_name, "infer_struct_info", lambda call: v(call, None))
         return v
 
     return register if value is None else register(value)

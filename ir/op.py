@@ -25,6 +25,10 @@ def set_op_attr(name: str, key: str, value: Any) -> None:
     _OP_ATTRS[name][key] = value
 
 
+def reset_op_attr(name: str, key: str) -> None:
+    _OP_ATTRS.get(name, {}).pop(key, None)
+
+
 def get_op(name: str) -> Op:
     if name not in _OP_ATTRS:
         raise KeyError(f"operator {name!r} is not registered")

@@ -289,6 +289,13 @@ def _epilogue_block(t: Tensor, op: ComputeOp, ivars: list[tx.Var], spatial: list
         BufferStore(t.buffer, _Rename(vmap).visit(expr), tuple(evars)))
 
 
+def _plain() -> bool:
+    """Whether computes come out in TVM's plain form (topi/schedule_mode.py)."""
+    from ..topi.schedule_mode import scheduled  # topi builds on te
+
+    return not scheduled()
+
+
 def _is_zero(e: tx.PrimExpr) -> bool:
     return isinstance(e, tx.IntImm) and e.value == 0
 

@@ -216,6 +216,46 @@ class Tensor:
     def __repr__(self) -> str:
         return f"Tensor({self.name}, {list(self.shape)}, {self.dtype})"
 
+    # TVM overloads arithmetic on whole tensors with topi's broadcasting computes
+    # (`x * 0.5` is `topi.multiply(x, 0.5)`); scalars take the tensor's dtype.
+    def __add__(self, other: Any) -> Tensor:
+        return _topi_binary("add", self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _topi_binary("add", other, self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return _topi_binary("subtract", self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _topi_binary("subtract", other, self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return _topi_binary("multiply", self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _topi_binary("multiply", other, self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return _topi_binary("divide", self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _topi_binary("divide", other, self)
+
+    def __neg__(self) -> Tensor:
+        return _topi_binary("multiply", self, tx.const(-1, self.dtype))
+
+    def astype(self, dtype: str) -> Tensor:
+        from .. import topi
+
+        return topi.cast(self, dtype)
+
+
+def _topi_binary(name: str, a: Any, b: Any) -> Tensor:
+    from .. import topi  # topi builds on te
+
+    return getattr(topi, name)(a, b)
+
 
 class TensorSlice:
     """`A[i]` of a 2-D tensor: indexed again (`A[i][j]`) it reads the element."""

@@ -85,3 +85,60 @@ def grid_sample(x: te.Tensor, grid: te.Tensor, method: str, padding_mode: str,
         bottom = read(b, f, y0 + 1, x0) * (one - dx) + read(b, f, y0 + 1, x0 + 1) * dx
         return _f(top * (one - dy) + bottom * dy, x.dtype)
     return te.compute((n, c, oh, ow), body, name="grid_sample")
+
+
+def resize2d_nearest_asymmetric(x: te.Tensor, size: Any, layout: str, rounding: str,
+                                out_dtype: str) -> te.Tensor:
+    """TVM's nearest-neighbour resize with asymmetric coordinates in any layout naming H and
+    W: each output index scaled by in/out, rounded, and clamped to the input."""
+    import re
+
+    axes = re.findall(r"\d*[A-Za-z]", layout)
+    pos = (axes.index("H"), axes.index("W"))
+    shape = list(x.shape)
+    for p, s in zip(pos, size):
+        shape[p] = s
+
+    def scale(n: tx.PrimExpr, m: tx.PrimExpr) -> tx.PrimExpr:
+        if isinstance(n, tx.IntImm) and isinstance(m, tx.IntImm):
+            return tx.const(n.value / m.value, "float32")
+        return tx.Cast("float32", n) / tx.Cast("float32", m)
+
+    def nearest(v: tx.PrimExpr, n: tx.PrimExpr, m: tx.PrimExpr) -> tx.PrimExpr:
+        at = scale(n, m) * tx.Cast("float32", v)
+        k = tx.Cast("int64", tx.Call("float32", f"tir.{rounding or 'round'}", (at,)))
+        last = n - 1 if not isinstance(n, tx.IntImm) else tx.const(n.value - 1, "int64")
+        return tx.binop(B.MAX, tx.binop(B.MIN, k, last), tx.const(0, "int64"))
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        src = list(i)
+        for p in pos:
+            src[p] = nearest(i[p], x.shape[p], shape[p])
+        v = x[tuple(src)]
+        return v if v.dtype == out_dtype else tx.Cast(out_dtype, v)
+    return te.compute(tuple(shape), body, name="resize")
+
+
+def affine_grid(theta: te.Tensor, size: Any, align_corners: bool = True) -> te.Tensor:
+    """TVM's topi.image.affine_grid: out[n, d, *i] = theta[n, d, k] + the sum over the spatial
+    axes (last first) of theta[n, d, j] times the normalized coordinate of that axis."""
+    k = len(size)
+    dims = [int(s.value) if isinstance(s, tx.IntImm) else int(s) for s in size]
+    dt = theta.dtype
+    if align_corners:
+        starts = [-1.0] * k
+        steps = [(2.0 - 1e-7) / (d - 1) for d in dims]
+    else:
+        starts = [-1.0 + 1.0 / d for d in dims]
+        steps = [2.0 / d for d in dims]
+
+    def body(*o: tx.PrimExpr) -> tx.PrimExpr:
+        n, d, spatial = o[0], o[1], o[2:]
+        out = theta[n, d, tx.const(k, "int64")]
+        for axis in range(k):
+            coord = tx.const(starts[axis], dt) + tx.Cast(dt, spatial[axis]) * tx.const(
+                steps[axis], dt)
+            out = out + theta[n, d, tx.const(k - 1 - axis, "int64")] * coord
+        return out
+    shape = (theta.shape[0], tx.const(k, "int64"), *(tx.const(d, "int64") for d in dims))
+    return te.compute(shape, body, name="compute")

@@ -41,7 +41,11 @@ def bcast_index(t: te.Tensor, idx: tuple[tx.PrimExpr, ...]) -> tx.PrimExpr:
 
 
 def _operand(x: Any, dtype: str) -> Any:
-    return x if isinstance(x, te.Tensor) else tx.const(x, dtype)
+    if isinstance(x, te.Tensor):
+        return x
+    if isinstance(x, tx.PrimExpr) and x.dtype != dtype:  # TVM converts a scalar operand
+        return tx.const(x.value, dtype) if isinstance(x, tx.IntImm) else tx.Cast(dtype, x)
+    return tx.const(x, dtype)
 
 
 def binary(name: str, fn: Fn) -> Callable[[Any, Any], te.Tensor]:

@@ -73,5 +73,33 @@ def grid_sample(data: Any, grid: Any, method: str = "bilinear", layout: str = "N
                 padding_mode=str(padding_mode), align_corners=bool(align_corners))
 
 
+def _infer_affine_grid(c: rx.Call) -> si.StructInfo:
+    """theta (N, 2, 3) gives a (N, 2, H, W) grid; theta (N, 3, 4) a (N, 3, D, H, W) one."""
+    name = "relax.image.affine_grid"
+    theta = tensor_arg(name, c, 0, "data")
+    size = c.args[1]
+    dims = size.values if isinstance(size, rx.ShapeExpr) else getattr(
+        size.struct_info, "values", None)
+    if theta.ndim not in (-1, 3):
+        raise op_error(name, f"data must be a 3-d affine matrix (N, 2, 3) or (N, 3, 4), got "
+                             f"rank {theta.ndim}")
+    if dims is None or theta.shape is None:
+        return si.TensorStructInfo(None, theta.dtype, -1 if dims is None else len(dims) + 2)
+    if len(dims) not in (2, 3) or same_dim(theta.shape[1], tx.const(len(dims), "int64")) \
+            is False:
+        raise op_error(name, f"size {tuple(dims)} needs a matrix of {len(dims)} rows, got "
+                             f"data of shape {tuple(theta.shape)}")
+    return out_tensor((theta.shape[0], tx.const(len(dims), "int64"), *dims), theta.dtype)
+
+
+def affine_grid(data: Any, size: Any, align_corners: bool = True) -> rx.Call:
+    from .manipulate import _as_shape
+
+    items = (size, size) if isinstance(size, (int, tx.PrimExpr)) else size
+    return call("relax.image.affine_grid", (data, _as_shape(items)),
+                align_corners=bool(align_corners))
+
+
+register("relax.image.affine_grid", _infer_affine_grid, affine_grid, INJECTIVE)
 register("relax.image.resize3d", _infer_resize3d, resize3d, INJECTIVE)
 register("relax.image.grid_sample", _infer_grid_sample, grid_sample, INJECTIVE)

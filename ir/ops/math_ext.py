@@ -9,7 +9,7 @@ from typing import Any
 from .. import expr as rx
 from .. import struct_info as si
 from .base import (
-    BROADCAST, ELEMWISE, as_expr, call, fmt, norm_axis, op_error, register, same_dim,
+    BROADCAST, ELEMWISE, as_expr, as_int, call, fmt, norm_axis, op_error, register, same_dim,
     tensor_arg,
 )
 from .elementwise import _binary_maker, _infer_binary, _unary_maker
@@ -70,7 +70,8 @@ def _infer_prelu(c: rx.Call) -> si.StructInfo:
     a = tensor_arg("relax.nn.prelu", c, 1, "alpha")
     if x.shape is not None and a.shape is not None:
         axis = norm_axis("relax.nn.prelu", c.attr("axis"), len(x.shape))
-        if len(a.shape) != 1 or same_dim(a.shape[0], x.shape[axis]) is False:
+        one = len(a.shape) == 1 and as_int(a.shape[0]) == 1  # TVM broadcasts it
+        if len(a.shape) != 1 or (same_dim(a.shape[0], x.shape[axis]) is False and not one):
             raise op_error("relax.nn.prelu", f"alpha has shape {fmt(a.shape)}, expected "
                                              f"{fmt((x.shape[axis],))} (data axis {axis})")
     return x

@@ -3,6 +3,8 @@ the 1-d pools, pixel_shuffle and batch_flatten; and `R.image.resize2d`."""
 
 from __future__ import annotations
 
+import re
+
 from typing import Any, Callable
 
 from ...tir import expr as tx
@@ -74,16 +76,30 @@ def pad(data: Any, pad_width: Any, pad_mode: str = "constant", pad_value: float 
 
 def _infer_conv1d(c: rx.Call) -> si.StructInfo:
     name = "relax.nn.conv1d"
-    x, w, dtype = _conv_operands(name, c, "NCW", "OIW")
+    dl, kl = c.attr("data_layout") or "NCW", c.attr("kernel_layout") or "OIW"
+    if sorted(dl) != sorted("NCW") or sorted(kl) != sorted("OIW"):
+        raise op_error(name, f"data_layout must order N, C, W and kernel_layout O, I, W; got "
+                             f"{dl!r} and {kl!r}")
+    x, w, dtype = _conv_operands(name, c, dl, kl)
     if x.shape is None or w.shape is None:
         return si.TensorStructInfo(None, dtype, 3)
+    out = _infer_conv1d_ncw(name, c, _reorder(x, dl, "NCW"), _reorder(w, kl, "OIW"), dtype)
+    return out_tensor(tuple(out.shape[k] for k in ("NCW".index(ch) for ch in dl)), dtype)
+
+
+def _reorder(t: si.TensorStructInfo, src: str, dst: str) -> si.TensorStructInfo:
+    assert t.shape is not None
+    return si.TensorStructInfo(tuple(t.shape[src.index(ch)] for ch in dst), t.dtype)
+
+
+def _infer_conv1d_ncw(name: str, c: rx.Call, x: si.TensorStructInfo, w: si.TensorStructInfo,
+                      dtype: str) -> si.TensorStructInfo:
+    assert x.shape is not None and w.shape is not None
     groups = c.attr("groups")
     if same_dim(x.shape[1], w.shape[1] * groups) is False:
         raise op_error(name, f"data has {fmt(x.shape[1:2])} channels but weight {fmt(w.shape)} "
                              f"expects {as_int(w.shape[1] * groups)} (groups={groups})")
-    k = as_int(w.shape[2])
-    if k is None:
-        raise op_error(name, "the kernel size must be static")
+    k = w.shape[2]
     (st,), pd, (dl,) = c.attr("strides"), c.attr("padding"), c.attr("dilation")
     return out_tensor((x.shape[0], w.shape[0],
                        window_out(name, x.shape[2], k, st, pd[0] + pd[1], dl)), dtype)
@@ -300,8 +316,12 @@ RESIZE_COORDS = ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixe
 def _infer_resize2d(c: rx.Call) -> si.StructInfo:
     name = "relax.image.resize2d"
     x = tensor_arg(name, c, 0, "data")
-    _layouts(name, c, {"layout": "NCHW"})
-    _rank(name, x, 4, "data (NCHW)")
+    layout = c.attr("layout") or "NCHW"
+    axes = layout_axes(layout)
+    if "".join(axes) != layout or "H" not in axes or "W" not in axes:
+        raise op_error(name, f"layout must name the axes H and W (such as NCHW, NHWC or "
+                             f"NCHW16c), got {layout!r}")
+    _rank(name, x, len(axes), f"data ({layout})")
     if c.attr("method") not in RESIZE_METHODS:
         raise op_error(name, f"method must be one of {RESIZE_METHODS}, got {c.attr('method')!r}")
     if c.attr("coordinate_transformation_mode") not in RESIZE_COORDS:
@@ -312,8 +332,15 @@ def _infer_resize2d(c: rx.Call) -> si.StructInfo:
         size.struct_info, "values", None)
     dtype = c.attr("out_dtype") or x.dtype
     if x.shape is None or dims is None:
-        return si.TensorStructInfo(None, dtype, 4)
-    return out_tensor((x.shape[0], x.shape[1], *dims), dtype)
+        return si.TensorStructInfo(None, dtype, len(axes))
+    out = list(x.shape)
+    out[axes.index("H")], out[axes.index("W")] = dims
+    return out_tensor(tuple(out), dtype)
+
+
+def layout_axes(layout: str) -> list[str]:
+    """A layout's axes: `NCHW16c` is N, C, H, W and the sub-axis 16c (TVM's layout names)."""
+    return re.findall(r"\d*[A-Za-z]", layout)
 
 
 def resize2d(data: Any, size: Any, roi: Any = None, layout: str = "NCHW",

@@ -3,6 +3,8 @@ elementwise: softmax, log_softmax, layer_norm, batch_norm, dropout, conv2d and p
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from ...tir import expr as tx
@@ -143,8 +145,13 @@ def pair(v: Any, n: int = 2) -> tuple[int, ...]:
     return t
 
 
-def window_out(name: str, size: tx.PrimExpr, k: int, stride: int, pad: int, dil: int,
+def window_out(name: str, size: tx.PrimExpr, k: Any, stride: int, pad: int, dil: int,
                ceil: bool = False) -> tx.PrimExpr:
+    if isinstance(k, tx.PrimExpr) and as_int(k) is None:  # a symbolic kernel size
+        if stride == 1 and dil == 1 and not ceil:
+            return size + tx.const(pad + 1, "int64") - k  # TVM's form: h + 1 - kh
+        return (size + (pad + stride - 1 - dil * (k - 1))) // stride
+    k = as_int(k) if isinstance(k, tx.PrimExpr) else k
     span = dil * (k - 1) + 1
     n = as_int(size)
     if n is not None:
@@ -155,12 +162,6 @@ def window_out(name: str, size: tx.PrimExpr, k: int, stride: int, pad: int, dil:
                                  f"of {n} (+{pad} padding)")
         return dim(out)
     return (size + (pad - span + stride)) // stride
-
-
-def _layout(name: str, c: rx.Call) -> None:
-    for key, want in (("data_layout", "NCHW"), ("layout", "NCHW"), ("kernel_layout", "OIHW")):
-        if c.attr(key) not in (None, want):
-            raise op_error(name, f"only {key}={want!r} is supported, got {c.attr(key)!r}")
 
 
 DATA_LAYOUTS = ("NCHW", "NHWC")
@@ -190,9 +191,7 @@ def _infer_conv2d(c: rx.Call) -> si.StructInfo:
     if same_dim(xs[1], ws[1] * groups) is False:
         raise op_error(name, f"data has {fmt(xs[1:2])} channels but weight {fmt(w.shape)} "
                              f"expects {as_int(ws[1] * groups)} (groups={groups})")
-    kh, kw = as_int(ws[2]), as_int(ws[3])
-    if kh is None or kw is None:
-        raise op_error(name, "the kernel size must be static")
+    kh, kw = ws[2], ws[3]
     st, pd, dil = c.attr("strides"), c.attr("padding"), c.attr("dilation")
     oh = window_out(name, xs[2], kh, st[0], pd[0] + pd[2], dil[0])
     ow = window_out(name, xs[3], kw, st[1], pd[1] + pd[3], dil[1])
@@ -212,19 +211,36 @@ def conv2d(data: Any, weight: Any, strides: Any = (1, 1), padding: Any = (0, 0),
                 out_dtype=None if str(out_dtype) in ("void", "None", "") else out_dtype)
 
 
+def layout_axes(layout: str) -> list[str]:
+    """A layout's axes: `NCHW16c` is N, C, H, W and the sub-axis 16c (TVM's layout names)."""
+    return re.findall(r"\d*[A-Za-z]", layout)
+
+
+def _pool_hw(name: str, c: rx.Call) -> tuple[int, int, int]:
+    """The positions of H and W in the data of a 2-d pool, and its rank."""
+    layout = c.attr("layout") or "NCHW"
+    axes = layout_axes(layout)
+    if "".join(axes) != layout or "H" not in axes or "W" not in axes:
+        raise op_error(name, f"layout must name the axes H and W (such as NCHW, NHWC or "
+                             f"NCHW16c), got {layout!r}")
+    return axes.index("H"), axes.index("W"), len(axes)
+
+
 def _infer_pool(c: rx.Call) -> si.StructInfo:
     name = c.op.name  # type: ignore[attr-defined]
     x = tensor_arg(name, c, 0, "data")
-    _layout(name, c)
+    ih, iw, rank = _pool_hw(name, c)
     if x.shape is None:
-        return si.TensorStructInfo(None, x.dtype, 4)
-    if len(x.shape) != 4:
-        raise op_error(name, f"data must be 4-d NCHW, got shape {fmt(x.shape)}")
+        return si.TensorStructInfo(None, x.dtype, rank)
+    if len(x.shape) != rank:
+        raise op_error(name, f"data must be {rank}-d ({c.attr('layout') or 'NCHW'}), got "
+                             f"shape {fmt(x.shape)}")
     k, st, pd, dl = (c.attr(a) for a in ("pool_size", "strides", "padding", "dilation"))
     ceil = bool(c.attr("ceil_mode"))
-    oh = window_out(name, x.shape[2], k[0], st[0], pd[0] + pd[2], dl[0], ceil)
-    ow = window_out(name, x.shape[3], k[1], st[1], pd[1] + pd[3], dl[1], ceil)
-    return out_tensor((x.shape[0], x.shape[1], oh, ow), x.dtype)
+    out = list(x.shape)
+    out[ih] = window_out(name, x.shape[ih], k[0], st[0], pd[0] + pd[2], dl[0], ceil)
+    out[iw] = window_out(name, x.shape[iw], k[1], st[1], pd[1] + pd[3], dl[1], ceil)
+    return out_tensor(tuple(out), x.dtype)
 
 
 def _pool_maker(name: str) -> Any:
@@ -240,12 +256,14 @@ def _pool_maker(name: str) -> Any:
 
 def _infer_adaptive(c: rx.Call) -> si.StructInfo:
     x = tensor_arg("relax.nn.adaptive_avg_pool2d", c, 0, "data")
-    _layout("relax.nn.adaptive_avg_pool2d", c)
+    ih, iw, rank = _pool_hw("relax.nn.adaptive_avg_pool2d", c)
     if x.shape is None:
-        return si.TensorStructInfo(None, x.dtype, 4)
+        return si.TensorStructInfo(None, x.dtype, rank)
     size = c.attr("output_size")
-    hw = x.shape[2:] if size is None else tuple(dim(s) for s in size)
-    return out_tensor((x.shape[0], x.shape[1], *hw), x.dtype)
+    out = list(x.shape)
+    if size is not None:
+        out[ih], out[iw] = (dim(s) for s in size)
+    return out_tensor(tuple(out), x.dtype)
 
 
 def adaptive_avg_pool2d(data: Any, output_size: Any = None, layout: str = "NCHW",

@@ -18,9 +18,14 @@ from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.functor import ExprMutator
 from ...ir.module import IRModule
+from ...ir.op import op_attr
+from ...ir.structural import structural_equal
+from ...ir.type_analysis import is_base_of
+from ...tir.analyzer import Analyzer
 from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL
 from ...tir import expr as tx
 from ..pass_infra import Pass, PassContext
+from .bb_rules import BB_LEGALIZE, run_bb_rule
 from .emit import TEEmitter, sinfo_key
 from . import rules_ext  # noqa: F401 (registers the newer operators' rules)
 from . import rules_base  # noqa: F401 (bitwise and base operators' rules)
@@ -35,11 +40,40 @@ __all__ = ["LegalizeOps", "register_legalize", "LEGALIZE", "TEEmitter"]
 
 
 class _Legalizer(ExprMutator):
-    def __init__(self, emitter: TEEmitter, rules: dict[str, Callable[..., Any]]) -> None:
-        self.emitter, self.rules = emitter, rules
+    def __init__(self, emitter: TEEmitter, rules: dict[str, Callable[..., Any]],
+                 bb_rules: dict[str, Callable[..., Any]] | None = None) -> None:
+        self.emitter, self.rules, self.bb_rules = emitter, rules, bb_rules or {}
+        self.remap: dict[rx.Var, rx.Var] = {}
         # bindings to put before the one being visited (None outside a binding block)
         self.pending: list[rx.VarBinding] | None = None
         self.dataflow = False
+
+    # NOTE: as TVM's ExprMutator re-emits a binding, a variable whose value now has another
+    # struct info (a shape written differently) takes the value's, and its uses follow
+    def visit_binding(self, binding: Any) -> Any:
+        new = super().visit_binding(binding)
+        if new is binding or not isinstance(new, rx.VarBinding):
+            return new
+        sinfo = new.value.struct_info
+        if sinfo is None or structural_equal(sinfo, new.var.struct_info):
+            return new
+        var = replace(new.var, struct_info=sinfo)
+        self.remap[binding.var] = var
+        return replace(new, var=var)
+
+    def visit_Function(self, func: rx.Function) -> rx.Function:
+        """A changed function returns what its new body gives, unless its return struct info
+        already says the same (a shape written differently): TVM's LegalizeOps output."""
+        new = self.generic_visit(func)
+        body, ret = getattr(new.body, "struct_info", None), new.ret_struct_info
+        if new is func or body is None or (ret is not None and _says_the_same(ret, body)):
+            return new
+        return replace(new, ret_struct_info=body)
+
+    def visit_Var(self, var: rx.Var) -> rx.Expr:
+        return self.remap.get(var, var)
+
+    visit_DataflowVar = visit_Var
 
     def visit_block(self, block: rx.BindingBlock) -> rx.BindingBlock:
         out: list[Any] = []
@@ -69,9 +103,16 @@ class _Legalizer(ExprMutator):
 
     def visit_Call(self, call: rx.Call) -> rx.Expr:
         call = self.generic_visit(call)
+        bb_rule = self.bb_rules.get(call.op.name) or op_attr(call.op.name, "FLegalize") \
+            if isinstance(call.op, rx.Op) else None
+        if bb_rule is not None:  # TVM's f(bb, call); its result may need legalizing in turn
+            if not all(_known(a) for a in call.args):
+                return call
+            return self.visit(run_bb_rule(bb_rule, call, self.emitter))
         if not isinstance(call.op, rx.Op) or call.op.name not in self.rules:
             return call
         if not all(_known(a) for a in call.args):
+            _check_dtypes_known(call)
             return call
         folded = FOLD[call.op.name](call) if call.op.name in FOLD else None
         if folded is not None:
@@ -89,9 +130,24 @@ class _Legalizer(ExprMutator):
         key = (call.op.name, call.attrs, tuple(_arg_key(a) for a in args),
                tuple(ids.index(i) for i in ids))
         base = primfunc_name(call.op.name, call)
+        kind = _device_kind(call)
+        if kind is not None:  # TVM makes one kernel per virtual device, for its target
+            base, key = f"{base}_{kind}", (key, kind)
         out = call.struct_info if _known_sinfo(call.struct_info) else None
+        if kind is not None and isinstance(out, si.TensorStructInfo) and out.vdevice is None:
+            out = replace(out, vdevice=_vdevice(call))
         new = self.emitter.call_te(lambda *a: rule(call, *a), args, {}, base, key, out)
+        if kind is not None:
+            self._mark_target(new, kind)
         return replace(new, span=call.span)
+
+    def _mark_target(self, new: rx.Call, kind: str) -> None:
+        from ...target import Target
+
+        gv = new.args[0].gvar  # type: ignore[attr-defined]
+        func = self.emitter.funcs[gv]
+        if "target" not in dict(func.attrs):
+            self.emitter.funcs[gv] = replace(func, attrs=(("target", Target(kind)), *func.attrs))
 
 
 # Binary elementwise operators: a 0-d constant operand is written into the kernel as a
@@ -102,6 +158,44 @@ SCALAR_OPERAND_OPS = frozenset(f"relax.{n}" for n in (
 # kernel takes no buffer for that argument. Op name -> the argument's index.
 SHAPE_ONLY = {"relax.full_like": 0, "relax.zeros_like": 0, "relax.ones_like": 0,
               "relax.collapse_sum_like": 1, "relax.shape_to_tensor": 0}
+
+
+def _says_the_same(a: si.StructInfo, b: si.StructInfo) -> bool:
+    """Whether two struct infos describe the same values (dims may be written differently:
+    `h - kh + 1` and `h + 1 - kh`)."""
+    if isinstance(a, si.TensorStructInfo) and isinstance(b, si.TensorStructInfo):
+        if (a.dtype, a.ndim, a.vdevice) != (b.dtype, b.ndim, b.vdevice) or \
+                (a.shape is None) != (b.shape is None):
+            return False
+        prove = Analyzer().can_prove_equal
+        return a.shape is None or all(prove(x, y) for x, y in zip(a.shape, b.shape))
+    return is_base_of(a, b) and is_base_of(b, a)
+
+
+def _vdevice(call: rx.Call) -> Any:
+    """The virtual device the call's result lives on, if any."""
+    # NOTE: some struct-info rules drop the vdevice; the arguments' is the call's then
+    found = [getattr(e.struct_info, "vdevice", None) for e in (call, *call.args)]
+    return next((v for v in found if v is not None), None)
+
+
+def _device_kind(call: rx.Call) -> str | None:
+    """The target kind of that virtual device (`"llvm"`), if any."""
+    vdev = _vdevice(call)
+    if vdev is None:
+        return None
+    target = getattr(vdev, "target", vdev)
+    return str(getattr(target, "kind", target)).split(":")[0].split(" ")[0] or None
+
+
+def _check_dtypes_known(call: rx.Call) -> None:
+    """TVM refuses to leave a matmul of unknown dtype for later: its kernel needs the dtype."""
+    if call.op.name != "relax.matmul":  # type: ignore[attr-defined]
+        return
+    dtypes = [getattr(a.struct_info, "dtype", None) for a in call.args]
+    if not all(dtypes):
+        raise AssertionError(f"To legalize R.matmul, the dtype of both arguments must be "
+                             f"known, got {dtypes[0] or 'unknown'} and {dtypes[1] or 'unknown'}")
 
 
 def _scalar_constant(e: rx.Expr) -> tx.PrimExpr | None:
@@ -143,16 +237,16 @@ def legalize_module(mod: IRModule, custom: dict[str, Callable[..., Any]] | None 
                     ) -> IRModule:
     funcs = dict(mod.functions)
     emitter = TEEmitter(funcs)
-    rules = {**LEGALIZE, **(custom or {})}
+    bb_rules = {**BB_LEGALIZE, **(custom or {})}
     for gv, f in list(mod.functions.items()):
         if isinstance(f, rx.Function):
-            funcs[gv] = _Legalizer(emitter, rules).visit(f)
+            funcs[gv] = _Legalizer(emitter, LEGALIZE, bb_rules).visit(f)
     return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
 
 
 def LegalizeOps(customize_legalize_map: dict[str, Any] | None = None,  # noqa: N802
                 enable_warning: bool = False) -> Pass:
-    """TVM's `relax.transform.LegalizeOps()`; custom rules take `(call, *te_args)`."""
+    """TVM's `relax.transform.LegalizeOps()`; custom rules are TVM's `f(bb, call)`."""
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
         return legalize_module(mod, customize_legalize_map)
     return Pass(run, "LegalizeOps")

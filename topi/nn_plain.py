@@ -1,0 +1,213 @@
+"""TVM's plain activation, softmax, normalization and loss computes (what LegalizeOps prints).
+
+TVM builds these from topi's broadcasting operators, one block per step (`gelu` is five
+`T_multiply`/`compute`/`T_add` blocks); topi/nn.py keeps the fused one-block forms that the
+build pipeline's default schedule uses (see topi/schedule_mode.py).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import te
+from ..tir import expr as tx
+from . import transform as T
+
+B = tx.BinaryOp
+
+
+def _c(value: float, dtype: str) -> tx.PrimExpr:
+    return tx.const(value, dtype)
+
+
+def _positive(v: tx.PrimExpr) -> tx.PrimExpr:
+    return tx.binop(B.LT, _c(0.0, v.dtype), v)  # TVM 0.27 writes `x > 0` as `0 < x`
+
+
+def gelu(x: te.Tensor) -> te.Tensor:
+    """x * (0.5 + erf(x / sqrt 2) * 0.5); float16 takes erf in float32, as TVM."""
+    erf_in = x * _c(0.5 ** 0.5, x.dtype)
+    if x.dtype == "float16":
+        erf = T.cast(T.erf(T.cast(erf_in, "float32")), "float16")
+    else:
+        erf = T.erf(erf_in)
+    return x * T.add(_c(0.5, x.dtype), erf * _c(0.5, x.dtype))
+
+
+def gelu_tanh(x: te.Tensor) -> te.Tensor:
+    """0.5 x (1 + tanh(sqrt(2 / pi) x (1 + 0.044715 x^2)))."""
+    dt = x.dtype
+    half = T.multiply(_c(0.5, dt), x)
+    cubic = 1 + T.multiply(_c(0.044715, dt), x) * x
+    inner = T.multiply(_c(math.sqrt(2.0 / math.pi), dt), x) * cubic
+    return half * T.add(_c(1.0, dt), T.tanh(inner))
+
+
+def silu(x: te.Tensor) -> te.Tensor:
+    return T.multiply(x, T.sigmoid(x))
+
+
+def leaky_relu(x: te.Tensor, alpha: float) -> te.Tensor:
+    return te.compute(x.shape, lambda *i: tx.Select(
+        _positive(x[i]), x[i], x[i] * _c(alpha, x.dtype)), name="compute")
+
+
+def prelu(x: te.Tensor, slope: te.Tensor, axis: int = 1) -> te.Tensor:
+    """A one-element slope is first broadcast along the channel axis (TVM's form)."""
+    axis %= x.ndim
+    channels = x.shape[axis]
+    if not T._is_one(channels) and T._is_one(slope.shape[0]):
+        one = slope
+        slope = te.compute((channels,), lambda c: one[tx.const(0, "int64")],
+                           name="slope_broadcasted")
+    return te.compute(x.shape, lambda *i: tx.Select(
+        _positive(x[i]), x[i], x[i] * slope[i[axis]]), name="compute")
+
+
+def cross_entropy_with_logits(x: te.Tensor, y: te.Tensor) -> te.Tensor:
+    """-sum(x * y), divided by the batch size when x has one."""
+    total = -T.sum(x * y)
+    return total / x.shape[0] if x.ndim > 1 else total
+
+
+def softmax(x: te.Tensor, axis: int = -1) -> te.Tensor:
+    axis %= x.ndim
+    mx = _max_along(x, axis)
+    k = te.reduce_axis(x.shape[axis], "k")
+    ex = te.compute(x.shape, lambda *i: tx.Call(x.dtype, "tir.exp", (
+        x[i] - mx[_drop(i, axis)],)), name="T_softmax_exp")
+    s = te.compute(mx.shape, lambda *i: te.sum(ex[_put(i, axis, k)], axis=k),
+                   name="T_softmax_expsum")
+    return te.compute(x.shape, lambda *i: ex[i] / s[_drop(i, axis)], name="T_softmax_norm",
+                      attrs={"axis": axis})
+
+
+def log_softmax(x: te.Tensor, axis: int = -1) -> te.Tensor:
+    axis %= x.ndim
+    mx = _max_along(x, axis)
+    k = te.reduce_axis(x.shape[axis], "k")
+    s = te.compute(mx.shape, lambda *i: te.sum(tx.Call(x.dtype, "tir.exp", (
+        x[_put(i, axis, k)] - mx[i],)), axis=k), name="compute")
+    return te.compute(x.shape, lambda *i: x[i] - mx[_drop(i, axis)] - tx.Call(
+        x.dtype, "tir.log", (s[_drop(i, axis)],)), name="compute", attrs={"axis": axis})
+
+
+def _max_along(x: te.Tensor, axis: int) -> te.Tensor:
+    """The max over `axis` (dropped), starting from the lowest finite value, as TVM."""
+    k = te.reduce_axis(x.shape[axis], "k")
+    shape = tuple(d for a, d in enumerate(x.shape) if a != axis)
+    return te.compute(shape, lambda *i: te.max(x[_put(i, axis, k)], axis=k,
+                                               init=te.min_value(x.dtype)),
+                      name="T_softmax_maxelem")
+
+
+def _drop(i: tuple[Any, ...], axis: int) -> tuple[Any, ...]:
+    return i[:axis] + i[axis + 1:]
+
+
+def _put(i: tuple[Any, ...], axis: int, v: Any) -> tuple[Any, ...]:
+    return i[:axis] + (v,) + i[axis:]
+
+
+def _acc_dtype(dtype: str) -> str:
+    """Normalizations accumulate half-precision inputs in float32, as TVM's topi."""
+    return "float32" if dtype in ("float16", "bfloat16") else dtype
+
+
+def _as(v: tx.PrimExpr, dtype: str) -> tx.PrimExpr:
+    return v if v.dtype == dtype else tx.Cast(dtype, v)
+
+
+def _count(dims: list[tx.PrimExpr], dtype: str) -> tx.PrimExpr:
+    """The number of reduced elements as a `dtype` value: a literal when static, else the
+    product of the casted dims (TVM's form)."""
+    if all(isinstance(d, tx.IntImm) for d in dims):
+        return _c(float(math.prod(d.value for d in dims)), dtype)
+    out: tx.PrimExpr | None = None
+    for d in dims:
+        v = _c(float(d.value), dtype) if isinstance(d, tx.IntImm) else tx.Cast(dtype, d)
+        out = v if out is None else out * v
+    assert out is not None
+    return out
+
+
+def _split_axes(i: tuple[Any, ...], axes: list[int]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """An index of the input split into the kept (non-reduced) and the reduced positions."""
+    kept = tuple(v for a, v in enumerate(i) if a not in axes)
+    return kept, tuple(i[a] for a in axes)
+
+
+def _reduced_index(kept: tuple[Any, ...], red: list[Any], ndim: int, axes: list[int]
+                   ) -> tuple[Any, ...]:
+    it_k, it_r = iter(kept), iter(red)
+    return tuple(next(it_r) if a in axes else next(it_k) for a in range(ndim))
+
+
+def layer_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, axes: Any, epsilon: float
+               ) -> te.Tensor:
+    """x_sum, x_mean and x_var_sum over `axes` (accumulated in float32 for half inputs), then
+    (x - mean) * rsqrt(var + eps) * gamma + beta, as TVM's topi.nn.layer_norm."""
+    axes = sorted(a % x.ndim for a in axes)
+    acc = _acc_dtype(x.dtype)
+    kept_shape = tuple(d for a, d in enumerate(x.shape) if a not in axes)
+    count = _count([x.shape[a] for a in axes], acc)
+
+    def reduced(name: str, f: Any) -> te.Tensor:
+        ks = [te.reduce_axis(x.shape[a], f"k{a}") for a in axes]
+        return te.compute(kept_shape, lambda *k: te.sum(f(_reduced_index(
+            k, ks, x.ndim, axes), k), axis=ks), name=name)
+    x_sum = reduced("x_sum", lambda i, k: _as(x[i], acc))
+    x_mean = te.compute(kept_shape, lambda *k: x_sum[k] / count, name="x_mean")
+
+    def dev(i: tuple[Any, ...], k: tuple[Any, ...]) -> tx.PrimExpr:
+        return _as(x[i], acc) - x_mean[k]
+    x_var_sum = reduced("x_var_sum", lambda i, k: dev(i, k) * dev(i, k))
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        k, r = _split_axes(i, axes)
+        inv = tx.Call(acc, "tir.rsqrt", (x_var_sum[k] / count + _c(epsilon, acc),))
+        return _as(dev(i, k) * inv, x.dtype) * gamma[r] + beta[r]
+    return te.compute(x.shape, body, name="T_layer_norm")
+
+
+def rms_norm(x: te.Tensor, weight: te.Tensor, axes: Any, epsilon: float) -> te.Tensor:
+    """x * rsqrt(mean(x^2) + eps) * weight in float32, cast back (TVM's topi.nn.rms_norm)."""
+    axes = sorted(a % x.ndim for a in axes)
+    xf = T.cast(x, "float32")
+    red = T.sum(xf * xf, axes)
+    count = _count([x.shape[a] for a in axes], "float32")
+    inv = te.compute(red.shape, lambda *k: tx.Call("float32", "tir.rsqrt", (
+        red[k] / count + _c(epsilon, "float32"),)), name="rsqrt")
+    wf = T.cast(weight, "float32")
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        k, r = _split_axes(i, axes)
+        return inv[k] * xf[i] * wf[r]
+    return T.cast(te.compute(x.shape, body, name="T_rms_norm"), x.dtype)
+
+
+def nll_loss(x: te.Tensor, targets: te.Tensor, weights: te.Tensor | None, reduction: str,
+             ignore_index: int) -> te.Tensor:
+    """TVM's topi.nn.nll_loss: -x[n, t, ...] * w[t] where t != ignore_index; `mean` divides
+    the sum by the sum of the weights used. Without weights, a `T_full` of ones stands in."""
+    if weights is None:
+        weights = T.full((x.shape[1] if x.ndim > 1 else x.shape[0],), x.dtype, 1.0)
+    dt = x.dtype
+
+    def kept(i: tuple[Any, ...]) -> tx.PrimExpr:
+        return tx.binop(B.NE, targets[i], tx.const(ignore_index, targets.dtype))
+
+    def loss(*i: tx.PrimExpr) -> tx.PrimExpr:
+        t = targets[i]
+        at = (i[0], t, *i[1:]) if x.ndim > 1 else (t,)
+        return tx.Select(kept(i), (_c(0.0, dt) - x[at]) * weights[(t,)], _c(0.0, dt))
+    out = te.compute(targets.shape, loss, name="nll_loss")
+    if reduction == "none":
+        return out
+    total = T.sum(out) if targets.ndim else out
+    if reduction == "sum":
+        return total
+    used = te.compute(targets.shape, lambda *i: tx.Select(
+        kept(i), weights[(targets[i],)], _c(0.0, dt)), name="nll_loss")
+    return T.divide(total, T.sum(used) if targets.ndim else used)
