@@ -46,6 +46,12 @@ class _WidenIndices(Mutator):
             self.vars[v] = tx.Var(v.name, self.wide)
         return self.vars[v]
 
+    def visit_Cast(self, e: tx.Cast) -> tx.PrimExpr:
+        value = self.visit(e.value)
+        if value.dtype == e.dtype:  # a cast of an int32 index to int64: the index is int64 now
+            return value
+        return e if value is e.value else dataclasses.replace(e, value=value)
+
     def visit_BinOp(self, e: tx.BinOp) -> tx.PrimExpr:
         a, b = self.visit(e.a), self.visit(e.b)
         if a is e.a and b is e.b:
