@@ -146,14 +146,31 @@ def fuse(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, LoopRV]:
     inner: PrimExpr = const(1, dtype)
     for lp in reversed(nest):
         ext = lp.extent if lp.extent.dtype == dtype else simplify(lp.extent.astype(dtype))
-        value = fused if _is_one(inner) else fused // inner
-        if lp is not nest[0]:
-            value = value % ext
+        # TVM's form: the middle loops as (fused % (ext * inner)) // inner
+        value = fused if lp is nest[0] else fused % simplify(inner * ext)
+        if not _is_one(inner):
+            value = value // inner
         vmap[lp.loop_var] = _retype(simplify(value), lp.loop_var.dtype)
         inner = simplify(inner * ext)
     body = substitute(nest[-1].body, vmap)
-    new = For(fused, IntImm(dtype, 0), inner, ForKind.SERIAL, body)
+    new = For(fused, IntImm(dtype, 0), _fused_extent(nest, dtype), ForKind.SERIAL, body)
     return _rebind(ctx, path, new), LoopRV(fused, ctx.func_name)
+
+
+def _fused_extent(nest: list[For], dtype: str) -> PrimExpr:
+    """The product of the extents as TVM writes it: symbolic ones outer to inner, then the
+    constant ones folded into one factor on the right (`n * 16384`)."""
+    symbolic: PrimExpr | None = None
+    constant = 1
+    for lp in nest:
+        ext = lp.extent if lp.extent.dtype == dtype else simplify(lp.extent.astype(dtype))
+        if isinstance(ext, IntImm):
+            constant *= ext.value
+        else:
+            symbolic = ext if symbolic is None else simplify(symbolic * ext)
+    if symbolic is None:
+        return IntImm(dtype, constant)
+    return symbolic if constant == 1 else simplify(symbolic * const(constant, dtype))
 
 
 def _is_one(e: PrimExpr) -> bool:
@@ -181,10 +198,37 @@ def reorder(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, None]:
         if old is not new:
             _check_not_mixed(new, "reorder")
     _check_covering(nest, "reorder")
+    _check_linear(nest, "reorder")
     body = nest[-1].body
     for lp in reversed(order):
         body = dataclasses.replace(lp, body=body)
     return _rebind(ctx, path, body), None
+
+
+def _check_linear(nest: list[For], what: str) -> None:
+    """The blocks under the reordered loops must bind their iter vars affinely in those loops
+    (TVM refuses `vi = v0 * v0 + v1` when v0 moves): no product of two terms that both use
+    them, no division by one."""
+    moved = {lp.loop_var for lp in nest}
+
+    def uses(e: PrimExpr) -> bool:
+        return bool(set(free_vars(e)) & moved)
+
+    def nonlinear(e: Any) -> bool:
+        if not isinstance(e, BinOp):
+            return False
+        if e.op is BinaryOp.MUL and uses(e.a) and uses(e.b):
+            return True
+        if e.op in (BinaryOp.FLOORDIV, BinaryOp.FLOORMOD, BinaryOp.DIV) and uses(e.b):
+            return True
+        return nonlinear(e.a) or nonlinear(e.b)
+
+    for br in tree.blocks_under(nest[-1].body):
+        for iv, value in zip(br.block.iter_vars, br.iter_values):
+            if nonlinear(value):
+                raise ScheduleError(f"{what}: block {br.block.name!r} binds iter var "
+                                    f"{iv.var.name!r} non-affinely in the loops being "
+                                    f"reordered ({value})")
 
 
 def _check_not_mixed(loop: For, what: str) -> None:
