@@ -92,3 +92,36 @@ def test_loop_partition_copies_bind_fresh_inner_vars():
     b = np.zeros_like(a)
     run(sch.mod["main"], a, b)
     np.testing.assert_allclose(b, a)
+
+
+@T.prim_func(s_tir=True)
+def rowsum_squared_k(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32")):
+    for i, k in T.grid(16, 4):
+        with T.sblock("B"):
+            vi = T.axis.spatial(16, i)
+            vk = T.axis.reduce(16, k * k)
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+@T.prim_func(s_tir=True)
+def sum_into_reduce_index(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32")):
+    for i, k in T.grid(16, 16):
+        with T.sblock("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vk] = T.float32(0)
+            B[vk] = B[vk] + A[vi, vk]
+
+
+@pytest.mark.parametrize("func, why", [(rowsum_squared_k, "non-affinely"),
+                                        (sum_into_reduce_index, "compact data flow")])
+def test_parallel_refuses_what_tvm_refuses(func, why):
+    # apache-tvm 0.27 raises ScheduleError for sch.parallel(i) on both functions
+    sch = Schedule(func)
+    i = sch.get_loops("B")[0]
+    before = sch.mod
+    with pytest.raises(ScheduleError, match=why):
+        sch.parallel(i)
+    assert sch.mod is before

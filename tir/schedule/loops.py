@@ -11,7 +11,7 @@ from typing import Any
 from ..expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, const
 from ..function import free_vars
 from ..functor import post_order_visit, simplify, substitute
-from ..stmt import BlockRealize, For, ForKind, IterType
+from ..stmt import BlockRealize, BufferStore, For, ForKind, IterType
 from . import tree
 from .state import Ctx, ScheduleError
 from .trace import LoopRV
@@ -210,22 +210,9 @@ def _check_linear(nest: list[For], what: str) -> None:
     (TVM refuses `vi = v0 * v0 + v1` when v0 moves): no product of two terms that both use
     them, no division by one."""
     moved = {lp.loop_var for lp in nest}
-
-    def uses(e: PrimExpr) -> bool:
-        return bool(set(free_vars(e)) & moved)
-
-    def nonlinear(e: Any) -> bool:
-        if not isinstance(e, BinOp):
-            return False
-        if e.op is BinaryOp.MUL and uses(e.a) and uses(e.b):
-            return True
-        if e.op in (BinaryOp.FLOORDIV, BinaryOp.FLOORMOD, BinaryOp.DIV) and uses(e.b):
-            return True
-        return nonlinear(e.a) or nonlinear(e.b)
-
     for br in tree.blocks_under(nest[-1].body):
         for iv, value in zip(br.block.iter_vars, br.iter_values):
-            if nonlinear(value):
+            if _nonlinear_in(value, moved):
                 raise ScheduleError(f"{what}: block {br.block.name!r} binds iter var "
                                     f"{iv.var.name!r} non-affinely in the loops being "
                                     f"reordered ({value})")
@@ -261,6 +248,42 @@ def _check_covering(nest: list[For], what: str) -> None:
             if span < dom.value:
                 raise ScheduleError(f"{what}: block {br.block.name!r} binds iter var "
                                     f"{iv.var.name!r} non-affinely ({value})")
+
+
+def _check_parallelizable_blocks(loop: For, what: str) -> None:
+    """TVM's conditions on the blocks under a parallel/vectorized loop: affine bindings in
+    the loops (not `vk = k * k // 2`), and a compact data flow (a reduction writes only
+    elements named by its spatial iter vars, not `B[vk]` for a reduce var vk)."""
+    loops = {p[-1].loop_var for p in tree.walk(loop) if isinstance(p[-1], For)}
+    for br in tree.blocks_under(loop.body):
+        for iv, value in zip(br.block.iter_vars, br.iter_values):
+            if _nonlinear_in(value, loops):
+                raise ScheduleError(f"{what}: block {br.block.name!r} binds iter var "
+                                    f"{iv.var.name!r} non-affinely ({value})")
+        reduce_vars = {iv.var for iv in br.block.iter_vars if iv.iter_type is IterType.REDUCE}
+        stores: list[BufferStore] = []
+        post_order_visit(br.block.body, lambda n: stores.append(n)
+                         if isinstance(n, BufferStore) else None)
+        for st in stores:
+            if any(set(free_vars(i)) & reduce_vars for i in st.indices):
+                raise ScheduleError(f"{what}: block {br.block.name!r} writes "
+                                    f"{st.buffer.name!r} at an element chosen by a reduce "
+                                    f"iter var (not a compact data flow)")
+
+
+def _nonlinear_in(e: Any, names: set[Var]) -> bool:
+    """Whether `e` multiplies two terms that both use `names`, or divides by one."""
+    if not isinstance(e, BinOp):
+        return False
+
+    def uses(x: PrimExpr) -> bool:
+        return bool(set(free_vars(x)) & names)
+
+    if e.op is BinaryOp.MUL and uses(e.a) and uses(e.b):
+        return True
+    if e.op in (BinaryOp.FLOORDIV, BinaryOp.FLOORMOD, BinaryOp.DIV) and uses(e.b):
+        return True
+    return _nonlinear_in(e.a, names) or _nonlinear_in(e.b, names)
 
 
 def _reduction_blocks(loop: For) -> list[str]:
@@ -302,6 +325,7 @@ def set_kind(ctx: Ctx, rv: LoopRV, kind: ForKind, thread: str | None = None
                                 f"spatial loops can be {what}d")
     if kind in (ForKind.PARALLEL, ForKind.VECTORIZED):
         _check_no_opaque_use(loop, kind.name.lower())
+        _check_parallelizable_blocks(loop, kind.name.lower())
     if kind is ForKind.THREAD_BINDING and thread and not thread.startswith("threadIdx"):
         bad = _reduction_blocks(loop)
         if bad:  # only threads of one block can combine partial sums
