@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..expr import BufferLoad, IntImm, PrimExpr, Var
+from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
 from ..function import free_vars
 from ..functor import Mutator, simplify, substitute
 from ..stmt import (
@@ -71,7 +71,7 @@ def reindex(ctx: Ctx, rv: BlockRV, kind: str, index: int) -> tuple[Any, BlockRV]
     path = ctx.block_path(rv)
     br: BlockRealize = path[-1]  # type: ignore[assignment]
     name = br.block.name
-    idx = _the_index(br.block, buf, kind)
+    idx = _simplified_in_domains(_the_index(br.block, buf, kind), br.block)
     used_vars = {v for e in idx for v in free_vars(e)}
     used = [iv for iv in br.block.iter_vars if iv.var in used_vars]
     for iv in used:
@@ -90,6 +90,38 @@ def reindex(ctx: Ctx, rv: BlockRV, kind: str, index: int) -> tuple[Any, BlockRV]
     body = _place(body, name, stage, before=kind == "read")
     func = tree.add_root_alloc(ctx.func.with_body(body), new)
     return func, BlockRV(stage_name, ctx.func_name)
+
+
+def _simplified_in_domains(idx: tuple[PrimExpr, ...], block: Block) -> tuple[PrimExpr, ...]:
+    """The index simplified knowing each iter var's domain, as TVM does before choosing the
+    reindexed buffer's dims: `co // 64 * 3 + rc` with co in [0, 64) is `rc`, so co is no dim.
+    Only an index that loses a variable this way is replaced."""
+    from ..analyzer import Analyzer
+
+    ana = Analyzer()
+    for iv in block.iter_vars:
+        if isinstance(simplify(iv.dom.extent), IntImm):
+            ana.bind(iv.var, iv.dom)
+    out = []
+    for e in idx:
+        simple = simplify(_BoundedDivision(ana).visit(e))
+        out.append(simple if set(free_vars(simple)) < set(free_vars(e)) else e)
+    return tuple(out)
+
+
+class _BoundedDivision(Mutator):
+    """`x // c` is 0 and `x % c` is x where x is known to lie in [0, c)."""
+
+    def __init__(self, ana: Any) -> None:
+        self.ana = ana
+
+    def visit_BinOp(self, e: BinOp) -> PrimExpr:
+        e = self.generic_visit(e)
+        if e.op in (BinaryOp.FLOORDIV, BinaryOp.FLOORMOD) and isinstance(e.b, IntImm):
+            bound = self.ana.const_int_bound(e.a)
+            if 0 <= bound.min_value and bound.max_value < e.b.value:
+                return IntImm(e.dtype, 0) if e.op is BinaryOp.FLOORDIV else e.a
+        return e
 
 
 def _redeclare(block: Block, old: Buffer, new: Buffer, index: tuple[PrimExpr, ...]) -> Block:
