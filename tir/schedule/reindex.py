@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
+from ..expr import BufferLoad, IntImm, PrimExpr, Var
 from ..function import free_vars
 from ..functor import Mutator, simplify, substitute
 from ..stmt import (
@@ -24,6 +24,7 @@ from ..stmt import (
 from . import tree
 from .analysis import accesses
 from .layout import buffer_of
+from .bounded import BoundedDivision
 from .state import Ctx, ScheduleError
 from .trace import BlockRV
 
@@ -104,24 +105,9 @@ def _simplified_in_domains(idx: tuple[PrimExpr, ...], block: Block) -> tuple[Pri
             ana.bind(iv.var, iv.dom)
     out = []
     for e in idx:
-        simple = simplify(_BoundedDivision(ana).visit(e))
+        simple = simplify(BoundedDivision(ana).visit(e))
         out.append(simple if set(free_vars(simple)) < set(free_vars(e)) else e)
     return tuple(out)
-
-
-class _BoundedDivision(Mutator):
-    """`x // c` is 0 and `x % c` is x where x is known to lie in [0, c)."""
-
-    def __init__(self, ana: Any) -> None:
-        self.ana = ana
-
-    def visit_BinOp(self, e: BinOp) -> PrimExpr:
-        e = self.generic_visit(e)
-        if e.op in (BinaryOp.FLOORDIV, BinaryOp.FLOORMOD) and isinstance(e.b, IntImm):
-            bound = self.ana.const_int_bound(e.a)
-            if 0 <= bound.min_value and bound.max_value < e.b.value:
-                return IntImm(e.dtype, 0) if e.op is BinaryOp.FLOORDIV else e.a
-        return e
 
 
 def _redeclare(block: Block, old: Buffer, new: Buffer, index: tuple[PrimExpr, ...]) -> Block:
