@@ -161,3 +161,10 @@ def test_transform_block_layout_refuses_what_tvm_refuses(index_map):
     with pytest.raises(ScheduleError, match="'C'"):
         sch.transform_block_layout("C", index_map)
     assert sch.mod is before
+
+
+def test_index_map_gives_the_last_indices_to_keyword_only_parameters():
+    imap = IndexMap.from_func(lambda *idx, k: [*idx, k // 4, k % 4], ndim=3)
+    assert len(imap.initial_indices) == 3
+    # apache-tvm 0.27 maps (1, 2, 13) to [1, 2, 3, 1]
+    assert [int(e) for e in imap.map_indices([1, 2, 13])] == [1, 2, 3, 1]
