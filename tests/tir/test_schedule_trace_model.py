@@ -160,3 +160,35 @@ def test_a_dynamic_loop_is_tiled_trivially_and_a_removed_handle_is_gone():
         sch.get(i)
     assert isinstance(tir.IntImm("int32", 3).__repr__(), str) and repr(
         tir.IntImm("int32", 3)) == "3"  # TVM's repr of a constant is its script
+
+
+@T.prim_func(s_tir=True)
+def _one_loop(A: T.Buffer((8,), "float32")):
+    for i in range(8):
+        with T.sblock("B"):
+            vi = T.axis.remap("S", [i])
+            A[vi] = T.float32(1)
+
+
+def _decisions(sch, draw, count):
+    out = []
+    for _ in range(count):
+        draw(sch)
+        out.append(int(sch.trace.get_decision(sch.trace.insts[-1])))
+    return out
+
+
+def test_a_seed_draws_what_tvm_draws():
+    # the sequences apache-tvm 0.27 gives for these seeds
+    sch = Schedule(_one_loop, seed=42)
+    assert _decisions(sch, lambda s: s.sample_categorical([0, 1, 2, 3],
+                                                          [0.15, 0.55, 0.05, 0.25]), 20) == [
+        1, 1, 3, 2, 1, 1, 0, 1, 3, 1, 3, 1, 1, 0, 1, 1, 1, 1, 3, 3]
+    sch = Schedule(_one_loop, seed=1)
+    assert _decisions(sch, lambda s: s.sample_categorical([0, 1], [0.5, 0.5]), 20) == [
+        0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0]
+    sch = Schedule(pad_then_reduce, seed=42)
+    assert _decisions(sch, lambda s: s.sample_compute_location("B"), 20) == [
+        -2, 0, -1, 0, 1, 3, 1, 1, -2, -1, 1, 0, 0, -2, 3, 0, 3, 1, 0, 0]
+    sch = Schedule(_one_loop, seed=42)
+    assert [sch.fork_seed() for _ in range(3)] == [431226885, 860742923, 805354324]

@@ -333,7 +333,7 @@ class ExtraPrimitives:
 
     def fork_seed(self) -> int:
         """A new seed drawn from this schedule's random state."""
-        return self.rng.randint(1, 2**31 - 1)
+        return self.rng.fork_seed()
 
     def remove_rv(self, rand_var: BlockRV | LoopRV | ExprRV) -> None:
         """Forgets a handle: using it afterwards is an IndexError (TVM's trace does not

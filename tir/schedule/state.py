@@ -10,13 +10,13 @@ a loop handle goes stale when its loop is split or fused away, as in TVM.
 
 from __future__ import annotations
 
-import random
 from typing import Any, Callable, Union
 
 from ...ir.module import IRModule
 from ..function import PrimFunc
 from ..stmt import Block, BlockRealize, For
 from . import tree
+from .lcg import LinearCongruentialRandom
 from .trace import BlockRV, ExprRV, LoopRV, Trace
 
 
@@ -98,8 +98,8 @@ class ScheduleBase:
             raise ValueError(f"error_render_level must be 'detail', 'fast' or 'none', "
                              f"got {error_render_level!r}")
         self._render_level = error_render_level
-        # NOTE: TVM's seed -1 (or none) means "seed from the system"
-        self.rng = random.Random(None if seed in (None, -1) else seed)
+        # NOTE: TVM's seed -1 (or none) means "seed from the system"; a seed draws as TVM's
+        self.rng = LinearCongruentialRandom(seed)
 
     # TVM's type aliases of annotation values, reachable from the class as in TVM
     PrimAnnotationValueT = Union[str, int, float, ExprRV]
@@ -161,7 +161,7 @@ class ScheduleBase:
         other.__dict__.update(self.__dict__)
         other.trace = Trace(self.trace.insts, self.trace.decisions)
         other._srefs = {}  # a copy hands out its own srefs
-        other.rng = random.Random(self.rng.random())  # the copy samples on its own
+        other.rng = LinearCongruentialRandom(self.rng.fork_seed())  # its own draws, as TVM
         return other
 
     def seed(self, seed: int) -> None:
