@@ -7,9 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tvmlite.s_tir.schedule.testing import (
-    assert_structural_equal_ignore_global_symbol, verify_trace_roundtrip,
-)
 from tvmlite.script import tir as T
 from tvmlite.tir.interpreter import run as interpret
 from tvmlite.tir.schedule import Schedule, ScheduleError
@@ -195,50 +192,3 @@ def test_reverse_compute_at_refuses_a_consumer_reading_ahead():
     with pytest.raises(ScheduleError, match="reads only the part of 'B'"):
         sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[0])
     assert sch.mod["main"] is before
-
-
-@T.prim_func(s_tir=True)
-def _scale_then_add(A: T.Buffer((8, 16), "float32"), C: T.Buffer((8, 16), "float32")):
-    B = T.sblock_alloc_buffer((8, 16))
-    for i, j in T.grid(8, 16):
-        with T.sblock("B"):
-            vi, vj = T.axis.remap("SS", [i, j])
-            B[vi, vj] = A[vi, vj] * T.float32(2)
-    for i, j in T.grid(8, 16):
-        with T.sblock("C"):
-            vi, vj = T.axis.remap("SS", [i, j])
-            C[vi, vj] = B[vi, vj] + T.float32(1)
-
-
-# apache-tvm 0.27 after the steps below (T.reads/T.writes left out): the unit loop j_0 is 0
-# in B's new binding `vj = ax1`
-@T.prim_func(s_tir=True)
-def _scale_then_add_at_unit_loop(A: T.Buffer((8, 16), "float32"),
-                                 C: T.Buffer((8, 16), "float32")):
-    B = T.sblock_alloc_buffer((8, 16))
-    for i_0, j_0 in T.grid(2, 1):
-        for ax0, ax1 in T.grid(4, 16):
-            with T.sblock("B"):
-                vi = T.axis.spatial(8, i_0 * 4 + ax0)
-                vj = T.axis.spatial(16, ax1)
-                B[vi, vj] = A[vi, vj] * T.float32(2.0)
-        for i_1, j_1 in T.grid(4, 16):
-            with T.sblock("C"):
-                vi = T.axis.spatial(8, i_0 * 4 + i_1)
-                vj = T.axis.spatial(16, j_0 * 16 + j_1)
-                C[vi, vj] = B[vi, vj] + T.float32(1.0)
-
-
-def test_compute_at_under_a_unit_loop_binds_without_it():
-    sch = Schedule(_scale_then_add)
-    i, j = sch.get_loops("C")
-    i0, i1 = sch.split(i, [2, 4])
-    j0, j1 = sch.split(j, [1, 16])
-    sch.reorder(i0, j0, i1, j1)
-    sch.compute_at(sch.get_block("B"), j0)
-    assert_structural_equal_ignore_global_symbol(sch.mod["main"], _scale_then_add_at_unit_loop)
-    verify_trace_roundtrip(sch, _scale_then_add)
-    a = np.random.default_rng(12).random((8, 16), dtype=np.float32)
-    c = np.zeros_like(a)
-    interpret(sch.mod["main"], a, c)
-    np.testing.assert_allclose(c, 2 * a + 1, rtol=1e-6)

@@ -136,11 +136,8 @@ def _regenerate(br: BlockRealize, dims: dict[Var, tuple[PrimExpr, int]],
     loops: list[tuple[Var, PrimExpr]] = []
     values: list[PrimExpr] = []
     ranges = dict(outer)
-    # an outer loop of extent 1 is its start in the new bindings (TVM's analyzer knows it)
-    outer_units = {v: m for v, (m, e) in outer.items() if e == 1}
     for iv in br.block.iter_vars:
         lo, ext = dims.get(iv.var, (iv.dom.min, iv.dom.extent))
-        lo = substitute(lo, outer_units) if outer_units else lo
         ext = simplify(_cast(IntImm("int32", ext) if isinstance(ext, int) else ext,
                              iv.var.dtype))
         dtype = iv.var.dtype
