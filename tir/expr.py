@@ -192,6 +192,8 @@ class IntImm(PrimExpr):
     def __str__(self) -> str:  # TVM's str() of a constant is its TVMScript: `T.int64(3)`
         return self.script()
 
+    __repr__ = __str__  # TVM's repr too: a list of constants prints `[3, T.int64(4)]`
+
 
 @dataclass(frozen=True, slots=True)
 class FloatImm(PrimExpr):
@@ -201,6 +203,8 @@ class FloatImm(PrimExpr):
 
     def __str__(self) -> str:  # TVM's str() of a constant is its TVMScript: `T.float32(1.0)`
         return self.script()
+
+    __repr__ = __str__
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,6 +55,10 @@ class PrimFunc(metaclass=_PrimFuncMeta):
     # the name of the Python function it was parsed from (TVM's `__name__`), "" if none
     source_name: str = field(default="", compare=False, repr=False)
 
+    def same_as(self, other: object) -> bool:
+        """TVM's identity test (the same function object, not an equal one)."""
+        return self is other
+
     def __post_init__(self) -> None:
         if type(self.attrs) is not Attrs:  # readable as attrs["global_symbol"], as in TVM
             object.__setattr__(self, "attrs", Attrs(self.attrs))

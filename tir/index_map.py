@@ -41,9 +41,12 @@ class IndexMap:
     def from_func_with_separators(mapping_function: Callable[..., Any], ndim: int | None = None,
                                   inverse_index_map: Any = None, *,
                                   index_dtype: str = "int64") -> tuple[IndexMap, list[int]]:
-        names = _param_names(mapping_function, ndim)
+        names, keyword_only = _param_names(mapping_function, ndim)
         params = [Var(n, index_dtype) for n in names]
-        result = mapping_function(*params)
+        # the last indices go to keyword-only parameters (`lambda *rest, k: ...`), as in TVM
+        positional = params[:len(params) - len(keyword_only)]
+        named = dict(zip(keyword_only, params[len(positional):]))
+        result = mapping_function(*positional, **named)
         if isinstance(result, PrimExpr) or not isinstance(result, (list, tuple)):
             result = [result]
         finals: list[Any] = []
@@ -114,18 +117,21 @@ class IndexMap:
         return f"IndexMap({self.initial_indices} -> {self.final_indices})"
 
 
-def _param_names(fn: Callable[..., Any], ndim: int | None) -> list[str]:
-    sig = inspect.signature(fn)
+def _param_names(fn: Callable[..., Any], ndim: int | None) -> tuple[list[str], list[str]]:
+    """The names of all the map's index variables, in order, and which of the last ones are
+    keyword-only parameters."""
+    params = list(inspect.signature(fn).parameters.values())
+    keyword_only = [p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
     names: list[str] = []
-    for p in sig.parameters.values():
+    for p in params:
         if p.kind is inspect.Parameter.VAR_POSITIONAL:
             if ndim is None:
                 raise ValueError("an index map written with *args needs ndim=")
-            names += [f"i{k}" for k in range(ndim - len(names))]
+            names += [f"i{k}" for k in range(ndim - len(names) - len(keyword_only))]
         elif p.kind in (inspect.Parameter.POSITIONAL_ONLY,
                         inspect.Parameter.POSITIONAL_OR_KEYWORD):
             names.append(p.name)
-    return names
+    return names + keyword_only, keyword_only
 
 
 def as_index_map(value: Any, ndim: int | None = None, index_dtype: str = "int32") -> IndexMap:

@@ -5,9 +5,10 @@ from ...tir.schedule import (  # noqa: F401
 )
 
 from ...tir.schedule.extra import ScheduleState, StmtSRef  # noqa: F401
+from ...tir.schedule.instruction import InstructionKind  # noqa: F401
 from . import schedule  # noqa: F401  (the module, as TVM's path has it)
 
 SBlockRV = BlockRV  # TVM 0.27's name of a block handle
 
 __all__ = ["BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule", "ScheduleError", "Trace",
-           "SBlockRV", "ScheduleState", "StmtSRef"]
+           "SBlockRV", "ScheduleState", "StmtSRef", "InstructionKind"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...ir.structural import assert_structural_equal
-from ...tir.schedule import Schedule
+from ...tir.schedule import Schedule, Trace
 
 
 def assert_structural_equal_ignore_global_symbol(func1: Any, func2: Any, *args: Any,
@@ -15,24 +15,36 @@ def assert_structural_equal_ignore_global_symbol(func1: Any, func2: Any, *args: 
                             func2.with_attr("global_symbol", "main"), *args, **kwargs)
 
 
+def _replay(trace: Trace, mod: Any, fmt: str, debug_mask: Any) -> Schedule:
+    replayed = Schedule(mod, debug_mask=debug_mask)
+    if fmt == "python":
+        from ...script import tir as T  # the printed trace may name T.* (above tir)
+
+        exec("\n".join(trace.as_python()), {"T": T}, {"sch": replayed})  # noqa: S102
+    elif fmt == "json":
+        Trace.apply_json_to_schedule(trace.as_json(), replayed)
+    else:
+        raise ValueError(f"unknown trace text format {fmt!r} (expected python or json)")
+    return replayed
+
+
 def verify_trace_roundtrip(sch: Schedule, mod: Any, *, debug_mask: Any = "all",
                            text_format: Any = ("python", "json")) -> Schedule:
-    """Replays `sch.trace` on a fresh schedule of `mod` and checks that the replay gives the
-    same module, structurally; returns the replayed schedule. "python" runs the printed trace
-    text (`trace.as_python()`); "json" replays the recorded instructions themselves."""
+    """Checks that `sch.trace` replays: applied to a fresh schedule of `mod`, and through each
+    text format (the printed Python, the JSON form), it gives the same module, structurally,
+    and a replay's own trace prints as the original does. Returns the last replay."""
+    trace = sch.trace
+    direct = Schedule(mod, debug_mask=debug_mask)
+    trace.apply_to_schedule(direct, remove_postproc=False)
+    assert_structural_equal(direct.mod, sch.mod)
     formats = [text_format] if isinstance(text_format, str) else list(text_format)
-    replayed = Schedule(mod)
+    replayed = direct
     for fmt in formats:
-        replayed = Schedule(mod)
-        if fmt == "python":
-            from ...script import tir as T  # the printed trace may name T.* (above tir)
-
-            exec("\n".join(sch.trace.as_python()), {"T": T}, {"sch": replayed})  # noqa: S102
-        elif fmt == "json":
-            sch.trace.apply_to_schedule(replayed, remove_postproc=False)
-        else:
-            raise ValueError(f"unknown trace text format {fmt!r} (expected python or json)")
+        replayed = _replay(trace, mod, fmt, debug_mask)
         assert_structural_equal(replayed.mod, sch.mod)
+        if str(replayed.trace) != str(trace):
+            raise AssertionError(f"the {fmt} replay records a different trace:\n"
+                                 f"{replayed.trace}\n-- expected --\n{trace}")
     return replayed
 
 

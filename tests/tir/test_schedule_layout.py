@@ -116,3 +116,55 @@ def test_transform_block_layout_needs_trivial_bindings():
     with pytest.raises(ScheduleError, match="'B'"):
         sch.transform_block_layout("B", lambda i, j: [j, i])
     assert_structural_equal(sch.mod, before)
+
+
+@T.prim_func(s_tir=True)
+def _row_sums(A: T.Buffer((4, 8, 6), "float32"), C: T.Buffer((4, 8), "float32")):
+    for i, j, k in T.grid(4, 8, 6):
+        with T.sblock("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vj, vk]
+
+
+# apache-tvm 0.27 after transform_block_layout("C", lambda i, j, k: (i * 8 + j, k))
+# (T.reads/T.writes left out)
+@T.prim_func(s_tir=True)
+def _row_sums_fused(A: T.Buffer((4, 8, 6), "float32"), C: T.Buffer((4, 8), "float32")):
+    for ax0, ax1 in T.grid(32, 6):
+        with T.sblock("C"):
+            v0, v1 = T.axis.remap("SR", [ax0, ax1])
+            with T.init():
+                C[v0 // 8, v0 % 8] = T.float32(0.0)
+            C[v0 // 8, v0 % 8] = C[v0 // 8, v0 % 8] + A[v0 // 8, v0 % 8, v1]
+
+
+def test_transform_block_layout_fuses_iter_vars_as_tvm():
+    sch = Schedule(_row_sums)
+    sch.transform_block_layout("C", lambda i, j, k: (i * 8 + j, k))
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], _row_sums_fused)
+    verify_trace_roundtrip(sch, _row_sums)
+    a = np.random.default_rng(13).random((4, 8, 6), dtype=np.float32)
+    c = np.zeros((4, 8), np.float32)
+    interpret(sch.mod["main"], a, c)
+    np.testing.assert_allclose(c, a.sum(axis=2), rtol=1e-5)
+
+
+@pytest.mark.parametrize("index_map", [
+    lambda i, j, k: (i * 6 + k, j),  # fuses a spatial with a reduce var
+    lambda i, j, k: (i + j, k),      # not a dense mixed radix
+])
+def test_transform_block_layout_refuses_what_tvm_refuses(index_map):
+    sch = Schedule(_row_sums)  # apache-tvm 0.27 raises ScheduleError on both maps
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="'C'"):
+        sch.transform_block_layout("C", index_map)
+    assert sch.mod is before
+
+
+def test_index_map_gives_the_last_indices_to_keyword_only_parameters():
+    imap = IndexMap.from_func(lambda *idx, k: [*idx, k // 4, k % 4], ndim=3)
+    assert len(imap.initial_indices) == 3
+    # apache-tvm 0.27 maps (1, 2, 13) to [1, 2, 3, 1]
+    assert [int(e) for e in imap.map_indices([1, 2, 13])] == [1, 2, 3, 1]

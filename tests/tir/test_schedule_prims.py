@@ -239,7 +239,7 @@ def test_compute_at_needs_a_consumer_under_the_loop() -> None:
 
 def test_schedule_of_prim_func_and_facades() -> None:
     sch = tvm.tir.Schedule(Matmul["main"])
-    assert tvm.s_tir.Schedule is Schedule and sch.func_working_on == "main"
+    assert tvm.s_tir.Schedule is Schedule and sch.func_working_on.name_hint == "main"
     sch.work_on("main")
     assert [b.name for b in sch.get_child_blocks(sch.get_loops(sch.get_block("C"))[0])] == ["C"]
     sch.annotate(sch.get_block("C"), "meta", 1)

@@ -195,3 +195,44 @@ def test_reindex_cache_needs_a_map_onto_iter_vars():
     with pytest.raises(ScheduleError, match="distinct iter vars of block 'C'"):
         sch.reindex_cache_read("C", 1, "shared", lambda i, j, k: (j * 32 + k,))
     assert sch.mod is before
+
+
+@T.prim_func(s_tir=True)
+def grouped(A: T.Buffer((8, 3), "float32"), W: T.Buffer((3, 4), "float32"),
+            C: T.Buffer((8, 4), "float32")):
+    for i, co, rc in T.grid(8, 4, 3):
+        with T.sblock("C"):
+            vi, vco, vrc = T.axis.remap("SSR", [i, co, rc])
+            with T.init():
+                C[vi, vco] = T.float32(0)
+            C[vi, vco] = C[vi, vco] + A[vi, vco // 4 * 3 + vrc] * W[vrc, vco]
+
+
+# TVM 0.27 after reindex(C, ("read", 0)) (T.reads/T.writes left out): `vco // 4` is 0 for
+# vco in [0, 4), so vco is no dim of the reindexed buffer
+@T.prim_func(s_tir=True)
+def grouped_reindexed(A: T.Buffer((8, 3), "float32"), W: T.Buffer((3, 4), "float32"),
+                      C: T.Buffer((8, 4), "float32")):
+    A_reindex = T.sblock_alloc_buffer((8, 3))
+    for ax0, ax1 in T.grid(8, 3):
+        with T.sblock("A_reindex_reindex"):
+            v0, v1 = T.axis.remap("SS", [ax0, ax1])
+            A_reindex[v0, v1] = A[v0, v1]
+    for i, co, rc in T.grid(8, 4, 3):
+        with T.sblock("C"):
+            vi, vco, vrc = T.axis.remap("SSR", [i, co, rc])
+            with T.init():
+                C[vi, vco] = T.float32(0.0)
+            C[vi, vco] = C[vi, vco] + A_reindex[vi, vrc] * W[vrc, vco]
+
+
+def test_reindex_drops_an_iter_var_its_domain_makes_vanish():
+    sch = Schedule(grouped)
+    sch.reindex(sch.get_block("C"), ("read", 0))
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], grouped_reindexed)
+    verify_trace_roundtrip(sch, grouped)
+    rng = np.random.default_rng(11)
+    a, w = rng.random((8, 3), "float32"), rng.random((3, 4), "float32")
+    c = np.zeros((8, 4), "float32")
+    tvm.build(sch.mod)(a, w, c)
+    np.testing.assert_allclose(c, a @ w, rtol=1e-5)

@@ -160,7 +160,7 @@ def test_loop_partition_needs_factors_that_partition_the_loop(factors):
 def test_sample_partitioned_tile_keeps_the_inner_part_a_multiple(seed):
     sch = Schedule(add_one, seed=seed)
     j = sch.get_loops("C")[1]
-    factors = sch.sample_partitioned_tile(j, n=3, partition_pos=1, innermost_part_factor=4)
+    factors = sch.sample_partitioned_tile(j, n=3, partition_pos=1, innerpart_factor=4)
     values = [int(f) for f in factors]
     assert np.prod(values) == 12 and (values[1] * values[2]) % 4 == 0
     sch.split(j, factors)
@@ -171,7 +171,7 @@ def test_sample_partitioned_tile_keeps_the_inner_part_a_multiple(seed):
 def test_sample_partitioned_tile_rejects_impossible_requests():
     sch = Schedule(add_one)
     with pytest.raises(ScheduleError, match="divisible by 5"):
-        sch.sample_partitioned_tile(sch.get_loops("C")[1], n=2, innermost_part_factor=5)
+        sch.sample_partitioned_tile(sch.get_loops("C")[1], n=2, innerpart_factor=5)
 
 
 def _runs_right_add_one(sch: Schedule) -> None:

@@ -16,13 +16,14 @@ from typing import Any
 
 from ..expr import IntImm
 from ..stmt import ForKind
-from . import blockize, cache, compute, loops, sampling
+from . import blockize, cache, compute, loops, sample_location, sampling
 from . import rolling_buffer as rolling
 from .extra import ExtraPrimitives
 from .state import ScheduleBase, ScheduleError
-from .trace import BlockRV, ExprRV, Instruction, LoopRV, Trace
+from .trace import BlockRV, ExprRV, Instruction, InstructionKind, LoopRV, Trace
 
-__all__ = ["BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule", "ScheduleError", "Trace"]
+__all__ = ["BlockRV", "ExprRV", "Instruction", "InstructionKind", "LoopRV", "Schedule",
+           "ScheduleError", "Trace"]
 
 
 class Schedule(ExtraPrimitives, ScheduleBase):
@@ -34,21 +35,23 @@ class Schedule(ExtraPrimitives, ScheduleBase):
         `max_innermost_factor`), drawn at random unless `decision` gives them."""
         extent = self._ctx().loop(loop).extent
         if not isinstance(extent, IntImm):
-            raise ScheduleError(f"sample_perfect_tile: loop {loop.var.name!r} has no constant "
-                                f"extent to tile")
-        factors = (sampling.check_tile_decision(decision, extent.value, n) if decision
-                   else sampling.perfect_tile(self.rng, extent.value, n, max_innermost_factor))
-        out = [ExprRV(f) for f in factors]
-        self.trace.append("sample_perfect_tile", {
+            # as TVM: a loop of unknown extent is tiled trivially, its outer factor unknown
+            factors = [-1] + [1] * (n - 1)
+        elif decision:
+            factors = sampling.check_tile_decision(decision, extent.value, n)
+        else:
+            factors = sampling.perfect_tile(self.rng, extent.value, n, max_innermost_factor)
+        out = [None if f == -1 else ExprRV(f) for f in factors]
+        self.trace.record("sample_perfect_tile", {
             "loop": loop, "n": n, "max_innermost_factor": max_innermost_factor,
             "decision": factors}, out)
         return out
 
     def sample_partitioned_tile(self, loop: LoopRV, n: int, partition_pos: int = 0,
-                                innermost_part_factor: int = 1,
+                                innerpart_factor: int = 1,
                                 decision: list[int] | None = None) -> list[ExprRV]:
         """`n` factors of the loop's extent whose product from `partition_pos` on is a
-        multiple of `innermost_part_factor`, drawn at random unless `decision` gives them."""
+        multiple of `innerpart_factor`, drawn at random unless `decision` gives them."""
         extent = self._ctx().loop(loop).extent
         if not isinstance(extent, IntImm):
             raise ScheduleError(f"sample_partitioned_tile: loop {loop.var.name!r} has no "
@@ -57,11 +60,11 @@ class Schedule(ExtraPrimitives, ScheduleBase):
             factors = sampling.check_tile_decision(decision, extent.value, n)
         else:
             factors = sampling.partitioned_tile(self.rng, extent.value, n, partition_pos,
-                                                innermost_part_factor)
+                                                innerpart_factor)
         out = [ExprRV(f) for f in factors]
-        self.trace.append("sample_partitioned_tile", {
+        self.trace.record("sample_partitioned_tile", {
             "loop": loop, "n": n, "partition_pos": partition_pos,
-            "innermost_part_factor": innermost_part_factor, "decision": factors}, out)
+            "innerpart_factor": innerpart_factor, "decision": factors}, out)
         return out
 
     def sample_categorical(self, candidates: list[int], probs: list[float],
@@ -74,7 +77,7 @@ class Schedule(ExtraPrimitives, ScheduleBase):
         if not 0 <= int(index) < len(candidates):
             raise ScheduleError(f"sample_categorical: decision {index} is out of range")
         out = ExprRV(int(candidates[int(index)]))
-        self.trace.append("sample_categorical", {
+        self.trace.record("sample_categorical", {
             "candidates": list(candidates), "probs": list(probs), "decision": int(index)}, out)
         return out
 
@@ -112,7 +115,7 @@ class Schedule(ExtraPrimitives, ScheduleBase):
                    index: int = -1) -> None:
         self._apply("compute_at", {"block": block, "loop": loop,
                                    "preserve_unit_loops": preserve_unit_loops, "index": index},
-                    compute.compute_at, block, loop, preserve_unit_loops, index)
+                    _compute_at_or_mark, block, loop, preserve_unit_loops, index)
 
     def reverse_compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False,
                            index: int = -1) -> None:
@@ -167,3 +170,14 @@ class Schedule(ExtraPrimitives, ScheduleBase):
                                              "read_buffer_index": int(read_buffer_index),
                                              "storage_scope": storage_scope},
                            cache.cache_inplace, block, int(read_buffer_index), storage_scope)
+
+
+def _compute_at_or_mark(ctx: Any, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool,
+                        index: int) -> Any:
+    """compute_at, where the marks sample_compute_location draws mean: at the root (leave
+    the block as it is) and inline (compute_inline)."""
+    if loop is sample_location.COMPUTE_ROOT:
+        return ctx.func, None
+    if loop is sample_location.COMPUTE_INLINE:
+        return compute.compute_inline(ctx, block)
+    return compute.compute_at(ctx, block, loop, preserve_unit_loops, index)

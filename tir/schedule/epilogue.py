@@ -7,7 +7,11 @@ becomes
     D[vi, vj] = C[vi, vj];  D[vi, vj] += A[vi, vk] * B[vj, vk]     block "multiply"
 
 The reduction must sum (init 0, update `+`); the epilogue must use its result once, only
-added to (not scaled), at the same element the reduction writes.
+added to (not scaled), at the same element the reduction writes. As in TVM, the addition may
+sit inside a clipping or ReLU (`min`/`max` against values that do not read the result):
+`D = min(max(temp + C, lo), hi)` becomes init `D = min(max(C, lo), hi)` and update
+`D = min(max(D + A * B, lo), hi)`, so the clip is applied after every reduction step
+(TVM's behaviour: the same result only when the clip does not bind midway).
 """
 
 from __future__ import annotations
@@ -51,6 +55,29 @@ def _split_addend(value: PrimExpr, buf: Any, name: str) -> tuple[BufferLoad, Pri
                         f"result {buf.name!r} to something, using it once and unscaled")
 
 
+_CLAMPS = (BinaryOp.MIN, BinaryOp.MAX)
+
+
+def _unwrap_clamps(value: PrimExpr, buf: Any) -> tuple[list[tuple[BinOp, bool]], PrimExpr]:
+    """The min/max layers around the part of `value` that reads `buf` (each with whether that
+    part is its left operand), outermost first, and that part."""
+    layers: list[tuple[BinOp, bool]] = []
+    while isinstance(value, BinOp) and value.op in _CLAMPS:
+        left_reads, right_reads = _uses(value.a, buf), _uses(value.b, buf)
+        if left_reads and right_reads:
+            break
+        layers.append((value, bool(left_reads)))
+        value = value.a if left_reads else value.b
+    return layers, value
+
+
+def _rewrap(layers: list[tuple[BinOp, bool]], core: PrimExpr) -> PrimExpr:
+    for layer, core_left in reversed(layers):
+        core = dataclasses.replace(layer, a=core) if core_left else dataclasses.replace(
+            layer, b=core)
+    return core
+
+
 def fuse_reduction_epilogue(ctx: Ctx, red_rv: BlockRV, epi_rv: BlockRV) -> tuple[Any, None]:
     what = "fuse_reduction_epilogue"
     rpath, epath = ctx.block_path(red_rv), ctx.block_path(epi_rv)
@@ -66,15 +93,16 @@ def fuse_reduction_epilogue(ctx: Ctx, red_rv: BlockRV, epi_rv: BlockRV) -> tuple
         raise ScheduleError(f"{what}: block {ename!r} must be one buffer store")
     if _uses(estore.value, buf) != 1:
         raise ScheduleError(f"{what}: block {ename!r} must read {buf.name!r} exactly once")
-    load, rest = _split_addend(estore.value, buf, ename)
+    layers, core = _unwrap_clamps(estore.value, buf)
+    load, rest = _split_addend(core, buf, ename)
     vmap = _iter_map(load.indices, store.indices, epi, red, what)
+    layers = [(substitute(layer, vmap), left) for layer, left in layers]
     target_idx = tuple(substitute(estore.indices, vmap))
-    new_init = BufferStore(estore.buffer, substitute(rest, vmap) if rest is not None
-                           else init.value, target_idx)  # type: ignore[union-attr]
-    new_update = BufferStore(estore.buffer, BinOp(BinaryOp.ADD, BufferLoad(estore.buffer,
-                                                                           target_idx),
-                                                  store.value.b if _acc_first(store, buf)
-                                                  else store.value.a), target_idx)
+    start = substitute(rest, vmap) if rest is not None else init.value  # type: ignore[union-attr]
+    new_init = BufferStore(estore.buffer, _rewrap(layers, start), target_idx)
+    step = BinOp(BinaryOp.ADD, BufferLoad(estore.buffer, target_idx),
+                 store.value.b if _acc_first(store, buf) else store.value.a)
+    new_update = BufferStore(estore.buffer, _rewrap(layers, step), target_idx)
     block = dataclasses.replace(red.block, init=new_init, body=new_update, reads=(), writes=())
     body = tree.replace(rpath, dataclasses.replace(red, block=block))
     epath = tree.block_path(body, ename)

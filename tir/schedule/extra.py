@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..index_map import as_index_map
-from . import analysis, blockize, buffer_prims, compute, layout, query, rfactor, structure
-from . import epilogue, pad_einsum, padding, read_write_at, reindex, tensorize
+from . import analysis, blockize, buffer_prims, layout, query, rfactor, structure
+from . import epilogue, pad_einsum, padding, read_write_at, reindex, sample_location, tensorize
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
 
@@ -22,10 +22,14 @@ def _tensorize(ctx: Any, target: Any, intrin: str, preserve_unit_iters: bool
 
 
 class StmtSRef:
-    """What `sch.get_sref(rv)` gives: a view of the statement a handle points to now."""
+    """What `sch.get_sref(rv)` gives: a view of the statement a handle points to now. A
+    schedule hands out one sref per statement (`same_as` compares them), a copy its own."""
 
     def __init__(self, stmt: Any) -> None:
         self.stmt = stmt
+
+    def same_as(self, other: Any) -> bool:
+        return self is other
 
     def __repr__(self) -> str:
         return f"StmtSRef({type(self.stmt).__name__})"
@@ -46,6 +50,12 @@ class ScheduleState:
     def mod(self) -> Any:
         return self._sch.mod if self._sch is not None else self._mod
 
+    def get_sref(self, stmt: Any) -> StmtSRef | None:
+        """The sref of a block or loop of the scheduled function (None when it is not one)."""
+        if self._sch is None:
+            return StmtSRef(stmt)
+        return self._sch._sref_of(stmt)
+
 
 class ExtraPrimitives:
     """Schedule methods beyond the loop/compute/cache core (mixed into `Schedule`)."""
@@ -56,7 +66,7 @@ class ExtraPrimitives:
         block = self._block_rv(block)
         ctx = self._ctx()
         out = [ctx.block_rv(br) for br in fn(ctx, ctx.block_path(block))]
-        self.trace.append(name, {"block": block}, out)
+        self.trace.record(name, {"block": block}, out)
         return out
 
     def get_producers(self, block: BlockRV | str) -> list[BlockRV]:
@@ -71,13 +81,13 @@ class ExtraPrimitives:
         """The blocks directly inside `scope_block` that write a parameter buffer."""
         scope_block = self._block_rv(scope_block)
         ctx = self._ctx()
-        scope = ctx.block(scope_block)
-        if scope.block.name == "root" and not scope.iter_values:
+        scope = None if ctx.is_implicit_root(scope_block) else ctx.block(scope_block)
+        if scope is None or (scope.block.name == "root" and not scope.iter_values):
             found = query.output_blocks(ctx, None)
         else:
             found = query.output_blocks(ctx, scope)
         out = [ctx.block_rv(br) for br in found]
-        self.trace.append("get_output_blocks", {"scope_block": scope_block}, out)
+        self.trace.record("get_output_blocks", {"scope_block": scope_block}, out)
         return out
 
     def _buffer_arg(self, block: Any, buffer: Any, kind: str = "write") -> tuple[str, int]:
@@ -287,33 +297,21 @@ class ExtraPrimitives:
 
     def sample_compute_location(self, block: BlockRV | str, decision: int | None = None
                                 ) -> LoopRV:
-        """One of the loops `block` can be computed at (the loops above its first consumer
-        where compute_at succeeds), drawn at random unless `decision` indexes it."""
+        """A place `block` may be computed at (sample_location.py: inline, root or a loop
+        above its consumer), drawn uniformly unless `decision` (a location index) picks it."""
         block = self._block_rv(block)
-        ctx = self._ctx()
-        path = ctx.block_path(block)
-        users = query.consumers(ctx, path)
-        if not users:
-            raise ScheduleError(f"sample_compute_location: block {block.name!r} has no "
-                                f"consumer to be computed under")
-        from . import tree
-
-        candidates = []
-        for lp in tree.loops_above(ctx.block_path(ctx.block_rv(users[0]))):
-            try:
-                compute.compute_at(ctx, block, ctx.loop_rv(lp), False)
-            except ScheduleError:
-                continue
-            candidates.append(lp)
-        if not candidates:
-            raise ScheduleError(f"sample_compute_location: block {block.name!r} cannot be "
-                                f"computed at any loop of its consumer")
-        index = self.rng.randrange(len(candidates)) if decision is None else int(decision)
-        if not 0 <= index < len(candidates):
-            raise ScheduleError(f"sample_compute_location: decision {index} is out of range "
-                                f"({len(candidates)} locations)")
-        out = ctx.loop_rv(candidates[index])
-        self.trace.append("sample_compute_location", {"block": block, "decision": index}, out)
+        found = sample_location.candidates(self._ctx(), block)
+        if decision is None:
+            index, out = found[self.rng.randrange(len(found))]
+        else:
+            index = int(decision)
+            picked = [rv for k, rv in found if k == index]
+            if not picked:
+                raise ScheduleError(f"sample_compute_location: decision {index} is out of range "
+                                    f"of the locations of block {block.name!r} (candidates: "
+                                    f"{[k for k, _ in found]})")
+            out = picked[0]
+        self.trace.record("sample_compute_location", {"block": block, "decision": index}, out)
         return out
 
     # -- tensorization -------------------------------------------------------------------------
@@ -331,20 +329,30 @@ class ExtraPrimitives:
 
     def enter_postproc(self) -> None:
         """Marks where postprocessing starts in the trace (changes nothing)."""
-        self.trace.append("enter_postproc", {}, None)
+        self.trace.record("enter_postproc", {}, None)
 
     def fork_seed(self) -> int:
         """A new seed drawn from this schedule's random state."""
-        return self.rng.randint(1, 2**31 - 1)
+        return self.rng.fork_seed()
 
     def remove_rv(self, rand_var: BlockRV | LoopRV | ExprRV) -> None:
-        """Forgets a handle (tvmlite's handles hold no state, so only the trace records it)."""
+        """Forgets a handle: using it afterwards is an IndexError (TVM's trace does not
+        record the removal)."""
         if not isinstance(rand_var, (BlockRV, LoopRV, ExprRV)):
             raise ScheduleError(f"remove_rv: expected a handle, got {type(rand_var).__name__}")
-        self.trace.append("remove_rv", {"rand_var": rand_var}, None)
+        self._removed = getattr(self, "_removed", set()) | {id(rand_var)}
 
     def get_sref(self, rand_var_or_stmt: Any) -> StmtSRef:
-        return StmtSRef(self.get(self._block_rv(rand_var_or_stmt)))
+        """The sref of a handle's block or loop (of a block or loop statement)."""
+        if isinstance(rand_var_or_stmt, (BlockRV, LoopRV, str)):
+            return self._sref_of(self.get(self._block_rv(rand_var_or_stmt)))
+        return self._sref_of(rand_var_or_stmt)
+
+    def _sref_of(self, stmt: Any) -> StmtSRef:
+        srefs = self.__dict__.setdefault("_srefs", {})
+        if id(stmt) not in srefs:
+            srefs[id(stmt)] = StmtSRef(stmt)  # the sref keeps the statement (and its id) alive
+        return srefs[id(stmt)]
 
     @property
     def state(self) -> ScheduleState:

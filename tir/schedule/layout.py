@@ -15,12 +15,15 @@ import dataclasses
 from math import prod
 from typing import Any
 
+from ..analyzer import Analyzer
 from ..expr import BufferLoad, IntImm, PrimExpr, Var
 from ..functor import Mutator, simplify, substitute
 from ..index_map import IndexMap
 from ..stmt import Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterVar, Range, Stmt
 from . import tree
 from .analysis import read_buffers, written_buffers
+from .block_layout_fuse import fused_layout, recovered_value
+from .bounded import BoundedDivision
 from .state import Ctx, ScheduleError
 from .trace import BlockRV
 
@@ -107,8 +110,7 @@ def transform_block_layout(ctx: Ctx, rv: BlockRV, index_map: IndexMap) -> tuple[
         raise ScheduleError(f"{what}: block {name!r} has a predicate")
     order = _permutation(index_map)
     if order is None:
-        raise ScheduleError(f"{what}: only index maps that permute the iter vars are "
-                            f"supported (block {name!r})")
+        return _fused_block_layout(ctx, path, top, br, index_map)
     old_ivs = br.block.iter_vars
     new_ivs, vmap, new_loops = [], {}, []
     for k, src in enumerate(order):
@@ -123,6 +125,39 @@ def transform_block_layout(ctx: Ctx, rv: BlockRV, index_map: IndexMap) -> tuple[
     node: Stmt = BlockRealize(tuple(new_loops), br.predicate, block)
     for var, iv in reversed(list(zip(new_loops, new_ivs))):
         node = For(var, IntImm(var.dtype, 0), iv.dom.extent, ForKind.SERIAL, node)
+    return ctx.func.with_body(tree.replace(path[:top + 1], node)), None
+
+
+def _fused_block_layout(ctx: Ctx, path: Any, top: int, br: BlockRealize, index_map: IndexMap
+                        ) -> tuple[Any, None]:
+    """transform_block_layout for a map fusing iter vars (block_layout_fuse.py)."""
+    name = br.block.name
+    initial = list(index_map.initial_indices)
+    ivs = list(br.block.iter_vars)
+    found = fused_layout(list(index_map.final_indices), initial, ivs, name)
+    if found is None:
+        raise ScheduleError(f"transform_block_layout: the index map is not an affine fusion "
+                            f"of the iter vars of block {name!r} (each output a dense "
+                            f"combination of its own vars, extents known)")
+    outs, recover = found
+    dtype = ivs[0].var.dtype
+    new_vars = [Var(f"v{k}", dtype) for k in range(len(outs))]
+    vmap = {iv.var: recovered_value(recover[var], new_vars, dtype)
+            for var, iv in zip(initial, ivs)}
+    new_ivs = [IterVar(v, Range(IntImm(dtype, 0), IntImm(dtype, ext)), kind)
+               for v, (ext, kind) in zip(new_vars, outs)]
+    ana = Analyzer()
+    for iv in new_ivs:
+        ana.bind(iv.var, iv.dom)
+    fold = BoundedDivision(ana).visit  # `co // 64` with co in [0, 64) is 0, as TVM folds it
+    block = dataclasses.replace(br.block, iter_vars=tuple(new_ivs),
+                                body=fold(substitute(br.block.body, vmap)),
+                                init=fold(substitute(br.block.init, vmap))
+                                if br.block.init else None)
+    loops = [Var(f"ax{k}", dtype) for k in range(len(outs))]
+    node: Stmt = BlockRealize(tuple(loops), br.predicate, block)
+    for var, iv in reversed(list(zip(loops, new_ivs))):
+        node = For(var, IntImm(dtype, 0), iv.dom.extent, ForKind.SERIAL, node)
     return ctx.func.with_body(tree.replace(path[:top + 1], node)), None
 
 

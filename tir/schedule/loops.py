@@ -11,7 +11,7 @@ from typing import Any
 from ..expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, const
 from ..function import free_vars
 from ..functor import post_order_visit, simplify, substitute
-from ..stmt import BlockRealize, For, ForKind, IterType
+from ..stmt import BlockRealize, BufferStore, For, ForKind, IterType
 from . import tree
 from .state import Ctx, ScheduleError
 from .trace import LoopRV
@@ -146,14 +146,31 @@ def fuse(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, LoopRV]:
     inner: PrimExpr = const(1, dtype)
     for lp in reversed(nest):
         ext = lp.extent if lp.extent.dtype == dtype else simplify(lp.extent.astype(dtype))
-        value = fused if _is_one(inner) else fused // inner
-        if lp is not nest[0]:
-            value = value % ext
+        # TVM's form: the middle loops as (fused % (ext * inner)) // inner
+        value = fused if lp is nest[0] else fused % simplify(inner * ext)
+        if not _is_one(inner):
+            value = value // inner
         vmap[lp.loop_var] = _retype(simplify(value), lp.loop_var.dtype)
         inner = simplify(inner * ext)
     body = substitute(nest[-1].body, vmap)
-    new = For(fused, IntImm(dtype, 0), inner, ForKind.SERIAL, body)
+    new = For(fused, IntImm(dtype, 0), _fused_extent(nest, dtype), ForKind.SERIAL, body)
     return _rebind(ctx, path, new), LoopRV(fused, ctx.func_name)
+
+
+def _fused_extent(nest: list[For], dtype: str) -> PrimExpr:
+    """The product of the extents as TVM writes it: symbolic ones outer to inner, then the
+    constant ones folded into one factor on the right (`n * 16384`)."""
+    symbolic: PrimExpr | None = None
+    constant = 1
+    for lp in nest:
+        ext = lp.extent if lp.extent.dtype == dtype else simplify(lp.extent.astype(dtype))
+        if isinstance(ext, IntImm):
+            constant *= ext.value
+        else:
+            symbolic = ext if symbolic is None else simplify(symbolic * ext)
+    if symbolic is None:
+        return IntImm(dtype, constant)
+    return symbolic if constant == 1 else simplify(symbolic * const(constant, dtype))
 
 
 def _is_one(e: PrimExpr) -> bool:
@@ -181,10 +198,24 @@ def reorder(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, None]:
         if old is not new:
             _check_not_mixed(new, "reorder")
     _check_covering(nest, "reorder")
+    _check_linear(nest, "reorder")
     body = nest[-1].body
     for lp in reversed(order):
         body = dataclasses.replace(lp, body=body)
     return _rebind(ctx, path, body), None
+
+
+def _check_linear(nest: list[For], what: str) -> None:
+    """The blocks under the reordered loops must bind their iter vars affinely in those loops
+    (TVM refuses `vi = v0 * v0 + v1` when v0 moves): no product of two terms that both use
+    them, no division by one."""
+    moved = {lp.loop_var for lp in nest}
+    for br in tree.blocks_under(nest[-1].body):
+        for iv, value in zip(br.block.iter_vars, br.iter_values):
+            if _nonlinear_in(value, moved):
+                raise ScheduleError(f"{what}: block {br.block.name!r} binds iter var "
+                                    f"{iv.var.name!r} non-affinely in the loops being "
+                                    f"reordered ({value})")
 
 
 def _check_not_mixed(loop: For, what: str) -> None:
@@ -217,6 +248,42 @@ def _check_covering(nest: list[For], what: str) -> None:
             if span < dom.value:
                 raise ScheduleError(f"{what}: block {br.block.name!r} binds iter var "
                                     f"{iv.var.name!r} non-affinely ({value})")
+
+
+def _check_parallelizable_blocks(loop: For, what: str) -> None:
+    """TVM's conditions on the blocks under a parallel/vectorized loop: affine bindings in
+    the loops (not `vk = k * k // 2`), and a compact data flow (a reduction writes only
+    elements named by its spatial iter vars, not `B[vk]` for a reduce var vk)."""
+    loops = {p[-1].loop_var for p in tree.walk(loop) if isinstance(p[-1], For)}
+    for br in tree.blocks_under(loop.body):
+        for iv, value in zip(br.block.iter_vars, br.iter_values):
+            if _nonlinear_in(value, loops):
+                raise ScheduleError(f"{what}: block {br.block.name!r} binds iter var "
+                                    f"{iv.var.name!r} non-affinely ({value})")
+        reduce_vars = {iv.var for iv in br.block.iter_vars if iv.iter_type is IterType.REDUCE}
+        stores: list[BufferStore] = []
+        post_order_visit(br.block.body, lambda n: stores.append(n)
+                         if isinstance(n, BufferStore) else None)
+        for st in stores:
+            if any(set(free_vars(i)) & reduce_vars for i in st.indices):
+                raise ScheduleError(f"{what}: block {br.block.name!r} writes "
+                                    f"{st.buffer.name!r} at an element chosen by a reduce "
+                                    f"iter var (not a compact data flow)")
+
+
+def _nonlinear_in(e: Any, names: set[Var]) -> bool:
+    """Whether `e` multiplies two terms that both use `names`, or divides by one."""
+    if not isinstance(e, BinOp):
+        return False
+
+    def uses(x: PrimExpr) -> bool:
+        return bool(set(free_vars(x)) & names)
+
+    if e.op is BinaryOp.MUL and uses(e.a) and uses(e.b):
+        return True
+    if e.op in (BinaryOp.FLOORDIV, BinaryOp.FLOORMOD, BinaryOp.DIV) and uses(e.b):
+        return True
+    return _nonlinear_in(e.a, names) or _nonlinear_in(e.b, names)
 
 
 def _reduction_blocks(loop: For) -> list[str]:
@@ -258,6 +325,7 @@ def set_kind(ctx: Ctx, rv: LoopRV, kind: ForKind, thread: str | None = None
                                 f"spatial loops can be {what}d")
     if kind in (ForKind.PARALLEL, ForKind.VECTORIZED):
         _check_no_opaque_use(loop, kind.name.lower())
+        _check_parallelizable_blocks(loop, kind.name.lower())
     if kind is ForKind.THREAD_BINDING and thread and not thread.startswith("threadIdx"):
         bad = _reduction_blocks(loop)
         if bad:  # only threads of one block can combine partial sums

@@ -60,13 +60,14 @@ def consumers(ctx: Ctx, path: tree.Path) -> list[BlockRealize]:
 
 
 def output_blocks(ctx: Ctx, scope: BlockRealize | None) -> list[BlockRealize]:
-    """Blocks directly in `scope` (None: the function's root) writing a parameter buffer."""
+    """Blocks in `scope` (None: the function's root), nested ones too, that write a
+    parameter buffer, outer first (as TVM's get_output_blocks)."""
     params = [b for _, b in ctx.func.buffer_map]
     root = scope.block.body if scope is not None else ctx.func.body
     out = []
     for p in tree.walk(root):
         node = p[-1]
-        if isinstance(node, BlockRealize) and not any(isinstance(s, Block) for s in p[:-1]):
+        if isinstance(node, BlockRealize):
             if node.block.name == "root" and scope is None:
                 continue
             if _touches(_buffers(node, writes=True), params):

@@ -24,6 +24,7 @@ from ..stmt import (
 from . import tree
 from .analysis import accesses
 from .layout import buffer_of
+from .bounded import BoundedDivision
 from .state import Ctx, ScheduleError
 from .trace import BlockRV
 
@@ -71,7 +72,7 @@ def reindex(ctx: Ctx, rv: BlockRV, kind: str, index: int) -> tuple[Any, BlockRV]
     path = ctx.block_path(rv)
     br: BlockRealize = path[-1]  # type: ignore[assignment]
     name = br.block.name
-    idx = _the_index(br.block, buf, kind)
+    idx = _simplified_in_domains(_the_index(br.block, buf, kind), br.block)
     used_vars = {v for e in idx for v in free_vars(e)}
     used = [iv for iv in br.block.iter_vars if iv.var in used_vars]
     for iv in used:
@@ -90,6 +91,23 @@ def reindex(ctx: Ctx, rv: BlockRV, kind: str, index: int) -> tuple[Any, BlockRV]
     body = _place(body, name, stage, before=kind == "read")
     func = tree.add_root_alloc(ctx.func.with_body(body), new)
     return func, BlockRV(stage_name, ctx.func_name)
+
+
+def _simplified_in_domains(idx: tuple[PrimExpr, ...], block: Block) -> tuple[PrimExpr, ...]:
+    """The index simplified knowing each iter var's domain, as TVM does before choosing the
+    reindexed buffer's dims: `co // 64 * 3 + rc` with co in [0, 64) is `rc`, so co is no dim.
+    Only an index that loses a variable this way is replaced."""
+    from ..analyzer import Analyzer
+
+    ana = Analyzer()
+    for iv in block.iter_vars:
+        if isinstance(simplify(iv.dom.extent), IntImm):
+            ana.bind(iv.var, iv.dom)
+    out = []
+    for e in idx:
+        simple = simplify(BoundedDivision(ana).visit(e))
+        out.append(simple if set(free_vars(simple)) < set(free_vars(e)) else e)
+    return tuple(out)
 
 
 def _redeclare(block: Block, old: Buffer, new: Buffer, index: tuple[PrimExpr, ...]) -> Block:

@@ -50,6 +50,8 @@ def categorical(rng: random.Random, probs: list[float]) -> int:
     if not probs or any(p < 0 for p in probs) or sum(probs) <= 0:
         raise ScheduleError(f"sample_categorical: probabilities {probs} must be non-negative "
                             f"and not all zero")
+    if hasattr(rng, "categorical"):  # a schedule's generator draws as TVM's does
+        return rng.categorical(probs)
     return rng.choices(range(len(probs)), weights=probs)[0]
 
 

@@ -10,19 +10,23 @@ a loop handle goes stale when its loop is split or fused away, as in TVM.
 
 from __future__ import annotations
 
-import random
 from typing import Any, Callable, Union
 
 from ...ir.module import IRModule
 from ..function import PrimFunc
-from ..expr import IntImm
-from ..stmt import BlockRealize, For
+from ..stmt import Block, BlockRealize, For
 from . import tree
+from .lcg import LinearCongruentialRandom
 from .trace import BlockRV, ExprRV, LoopRV, Trace
 
 
 class ScheduleError(ValueError):
     """A schedule primitive cannot be applied; the message names the block or loop."""
+
+
+class UnknownHandleError(ScheduleError, IndexError):
+    """A handle this schedule cannot resolve: removed (`remove_rv`), made by another schedule
+    or pointing to a loop/block that a later step replaced. An IndexError, as in TVM."""
 
 
 class Ctx:
@@ -36,7 +40,7 @@ class Ctx:
             raise ScheduleError(f"expected a block handle (BlockRV), got {type(rv).__name__}")
         path = tree.block_path(self.func.body, rv.name)
         if path is None:
-            raise ScheduleError(f"block {rv.name!r} is not in prim_func {self.func_name!r} "
+            raise UnknownHandleError(f"block {rv.name!r} is not in prim_func {self.func_name!r} "
                                 f"(it was inlined or renamed)")
         return path
 
@@ -45,9 +49,15 @@ class Ctx:
             raise ScheduleError(f"expected a loop handle (LoopRV), got {type(rv).__name__}")
         path = tree.loop_path(self.func.body, rv.var)
         if path is None:
-            raise ScheduleError(f"loop {rv.var.name!r} no longer exists in {self.func_name!r} "
+            raise UnknownHandleError(f"loop {rv.var.name!r} no longer exists in {self.func_name!r} "
                                 f"(a split, fuse or compute_at replaced it)")
         return path
+
+    def is_implicit_root(self, rv: Any) -> bool:
+        """Whether `rv` is the "root" block TVM puts around a function body, where tvmlite's
+        function has none (its body is the root's body)."""
+        return (isinstance(rv, BlockRV) and rv.name == "root"
+                and tree.block_path(self.func.body, "root") is None)
 
     def block(self, rv: BlockRV) -> BlockRealize:
         return self.block_path(rv)[-1]  # type: ignore[return-value]
@@ -88,8 +98,8 @@ class ScheduleBase:
             raise ValueError(f"error_render_level must be 'detail', 'fast' or 'none', "
                              f"got {error_render_level!r}")
         self._render_level = error_render_level
-        # NOTE: TVM's seed -1 (or none) means "seed from the system"
-        self.rng = random.Random(None if seed in (None, -1) else seed)
+        # NOTE: TVM's seed -1 (or none) means "seed from the system"; a seed draws as TVM's
+        self.rng = LinearCongruentialRandom(seed)
 
     # TVM's type aliases of annotation values, reachable from the class as in TVM
     PrimAnnotationValueT = Union[str, int, float, ExprRV]
@@ -109,8 +119,9 @@ class ScheduleBase:
         self._trace = value
 
     @property
-    def func_working_on(self) -> str | None:
-        return self._func_name
+    def func_working_on(self) -> Any:
+        """The GlobalVar of the prim_func the schedule works on (None when undecided)."""
+        return None if self._func_name is None else self._mod.get_global_var(self._func_name)
 
     def work_on(self, func_name: str) -> None:
         if not isinstance(self._mod[func_name] if func_name in self._mod else None, PrimFunc):
@@ -120,7 +131,8 @@ class ScheduleBase:
     def _ctx(self, func_name: str | None = None) -> Ctx:
         name = func_name or self._func_name
         if name is None:
-            raise ScheduleError("the module has several prim_funcs: call sch.work_on(name) "
+            raise ScheduleError("the schedule does not know which function to be working on: "
+                                "the module has several prim_funcs; call sch.work_on(name) "
                                 "or pass func_name=")
         return Ctx(self._mod[name], name)
 
@@ -137,7 +149,7 @@ class ScheduleBase:
         ctx = self._ctx()
         new_func, outputs = fn(ctx, *args)
         self._mod = self._mod.with_function(ctx.func_name, new_func)
-        self.trace.append(name, kwargs, outputs)
+        self.trace.record(name, kwargs, outputs)
         return outputs
 
     def _block_rv(self, block: Any) -> Any:
@@ -147,9 +159,9 @@ class ScheduleBase:
     def copy(self) -> Any:
         other = type(self).__new__(type(self))
         other.__dict__.update(self.__dict__)
-        other.trace = Trace()
-        other.trace.insts = list(self.trace.insts)
-        other.rng = random.Random(self.rng.random())  # the copy samples on its own
+        other.trace = Trace(self.trace.insts, self.trace.decisions)
+        other._srefs = {}  # a copy hands out its own srefs
+        other.rng = LinearCongruentialRandom(self.rng.fork_seed())  # its own draws, as TVM
         return other
 
     def seed(self, seed: int) -> None:
@@ -177,13 +189,13 @@ class ScheduleBase:
 
     def get_block(self, name: str, func_name: str | None = None) -> BlockRV:
         ctx = self._ctx(func_name)
-        if tree.block_path(ctx.func.body, name) is None:
+        if tree.block_path(ctx.func.body, name) is None and name != "root":
             names = [b.block.name for b in tree.blocks_under(ctx.func.body)]
             raise self._error(f"Cannot find a block with the name: {name} in prim_func "
                               f"{ctx.func_name!r}; blocks: {names}",
                               "Cannot find a block with the specified name")
         rv = BlockRV(name, ctx.func_name)
-        self.trace.append("get_sblock", {"name": name, "func_name": ctx.func_name}, rv)
+        self.trace.record("get_sblock", {"name": name, "func_name": ctx.func_name}, rv)
         return rv
 
     get_sblock = get_block
@@ -192,25 +204,32 @@ class ScheduleBase:
         block = self._block_rv(block)
         ctx = self._ctx()
         rvs = [ctx.loop_rv(lp) for lp in tree.loops_above(ctx.block_path(block))]
-        self.trace.append("get_loops", {"block": block}, rvs)
+        self.trace.record("get_loops", {"block": block}, rvs)
         return rvs
 
     def get_child_blocks(self, block_or_loop: BlockRV | LoopRV | str) -> list[BlockRV]:
         block_or_loop = self._block_rv(block_or_loop)
         ctx = self._ctx()
-        if isinstance(block_or_loop, BlockRV):
-            node: Any = ctx.block(block_or_loop).block.body
+        if ctx.is_implicit_root(block_or_loop):
+            node: Any = ctx.func.body
+        elif isinstance(block_or_loop, BlockRV):
+            node = ctx.block(block_or_loop).block.body
         else:
             node = ctx.loop(block_or_loop).body
         out = [ctx.block_rv(br) for br in _direct_blocks(node)]
-        self.trace.append("get_child_blocks", {"block_or_loop": block_or_loop}, out)
+        self.trace.record("get_child_blocks", {"block_or_loop": block_or_loop}, out)
         return out
 
     def get(self, rv: BlockRV | LoopRV | ExprRV) -> Any:
-        """The IR node a handle points to now (a Block or a For), or a sample's IntImm."""
+        """The IR node a handle points to now (a Block or a For), or a sample's value (an
+        int, as TVM 0.27 returns it)."""
+        if id(rv) in getattr(self, "_removed", ()):
+            raise UnknownHandleError(f"{rv!r} was removed from the schedule (remove_rv)")
         if isinstance(rv, ExprRV):
-            return IntImm("int32", rv.value)
+            return rv.value
         ctx = self._ctx()
+        if ctx.is_implicit_root(rv):
+            return Block("root", (), ctx.func.body)
         return ctx.block(rv).block if isinstance(rv, BlockRV) else ctx.loop(rv)
 
 

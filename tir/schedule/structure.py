@@ -141,6 +141,20 @@ class _RenameBlocks:
         return out
 
 
+def _fresh_definitions(stmt: Any) -> Any:
+    """`stmt` with every loop var and block iter var it binds replaced by a new Var."""
+    from ..stmt import Block as _Block
+
+    fresh: dict[Var, Var] = {}
+    for p in tree.walk(stmt):
+        node = p[-1]
+        bound = [node.loop_var] if isinstance(node, For) else (
+            [iv.var for iv in node.iter_vars] if isinstance(node, _Block) else [])
+        for v in bound:
+            fresh.setdefault(v, Var(v.name, v.dtype))
+    return substitute(stmt, fresh)
+
+
 def loop_partition(ctx: Ctx, rv: LoopRV, factors: list[Any]) -> tuple[Any, list[LoopRV]]:
     """The loop's range cut into consecutive parts, each a loop of its own inside an opaque
     "<block>_<var><k>_partition" block, all inside "<block>_<var>_common" (TVM's form)."""
@@ -162,6 +176,8 @@ def loop_partition(ctx: Ctx, rv: LoopRV, factors: list[Any]) -> tuple[Any, list[
         var = Var(f"{name}{k}", loop.loop_var.dtype)
         dom = Range(IntImm(var.dtype, start), IntImm(var.dtype, size))
         body = _RenameBlocks(var.name, var, dom)(substitute(loop.body, {loop.loop_var: var}))
+        if k:
+            body = _fresh_definitions(body)  # each copy binds its own loop and iter vars
         part = dataclasses.replace(loop, loop_var=var, body=body,
                                    min=IntImm(var.dtype, start), extent=IntImm(var.dtype, size))
         parts.append(BlockRealize((), true, Block(f"{first}_{var.name}_partition", (), part)))
