@@ -8,12 +8,12 @@ are the arrays, dicts the maps (`isinstance(x, tvm_ffi.Array)` accepts them).
 
 from typing import Any
 
-from .ir.structural import structural_equal as _structural_equal
-from .ir.structural import structural_hash as _structural_hash
-from .runtime import ShapeTuple as Shape
-from .vm.ndarray import NDArray as Tensor
-from .vm.ndarray import from_dlpack
-from .vm.registry import get_global_func, register_func, remove_global_func
+from ..ir.structural import structural_equal as _structural_equal
+from ..ir.structural import structural_hash as _structural_hash
+from ..runtime import ShapeTuple as Shape
+from ..vm.ndarray import NDArray as Tensor
+from ..vm.ndarray import from_dlpack
+from ..vm.registry import get_global_func, register_func, remove_global_func
 
 register_global_func = register_func
 
