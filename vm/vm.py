@@ -18,7 +18,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import bounds_runtime, debug_builtins, interpreter, kv_cache_builtins  # noqa: F401,E501 (registers relax.run.*, the KV cache)
+from . import (  # noqa: F401 (registers relax.run.*, the KV cache, relax.inspect.*)
+    bounds_runtime, debug_builtins, inspect_builtins, interpreter, kv_cache_builtins,
+)
 from . import set_builtins  # noqa: F401 (registers relax.run.nonzero, unique, ...)
 from . import vision_builtins  # noqa: F401 (relax.run.vision.get_valid_counts)
 from .closures import compile_closures

@@ -11,6 +11,7 @@ from . import vision  # noqa: F401 (registers R.vision.*)
 from . import memory  # noqa: F401 (registers R.memory.*, R.vm.*, R.builtin.alloc_tensor)
 from . import nn3d  # noqa: F401 (registers R.nn.conv3d and the 3-d pools)
 from . import layout  # noqa: F401 (registers R.layout_transform)
+from . import inspect_ops  # noqa: F401,E402 (registers relax.inspect.*)
 from . import image_ext  # noqa: F401 (registers R.image.resize3d, grid_sample)
 from . import vision_nms  # noqa: F401 (registers R.vision.get_valid_counts)
 from .base import OpError
