@@ -150,52 +150,31 @@ def tensor_sinfo(shape: Any, dtype: str = "float32") -> TensorStructInfo:
 
 def call_ret_sinfo(func: FuncStructInfo, args: Any) -> StructInfo:
     """What calling `func` with `args` returns, in the caller's terms: the symbolic dims the
-    callee's parameters define are replaced by the arguments' dims (TVM derives a call's
-    struct info this way), so `f(x)` with x (n, 4) and f: (m, 4) -> (m, 8) gives (n, 8)."""
+    callee's parameters define are replaced by the arguments' dims and any other dim is
+    forgotten (TVM derives a call's struct info this way), so `f(x)` with x (n, 4) and
+    f: (m, 4) -> (m, 8) gives (n, 8)."""
     if func.params is None:
         return func.ret
-    mapping: dict[Any, PrimExpr] = {}
+    from .type_analysis import erase_to_well_defined
+
+    bound: dict[Any, PrimExpr] = {}
     for param, arg in zip(func.params, args):
-        _match_dims(param, getattr(arg, "struct_info", None), mapping)
-    return _substitute_dims(func.ret, mapping) if mapping else func.ret
+        bind_param_dims(param, getattr(arg, "struct_info", None), bound)
+    return erase_to_well_defined(func.ret, bound)
 
 
-def _match_dims(param: Any, arg: Any, mapping: dict[Any, PrimExpr]) -> None:
+def bind_param_dims(param: Any, arg: Any, bound: dict[Any, PrimExpr]) -> None:
+    """The symbolic dims of parameter struct info `param`, as argument struct info `arg`
+    gives them, added to `bound` (first binding wins)."""
     from ..tir.expr import Var
 
     if isinstance(param, TupleStructInfo) and isinstance(arg, TupleStructInfo):
         for p, a in zip(param.fields, arg.fields):
-            _match_dims(p, a, mapping)
+            bind_param_dims(p, a, bound)
         return
-    have = _shape_of(param)
-    got = _shape_of(arg)
-    if have is not None and got is not None and len(have) == len(got):
-        for d, a in zip(have, got):
-            if isinstance(d, Var):
-                mapping.setdefault(d, a)
-
-
-def _shape_of(sinfo: Any) -> tuple[PrimExpr, ...] | None:
-    if isinstance(sinfo, TensorStructInfo):
-        return sinfo.shape
-    if isinstance(sinfo, ShapeStructInfo):
-        return sinfo.values
-    return None
-
-
-def _substitute_dims(sinfo: StructInfo, mapping: dict[Any, PrimExpr]) -> StructInfo:
-    from dataclasses import replace
-
-    from ..tir.functor import simplify, substitute
-
-    def dims(values: tuple[PrimExpr, ...]) -> tuple[PrimExpr, ...]:
-        out = tuple(simplify(substitute(d, mapping)) for d in values)
-        return values if all(a is b for a, b in zip(out, values)) else out
-
-    if isinstance(sinfo, TensorStructInfo) and sinfo.shape is not None:
-        return replace(sinfo, shape=dims(sinfo.shape))
-    if isinstance(sinfo, ShapeStructInfo) and sinfo.values is not None:
-        return replace(sinfo, values=dims(sinfo.values))
-    if isinstance(sinfo, TupleStructInfo):
-        return TupleStructInfo(tuple(_substitute_dims(f, mapping) for f in sinfo.fields))
-    return sinfo
+    dims = {TensorStructInfo: "shape", ShapeStructInfo: "values"}.get(type(param))
+    if dims is None or type(arg) is not type(param):
+        return
+    for p, a in zip(getattr(param, dims) or (), getattr(arg, dims) or ()):
+        if isinstance(p, Var):
+            bound.setdefault(p, a)

@@ -19,25 +19,8 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.module import GlobalVar, IRModule
 from ..ir.ops.base import as_expr
-from ..ir.type_analysis import erase_to_well_defined
-from ..tir.expr import Var as TirVar
 from ..vm.errors import TVMError
 from .legalize.emit import TEEmitter
-
-
-def _bind_dims(param: Any, arg: Any, bound: dict[Any, Any]) -> None:
-    """The callee's symbolic dims, as this call's argument gives them (TVM derives a call's
-    return struct info this way)."""
-    if isinstance(param, si.TupleStructInfo) and isinstance(arg, si.TupleStructInfo):
-        for p, a in zip(param.fields, arg.fields):
-            _bind_dims(p, a, bound)
-        return
-    dims = {si.TensorStructInfo: "shape", si.ShapeStructInfo: "values"}.get(type(param))
-    if dims is None or type(arg) is not type(param):
-        return
-    for p, a in zip(getattr(param, dims) or (), getattr(arg, dims) or ()):
-        if isinstance(p, TirVar):
-            bound.setdefault(p, a)
 
 
 class BlockBuilderError(TVMError, ValueError):
@@ -147,10 +130,7 @@ class BlockBuilder:
         func = self._funcs.get(call.op.gvar)  # type: ignore[attr-defined]
         if not isinstance(func, rx.Function):
             return call
-        bound: dict[Any, Any] = {}
-        for p, a in zip(func.params, call.args):
-            _bind_dims(p.struct_info, a.struct_info, bound)
-        ret = erase_to_well_defined(func.ret_struct_info or si.ObjectStructInfo(), bound)
+        ret = si.call_ret_sinfo(func.struct_info, call.args)
         return replace(call, op=replace(call.op, struct_info=func.struct_info), struct_info=ret)
 
     def _flatten_args(self, e: rx.Expr) -> rx.Expr:
