@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.op import CALL_DPS_PACKED, CALL_TIR
-from ...ir.ops.base import as_expr
+from ...ir.ops.base import as_expr, shape_expr
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
 from .core import Tensor
@@ -79,7 +79,7 @@ def tensor_ir_op(func: PrimFunc, name_hint: str, args: Any, out: Any) -> Any:
     gv = exporter.prim_func_var(func, name_hint)
     call_args: tuple[rx.Expr, ...] = (rx.GlobalVarRef(gv, _OPAQUE_FUNC), _args_tuple(tensors))
     if dims:
-        call_args += (rx.ShapeExpr(tuple(dims), si.ShapeStructInfo(tuple(dims))),)
+        call_args += (shape_expr(dims),)
     sinfo = _out_sinfo(out, f"nn.tensor_ir_op({name_hint!r})")
     call = rx.Call(CALL_TIR, call_args, sinfo_args=(sinfo,), struct_info=sinfo)
     return exporter.wrap(call, "lv")

@@ -12,15 +12,11 @@ from typing import Any, Sequence
 
 from ...ir import expr as rx
 from ...ir import struct_info as si
+from ...ir.ops.base import shape_expr
 from ...ir.ops.runtime_ops import call_inplace_packed
 from ...tir import expr as tx
 from .core import Effect, Tensor, get_default_dtype
 from .exporter import current
-
-
-def _shape(dims: Sequence[Any]) -> rx.ShapeExpr:
-    sinfo = si.ShapeStructInfo(tuple(dims))
-    return rx.ShapeExpr(sinfo.values, sinfo)
 
 
 class KVCache(Effect):
@@ -35,7 +31,7 @@ class KVCache(Effect):
         from ...ir.op import op_attr
         from ...script.relax import call_pure_packed, prim_value
 
-        init_shape = _shape([self.init_seq_len, *self.unit_shape])
+        init_shape = shape_expr([self.init_seq_len, *self.unit_shape])
         zeros = builder.emit(op_attr("relax.zeros", "make")(init_shape, self.dtype))
         create = call_pure_packed("vm.builtin.attention_kv_cache_create", zeros, init_shape,
                                   prim_value(tx.const(0, "int64")),
@@ -74,7 +70,7 @@ class KVCache(Effect):
         """The first `seq_len` rows: a (seq_len, *unit_shape) tensor."""
         from ...script.relax import call_pure_packed
 
-        shape = _shape([seq_len, *self.unit_shape])
+        shape = shape_expr([seq_len, *self.unit_shape])
         out = si.TensorStructInfo(shape.values, self.dtype)
         call = call_pure_packed("vm.builtin.attention_kv_cache_view", self._state("view"),
                                 shape, sinfo_args=out)

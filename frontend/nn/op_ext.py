@@ -10,8 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...ir import expr as rx
-from ...ir import struct_info as si
-from ...ir.ops.base import const
+from ...ir.ops.base import const, shape_expr
 from ...tir import expr as tx
 from .core import Tensor, get_default_dtype
 from .op import _emit, _op
@@ -116,9 +115,8 @@ def full(shape: Sequence[Any], fill_value: Any, dtype: str = "float32", name: st
 
 def empty(shape: Sequence[Any], dtype: str = "float32", name: str = "empty") -> Tensor:
     """An uninitialised tensor (`R.builtin.alloc_tensor`)."""
-    sinfo = si.ShapeStructInfo(tuple(shape))
-    return _emit(_op("builtin.alloc_tensor", rx.ShapeExpr(sinfo.values, sinfo), dtype,
-                     runtime_device_index=0), name)
+    return _emit(_op("builtin.alloc_tensor", shape_expr(shape), dtype, runtime_device_index=0),
+                 name)
 
 
 def pad(x: Tensor, pad: list[int], mode: str = "constant", value: float = 0.0,
