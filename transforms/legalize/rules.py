@@ -41,7 +41,6 @@ TOPI_NAMED = {
 
 # ...and these by the call itself (name -> fn(call) giving the name, or None for the above)
 NAMED_BY_CALL: dict[str, Callable[[rx.Call], str | None]] = {}
-CALL_NAMED = NAMED_BY_CALL  # NOTE: the nn rules' name for the same table
 
 
 def primfunc_name(op_name: str, call: rx.Call | None = None) -> str:

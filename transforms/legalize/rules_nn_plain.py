@@ -15,7 +15,7 @@ from ...topi import image_ext
 from ...topi import nn_plain as P
 from ...tir import expr as tx
 from ...topi.schedule_mode import scheduled
-from .rules import CALL_NAMED, LEGALIZE, Rule, register_legalize
+from .rules import LEGALIZE, NAMED_BY_CALL, Rule, register_legalize
 
 
 # The rules registered before this module's (the scheduled forms, and other pad modes).
@@ -60,7 +60,7 @@ plain_rule("relax.nn.rms_norm", lambda c, x, w: P.rms_norm(x, w, c.attr("axes"),
 plain_rule("relax.nn.nll_loss", lambda c, x, t, w=None: P.nll_loss(
     x, t, w, c.attr("reduction"), c.attr("ignore_index")))
 # TVM legalizes a weightless nll_loss through a helper of that name
-CALL_NAMED["relax.nn.nll_loss"] = lambda c: "nll_loss" if len(c.args) > 2 or scheduled() \
+NAMED_BY_CALL["relax.nn.nll_loss"] = lambda c: "nll_loss" if len(c.args) > 2 or scheduled() \
     else "nll_loss_without_weight"
 
 
