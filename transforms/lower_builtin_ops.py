@@ -17,9 +17,8 @@ def lower_builtin_op(fn: Any, call: Call, builtin: str) -> bc.Arg:
     NOTE: `call_builtin_with_ctx` passes no VM context: tvmlite's builtins take none."""
     if builtin == "call_tir_dyn":
         return _lower_call_tir_dyn(fn, call)
-    if builtin == "unsupported":
-        raise NotImplementedError(f"{call.op.name}: tvmlite's VM has no closures yet; the "
-                                  "call parses, prints and infers its struct info only")
+    if builtin == "closure":
+        return _lower_closure_op(fn, call)
     if builtin == "extern":
         target, rest = call.args[0], call.args[1:]
         if not isinstance(target, ExternFunc):
@@ -35,6 +34,18 @@ def lower_builtin_op(fn: Any, call: Call, builtin: str) -> bc.Arg:
     attrs = [fn.b.const(call.attr(k)) for k in op_attr(call.op.name, "vm_builtin_attrs", ())]
     r = fn.new_reg()
     fn.emit(builtin, [fn.value_of(a) for a in rest] + attrs, dst=r)
+    return bc.reg(r)
+
+
+def _lower_closure_op(fn: Any, call: Call) -> bc.Arg:
+    """`make_closure(f, (captured...))` packs a VM function with the values it captures;
+    `invoke_closure(c, (args...))` calls it with the captured values first (vm/builtins.py)."""
+    head, args = call.args[0], call.args[1]
+    fields = list(args.fields) if isinstance(args, Tuple) else [args]
+    builtin = "vm.builtin.make_closure" if call.op.name == "relax.make_closure" else \
+        "vm.builtin.invoke_closure"
+    r = fn.new_reg()
+    fn.emit(builtin, [fn.value_of(head)] + [fn.value_of(a) for a in fields], dst=r)
     return bc.reg(r)
 
 

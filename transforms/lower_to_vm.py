@@ -199,6 +199,9 @@ class FunctionLowering:
             return bc.reg(r)
         if isinstance(e, Call):
             return self.lower_call(e, "result")
+        if isinstance(e, GlobalVarRef) and e.gvar.name_hint in self.mod and \
+                isinstance(self.mod[e.gvar.name_hint], Function):
+            return bc.func(self.b.func_index("vm", e.gvar.name_hint))  # a function as a value
         raise LoweringError(f"{self.name}: cannot lower {type(e).__name__} yet")
 
     def as_register(self, arg: Arg) -> int:
@@ -236,6 +239,11 @@ class FunctionLowering:
             callee = call.op.gvar.name_hint
             r = self.new_reg()
             self.emit(callee, [self.value_of(a) for a in call.args], dst=r, kind="vm")
+            return bc.reg(r)
+        if isinstance(call.op, (Var, DataflowVar)):  # a closure held in a variable
+            r = self.new_reg()
+            self.emit("vm.builtin.invoke_closure",
+                      [self.value_of(call.op)] + [self.value_of(a) for a in call.args], dst=r)
             return bc.reg(r)
         name = getattr(call.op, "name", type(call.op).__name__)
         builtin = op_attr(name, "vm_builtin") if isinstance(call.op, Op) else None

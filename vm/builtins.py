@@ -246,3 +246,36 @@ def make_builtins(device: Device) -> dict[str, Builtin]:
 
 
 BUILTIN_NAMES = frozenset(_PURE) | {"vm.builtin.alloc_tensor"} | STORAGE_BUILTIN_NAMES
+
+
+class VMClosure:
+    """A VM function with the values it captured (`R.make_closure`); calling it passes the
+    captured values first, as TVM's VMClosure does."""
+
+    __slots__ = ("func", "captured")
+
+    def __init__(self, func: Builtin, captured: tuple[Any, ...]) -> None:
+        self.func, self.captured = func, captured
+
+    def __call__(self, *args: Any) -> Any:
+        return self.func(*self.captured, *args)
+
+    def __repr__(self) -> str:
+        return f"VMClosure({getattr(self.func, '__name__', self.func)!r}, " \
+               f"{len(self.captured)} captured)"
+
+
+def make_closure(func: Builtin, *captured: Any) -> VMClosure:
+    """`vm.builtin.make_closure`: `func` with `captured` bound before its arguments."""
+    return VMClosure(func, captured)
+
+
+def invoke_closure(closure: Any, *args: Any) -> Any:
+    """`vm.builtin.invoke_closure`: call a closure (or a bare VM function) on `args`."""
+    if not callable(closure):
+        raise TypeError(f"R.invoke_closure: expected a closure, got {type(closure).__name__}")
+    return closure(*args)
+
+
+_PURE["vm.builtin.make_closure"] = make_closure
+_PURE["vm.builtin.invoke_closure"] = invoke_closure

@@ -228,10 +228,10 @@ _reg("relax.call_inplace_packed", _infer_from_sinfo_args, call_inplace_packed,
      builtin="extern")
 _reg("relax.call_builtin_with_ctx", _infer_from_sinfo_args, call_builtin_with_ctx,
      builtin="extern")
-_reg("relax.make_closure", lambda c: si.ObjectStructInfo(), make_closure, builtin="unsupported")
-_reg("relax.invoke_closure", _infer_from_sinfo_args, invoke_closure, builtin="unsupported")
+_reg("relax.make_closure", lambda c: si.ObjectStructInfo(), make_closure, builtin="closure")
+_reg("relax.invoke_closure", _infer_from_sinfo_args, invoke_closure, builtin="closure")
 _reg("relax.invoke_pure_closure", _infer_from_sinfo_args, invoke_pure_closure,
-     builtin="unsupported")
+     builtin="closure")
 
 __all__ = ["shape_of", "null_value", "size", "shape_to_tensor", "tensor_to_shape",
            "hint_on_device", "to_vdevice", "stop_lift_params", "wrap_param",

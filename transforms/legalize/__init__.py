@@ -77,12 +77,13 @@ class _Legalizer(ExprMutator):
 
     def visit_block(self, block: rx.BindingBlock) -> rx.BindingBlock:
         out: list[Any] = []
+        outer = self.pending, self.dataflow  # an If's branches are blocks inside a binding
         self.dataflow = isinstance(block, rx.DataflowBlock)
         for b in block.bindings:
             self.pending = []
             new = self.visit_binding(b)
             out += [*self.pending, new]
-        self.pending = None
+        self.pending, self.dataflow = outer
         return block if _same_items(out, block.bindings) else replace(block, bindings=tuple(out))
 
     def expand_tuple(self, e: rx.Expr) -> rx.Expr:
