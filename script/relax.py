@@ -399,23 +399,14 @@ def call_pure_packed(func: str, *args: Any, sinfo_args: Any = None, ty_args: Any
                    struct_info=inner.struct_info)
 
 
-def print(*values: Any, format: str = "") -> rx.Call:  # noqa: A001,A002 (TVM's names)
+def print(*values: Any, format: Any = "") -> rx.Call:  # noqa: A001,A002 (TVM's names)
     """`R.print(x, format="x={}")`: print at run time (an impure call: `pure=False`)."""
-    return call_packed("relax.run.print", rx.StringImm(_format_text(format)), *values,
-                       sinfo_args=si.ObjectStructInfo())
+    return _runtime_ops.print_values(*values, format=format)
 
 
-def _format_text(format: Any) -> str:  # noqa: A002 (TVM's name)
-    """A format given as a Python string or as `R.str("...")`, as TVM prints it."""
-    return format.value if isinstance(format, rx.StringImm) else str(format)
-
-
-def assert_op(condition: Any, format_args: Any = None, format: str = "") -> rx.Call:  # noqa: A002
+def assert_op(condition: Any, format_args: Any = None, format: Any = "") -> rx.Call:  # noqa: A002
     """`R.assert_op(cond, args, format=...)`: fail at run time when `cond` is false."""
-    items = () if format_args is None else (
-        tuple(format_args) if isinstance(format_args, (list, tuple)) else (format_args,))
-    return call_packed("relax.run.assert_op", condition, rx.StringImm(_format_text(format)), *items,
-                       sinfo_args=si.ObjectStructInfo())
+    return _runtime_ops.assert_op(condition, format_args, format)
 
 
 def emit_te(func: _Fn[..., Any], *args: Any, primfunc_name_hint: str | None = None,

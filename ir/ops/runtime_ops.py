@@ -228,6 +228,31 @@ _reg("relax.call_inplace_packed", _infer_from_sinfo_args, call_inplace_packed,
      builtin="extern")
 _reg("relax.call_builtin_with_ctx", _infer_from_sinfo_args, call_builtin_with_ctx,
      builtin="extern")
+def _format_expr(format: Any) -> rx.StringImm:  # noqa: A002 (TVM's name)
+    """A format given as a Python string or as `R.str("...")`."""
+    return format if isinstance(format, rx.StringImm) else rx.StringImm(str(format))
+
+
+def print_values(*values: Any, format: Any = "") -> rx.Call:  # noqa: A002 (TVM's name)
+    """`relax.print`: print the values at run time (impure); its arguments are the format,
+    then the values, as TVM's operator takes them."""
+    return call("relax.print", (_format_expr(format), *values))
+
+
+def assert_op(condition: Any, format_args: Any = None, format: Any = "") -> rx.Call:  # noqa: A002
+    """`relax.assert_op`: fail at run time when `condition` is false (impure); its arguments
+    are the condition, the format, then the values to format."""
+    items = () if format_args is None else (
+        tuple(format_args) if isinstance(format_args, (list, tuple)) else (format_args,))
+    return call("relax.assert_op", (condition, _format_expr(format), *items))
+
+
+def _infer_void(c: rx.Call) -> si.StructInfo:
+    return si.TupleStructInfo(())
+
+
+_reg("relax.print", _infer_void, print_values, builtin="relax.run.print", impure=True)
+_reg("relax.assert_op", _infer_void, assert_op, builtin="relax.run.assert_op", impure=True)
 _reg("relax.make_closure", lambda c: si.ObjectStructInfo(), make_closure, builtin="closure")
 _reg("relax.invoke_closure", _infer_from_sinfo_args, invoke_closure, builtin="closure")
 _reg("relax.invoke_pure_closure", _infer_from_sinfo_args, invoke_pure_closure,

@@ -117,6 +117,9 @@ class RelaxPrinter:
             self.lines.append("")
             return
         value = self.value(b.value)
+        if _is_void(b.var.struct_info):  # TVM prints the call alone; uses print R.tuple()
+            self.emit(value)
+            return
         name = self.namer.define(b.var, b.var.name_hint)
         ann = ""
         if b.var.struct_info is not None and (self.show_all_ty or
@@ -151,7 +154,8 @@ class RelaxPrinter:
         return fn(e)
 
     def _Var(self, e: rx.Var) -> str:
-        return self.name_of(e)
+        return "R.tuple()" if _is_void(e.struct_info) and not self.namer.has(e) else \
+            self.name_of(e)
 
     _DataflowVar = _Var
 
@@ -215,6 +219,8 @@ class RelaxPrinter:
                 return self._call_packed("R.call_pure_packed", e.args[0], e.args[1:], e)
             if e.op.name == "relax.hint_on_device":
                 return self._hint_on_device(e)
+            if e.op.name in ("relax.print", "relax.assert_op"):
+                return self._print_or_assert(e)
             args = [q(a.global_symbol) if isinstance(a, rx.ExternFunc) and i == 0 and
                     e.op.name in _NAMED_CALLEE else self.value(a) for i, a in enumerate(e.args)]
             args += [f"{k}={self.value_attr(v)}" for k, v in e.attrs]
@@ -226,6 +232,14 @@ class RelaxPrinter:
             return self._call_packed("R.call_packed", e.op, e.args, e)
         args = ", ".join(self.value(a) for a in e.args)
         return f"{self.value(e.op)}({args})"
+
+    def _print_or_assert(self, e: rx.Call) -> str:
+        """`R.print(*values, format=...)` / `R.assert_op(cond, *values, format=...)`: the
+        operators take the format first (after the condition); the script names it."""
+        head = 1 if e.op.name == "relax.assert_op" else 0
+        fmt, values = e.args[head], (*e.args[:head], *e.args[head + 1:])
+        args = [self.value(a) for a in values] + [f"format={self.value(fmt)}"]
+        return f"R.{e.op.name.removeprefix('relax.')}({', '.join(args)})"
 
     def _hint_on_device(self, e: rx.Call) -> str:
         dev = f"R.device(device_type={e.attr('device_type')}, index={e.attr('index')})"
@@ -409,3 +423,7 @@ def _states_its_struct_info(b: rx.VarBinding) -> bool:
     v = b.value
     return (isinstance(v, rx.Call) and isinstance(v.op, rx.Op) and v.op.name in _STATED_OUTPUT
             and len(v.sinfo_args) == 1 and b.var.struct_info == v.sinfo_args[0])
+
+
+def _is_void(s: Any) -> bool:
+    return isinstance(s, si.TupleStructInfo) and not s.fields

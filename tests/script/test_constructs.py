@@ -166,9 +166,8 @@ def main(a: R.Tensor((2, 3), "float32"), b: R.Tuple(R.Tensor((2,), "int32"), R.O
 def main(a: R.Tensor((2, 3), "float32"), b: R.Tensor((3,), "float32")):
     t = (a, b)
     u = t[1]
-    v = R.tuple()
     w = ((a, b), a)
-    return (u, t[0], v, w)
+    return (u, t[0], R.tuple(), w)
 ''',
     "match_cast_shape_values": '''
 @R.function
