@@ -303,6 +303,11 @@ class Call(Expr):
         if self.struct_info is None and hasattr(callee, "ret") and hasattr(callee, "params"):
             object.__setattr__(self, "struct_info", callee.ret)  # a call of a closure var
 
+    @property
+    def ty_args(self) -> tuple[StructInfo, ...]:
+        """TVM 0.27's name for `sinfo_args`."""
+        return self.sinfo_args
+
     def attr(self, key: str, default: Any = None) -> Any:
         return dict(self.attrs).get(key, default)
 
@@ -536,6 +541,13 @@ class Function(Expr):
     def with_attrs(self, attrs: Any) -> Function:
         """A copy with every attribute of the mapping `attrs` set."""
         return self.with_attr(dict(attrs))
+
+    def bind_params(self, binding_map: dict[Any, Any]) -> Function:
+        """A copy with the parameters in `binding_map` (by Var or name) replaced by their
+        values (relax expressions, or tensors as constants) and removed, as TVM's."""
+        from ..transforms.bind_params import bind_function_params  # a pass, above ir/
+
+        return bind_function_params(self, binding_map)
 
     def without_attr(self, key: str) -> Function:
         """A copy without attribute `key`."""

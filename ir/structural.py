@@ -223,13 +223,34 @@ def _definitions(a: Any, b: Any, path: str) -> list[tuple[Any, Any, str]]:
         return [(a.loop_var, b.loop_var, path + ".loop_var")]
     if isinstance(a, (ts.LetStmt, tx.Let, rx.VarBinding, rx.MatchCast)):
         return [(a.var, b.var, path + ".var")]
+    if isinstance(a, ts.BufferRegion):  # TVM 0.27 compares a region's buffer as a definition
+        return [(a.buffer, b.buffer, path + ".buffer")]
     if isinstance(a, ts.Block) and len(a.iter_vars) == len(b.iter_vars) and \
             len(a.alloc_buffers) == len(b.alloc_buffers):
         return [(x.var, y.var, f"{path}.iter_vars[{i}].var")
                 for i, (x, y) in enumerate(zip(a.iter_vars, b.iter_vars))] + \
             [(x, y, f"{path}.alloc_buffers[{i}]")
-             for i, (x, y) in enumerate(zip(a.alloc_buffers, b.alloc_buffers))]
+             for i, (x, y) in enumerate(zip(a.alloc_buffers, b.alloc_buffers))] + \
+            _region_buffers(a, b, path)
     return []
+
+
+def _region_buffers(a: ts.Block, b: ts.Block, path: str) -> list[tuple[Any, Any, str]]:
+    """TVM compares a block's read/write regions before its body, each region's buffer as a
+    definition: so a block body over free buffers equals one over other buffers in their place.
+    (Regions both sides leave to inference define the buffers inference would list.)"""
+    from ..tir.schedule.analysis import read_buffers, written_buffers
+
+    pairs = []
+    for name, inferred in zip(_INFERABLE, (read_buffers, written_buffers)):
+        xs, ys = getattr(a, name), getattr(b, name)
+        if not xs and not ys:  # both left to inference: what inference would declare
+            xs, ys = inferred(a), inferred(b)
+        else:
+            xs, ys = [r.buffer for r in xs], [r.buffer for r in ys]
+        if len(xs) == len(ys):
+            pairs += [(x, y, f"{path}.{name}[{i}].buffer") for i, (x, y) in enumerate(zip(xs, ys))]
+    return pairs
 
 
 def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:
@@ -284,6 +305,7 @@ class _Hasher:
             self.put(f"{arr.dtype}{arr.shape}{hashlib.sha1(arr.tobytes()).hexdigest()}")
             return
         if dataclasses.is_dataclass(x):
+            self.define(x)
             self.closed += isinstance(x, _SCOPES)
             for name, v in _fields(x):
                 if isinstance(x, ts.Block) and name in _INFERABLE:
@@ -308,6 +330,14 @@ class _Hasher:
         for k in sorted(m, key=str):
             self.put(str(k))
             self.visit(m[k])
+
+    def define(self, x: Any) -> None:
+        """The variables `x` defines are numbered where the equality maps them."""
+        for v, _, _ in _definitions(x, x, ""):
+            if id(v) not in self.index:
+                self.closed += 1
+                self.var(v)
+                self.closed -= 1
 
     def var(self, x: Any) -> None:
         if isinstance(x, GlobalVar):

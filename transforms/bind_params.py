@@ -7,10 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.expr import Constant, Function, Var
-from ..ir.functor import substitute_vars
+from ..ir.expr import Call, Constant, Expr, Function, Op, Tuple, Var, VarBinding
+from ..ir.functor import ExprMutator, substitute_vars
+from ..ir.op import with_inferred_struct_info
+from ..ir.structural import structural_equal
 from ..ir.module import IRModule
-from ..ir.struct_info import TensorStructInfo
+from ..ir.struct_info import TensorStructInfo, TupleStructInfo
 from ..tir.expr import IntImm
 from ..tir.expr import Var as TirVar
 from .bind_symbolic import bind_symbolic_vars
@@ -42,6 +44,64 @@ def BindParams(func_name: str, params: dict[Any, Any]) -> Pass:  # noqa: N802 (T
         return mod.with_function(func_name, bind_symbolic_vars(new, dims) if dims else new)
 
     return Pass(run, "BindParams")
+
+
+def bind_function_params(func: Function, binding_map: dict[Any, Any]) -> Function:
+    """TVM's `Function.bind_params`: each parameter named (by Var or name) in `binding_map`
+    replaced by its value -- a relax expression as is, a tensor as a constant -- and dropped
+    from the parameters; the symbolic dims a bound tensor fixes are bound too."""
+    mapping: dict[Var, Any] = {}
+    for p in func.params:
+        key = _key_of(p, binding_map)
+        if key is not None:
+            value = binding_map[key]
+            mapping[p] = value if isinstance(value, Expr) else _constant_for(p, binding_map)
+    unknown = set(_names(binding_map)) - {p.name_hint for p in func.params}
+    if unknown:
+        raise ValueError(f"bind_params: the function has no parameter named "
+                         f"{', '.join(sorted(unknown))}")
+    body = _Reemit(mapping).visit(func.body)
+    new = replace(func, params=tuple(p for p in func.params if p not in mapping), body=body,
+                  ret_struct_info=body.struct_info or func.ret_struct_info)
+    consts = {p: c for p, c in mapping.items() if isinstance(c, Constant)}
+    dims = _inferred_dims(func, consts)
+    return bind_symbolic_vars(new, dims) if dims else new
+
+
+class _Reemit(ExprMutator):
+    """Substitutes `mapping` as TVM's ExprMutator re-emits: a binding whose value changed
+    gets its operator calls' struct info inferred again, and its variable takes the new
+    value's struct info."""
+
+    def __init__(self, mapping: dict[Var, Any]) -> None:
+        self.remap: dict[Var, Any] = dict(mapping)
+
+    def visit_Var(self, v: Var) -> Any:
+        return self.remap.get(v, v)
+
+    visit_DataflowVar = visit_Var
+
+    def visit_Call(self, call: Call) -> Any:
+        new = self.generic_visit(call)
+        return with_inferred_struct_info(new) if new is not call and isinstance(new.op, Op) \
+            else new
+
+    def visit_Tuple(self, t: Tuple) -> Any:
+        new = self.generic_visit(t)
+        if new is t:
+            return t
+        return replace(new, struct_info=TupleStructInfo(tuple(f.struct_info
+                                                              for f in new.fields)))
+
+    def visit_binding(self, binding: Any) -> Any:
+        new = super().visit_binding(binding)
+        sinfo = getattr(new.value, "struct_info", None)
+        if new is binding or not isinstance(new, VarBinding) or sinfo is None or \
+                structural_equal(sinfo, new.var.struct_info):
+            return new
+        var = replace(new.var, struct_info=sinfo)
+        self.remap[binding.var] = var
+        return replace(new, var=var)
 
 
 def _inferred_dims(func: Function, mapping: dict[Var, Constant]) -> dict[Any, Any]:
