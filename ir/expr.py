@@ -247,6 +247,15 @@ class ExternFunc(Expr):
     global_symbol: str
     struct_info: StructInfo | None = ObjectStructInfo()
     span: Span | None = field(default=None, compare=False, repr=False)
+    attrs: tuple[tuple[str, Any], ...] = ()  # e.g. an @I.pyfunc's "is_pyfunc"
+
+    @property
+    def attr_dict(self) -> dict[str, Any]:
+        return dict(self.attrs)
+
+    def with_attr(self, key: str, value: Any) -> ExternFunc:
+        return replace(self, attrs=tuple((k, v) for k, v in self.attrs if k != key) +
+                       ((key, value),))
 
     def __call__(self, *args: Any) -> Call:
         """`R.ExternFunc("f", R.Callable(...))(x, y)`: a call of it; its struct info is the

@@ -47,6 +47,7 @@ from . import (  # noqa: F401
     analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, transform, vm,
 )
 from .block_builder import BlockBuilder  # noqa: F401
+from .base_py_module import BasePyModule  # noqa: F401
 from .binding_rewrite import DataflowBlockRewrite  # noqa: F401
 from . import expr  # noqa: F401,E402 (tvm.relax.expr)
 from .expr_functor import PyExprMutator, PyExprVisitor  # noqa: F401

@@ -43,6 +43,18 @@ def meta_var(value: Any) -> Any:
     return _meta_var(value)
 
 
+def pyfunc(func: Any) -> Any:
+    """`@I.pyfunc`: a plain Python method of an `@I.ir_module` class deriving from
+    `relax.BasePyModule`; it joins the module by name and can be called from its Relax code
+    with `R.call_py_func("name", ...)`."""
+    func.dispatch_token = "pyfunc"
+    return func
+
+
+pyfunc.__tvmscript_kind__ = "pyfunc"  # type: ignore[attr-defined]
+pyfunc.dispatch_token = "pyfunc"  # type: ignore[attr-defined]
+
+
 def _module() -> Any:
     p = current()
     if p is None and _called_from_class_body():
@@ -53,7 +65,7 @@ def _module() -> Any:
 
 
 __all__ = ["GlobalVar", "dummy_global_info", "ir_module", "module_attrs", "module_global_infos",
-           "vdevice", "meta_var"]
+           "vdevice", "meta_var", "pyfunc"]
 
 
 def _called_from_class_body() -> bool:

@@ -399,6 +399,14 @@ def call_pure_packed(func: str, *args: Any, sinfo_args: Any = None, ty_args: Any
                    struct_info=inner.struct_info)
 
 
+def call_py_func(func_name: Any, args: Any, out_ty: Any = None, *,  # noqa: F811 (TVM names)
+                 out_sinfo: Any = None, ty_args: Any = None) -> rx.Call:
+    """`R.call_py_func("f", (x,), out_ty=R.Tensor(...))`: call the Python function
+    registered as `f` (the name may be a string or `R.str`; `ty_args=` is how it prints)."""
+    name = func_name if isinstance(func_name, rx.StringImm) else rx.StringImm(str(func_name))
+    return _runtime_ops.call_py_func(name, args, out_ty, out_sinfo=out_sinfo, ty_args=ty_args)
+
+
 def print(*values: Any, format: Any = "") -> rx.Call:  # noqa: A001,A002 (TVM's names)
     """`R.print(x, format="x={}")`: print at run time (an impure call: `pure=False`)."""
     return _runtime_ops.print_values(*values, format=format)

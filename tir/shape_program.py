@@ -1,4 +1,5 @@
-"""Integer TIR expressions as postfix programs (`"a0 #2 * #1 +"`), the form the VM evaluates.
+"""Integer (and boolean) TIR expressions as postfix programs (`"a0 #2 * #1 +"`), the form
+the VM evaluates.
 
 `vm.builtin.eval_shape` and kernel signatures' computed dims (docs/internals.md) use it: the
 VM runs such a program with `vm.builtins.compile_shape_program`, never with `eval`.
@@ -12,7 +13,11 @@ from . import expr as tir
 
 _RPN = {tir.BinaryOp.ADD: "+", tir.BinaryOp.SUB: "-", tir.BinaryOp.MUL: "*",
         tir.BinaryOp.FLOORDIV: "//", tir.BinaryOp.FLOORMOD: "%", tir.BinaryOp.MIN: "min",
-        tir.BinaryOp.MAX: "max", tir.BinaryOp.DIV: "/", tir.BinaryOp.MOD: "%"}
+        tir.BinaryOp.MAX: "max", tir.BinaryOp.DIV: "/", tir.BinaryOp.MOD: "%",
+        # conditions (`R.prim_value(N % 8 == 0)`) evaluate to 1 or 0
+        tir.BinaryOp.EQ: "==", tir.BinaryOp.NE: "!=", tir.BinaryOp.LT: "<",
+        tir.BinaryOp.LE: "<=", tir.BinaryOp.GT: ">", tir.BinaryOp.GE: ">=",
+        tir.BinaryOp.AND: "and", tir.BinaryOp.OR: "or"}
 
 
 def shape_program(e: tir.PrimExpr, operands: list[tir.Var]) -> tuple[str | None, list[tir.Var]]:

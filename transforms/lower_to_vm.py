@@ -143,7 +143,7 @@ class FunctionLowering:
         program, operands = shape_program(dim, [])
         if program is None:
             raise LoweringError(f"{self.name}: {where}: cannot compute the dim {dim} at run "
-                                "time (only + - * // % min max of ints)")
+                                "time (only + - * // % min max and comparisons of ints)")
         r = self.new_reg()
         self.emit("vm.builtin.eval_shape",
                   [self.b.const(program), *[self.dims[v] for v in operands]], dst=r)
@@ -177,7 +177,7 @@ class FunctionLowering:
             return self.b.const(e.data)
         if isinstance(e, PrimValue) and isinstance(e.value, tir.IntImm):
             return bc.imm(e.value.value)
-        if isinstance(e, PrimValue) and e.value.dtype.startswith("int"):
+        if isinstance(e, PrimValue) and e.value.dtype.startswith(("int", "uint", "bool")):
             return self.dim_arg(e.value, "R.prim_value")
         if isinstance(e, PrimValue) and isinstance(e.value, tir.FloatImm):
             return self.b.const(float(e.value.value))

@@ -115,6 +115,10 @@ _RPN_OPS: dict[str, Callable[[int, int], int]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "//": lambda a, b: a // b, "%": lambda a, b: a % b, "min": min, "max": max,
     "/": lambda a, b: int(a / b),  # tir.Div on ints truncates
+    "==": lambda a, b: int(a == b), "!=": lambda a, b: int(a != b),
+    "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b),
+    ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b),
+    "and": lambda a, b: int(bool(a) and bool(b)), "or": lambda a, b: int(bool(a) or bool(b)),
 }
 _RPN_CACHE: dict[str, Callable[..., int]] = {}
 
@@ -170,6 +174,13 @@ def copy(value: Any) -> Any:
     return value
 
 
+def to_device(t: Any, device_type: int, device_id: int) -> NDArray:
+    """`vm.builtin.to_device`: a copy of the tensor on device (`device_type`, `device_id`)."""
+    from .device import device
+
+    return _tensor(t, "to_device").copyto(device(int(device_type), int(device_id)))
+
+
 def read_if_cond(value: Any) -> bool:
     """`vm.builtin.read_if_cond`: a bool / int scalar or a 0-d tensor as a branch condition."""
     if type(value) is NDArray or isinstance(value, np.ndarray):
@@ -219,6 +230,7 @@ _PURE: dict[str, Builtin] = {
     "vm.builtin.tensor_to_shape": tensor_to_shape,
     "vm.builtin.eval_shape": eval_shape,
     "vm.builtin.copy": copy,
+    "vm.builtin.to_device": to_device,
     "vm.builtin.reshape": reshape,
     "vm.builtin.read_if_cond": read_if_cond,
     "vm.builtin.check_shape_value": check_shape_value,

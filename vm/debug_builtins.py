@@ -31,10 +31,10 @@ class AssertOpError(AssertionError):
 
 def relax_assert(condition: Any, format_str: str, *values: Any) -> None:
     flag = condition.numpy() if isinstance(condition, NDArray) else condition
-    if not bool(flag):
+    if not bool(flag):  # TVM's message: the formatted values, else "Assertion Failed"
         shown = [_render(v) for v in values]
         detail = format_str.format(*shown) if format_str else ", ".join(shown)
-        raise AssertOpError(f"R.assert_op failed: {detail or 'assertion failed'}")
+        raise AssertOpError(f"R.assert_op failed: {detail}" if detail else "Assertion Failed")
 
 
 def effect_print(io: Any, tensor: Any, format_str: str = "") -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 _REGISTRY: dict[str, Callable[..., Any]] = {}
+_VM_PREFIXES = ("vm.builtin.", "relax.run.", "vm.")  # the VM's own, registered by vm/vm.py
 
 
 def register_func(name: str | Callable[..., Any], f: Callable[..., Any] | None = None,
@@ -38,6 +39,10 @@ def register_func(name: str | Callable[..., Any], f: Callable[..., Any] | None =
 def get_global_func(name: str, allow_missing: bool = False) -> Callable[..., Any] | None:
     """The function registered under `name`; None if missing and `allow_missing`."""
     func = _REGISTRY.get(name)
+    if func is None and name.startswith(_VM_PREFIXES):
+        from . import vm  # noqa: F401 (importing the VM registers its builtins)
+
+        func = _REGISTRY.get(name)
     if func is None and not allow_missing:
         raise ValueError(f"global function {name!r} is not registered "
                          "(register it with tvm.register_func)")

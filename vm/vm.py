@@ -20,6 +20,7 @@ import numpy as np
 
 from . import (  # noqa: F401 (registers relax.run.*, the KV cache, relax.inspect.*)
     bounds_runtime, debug_builtins, inspect_builtins, interpreter, kv_cache_builtins,
+    py_func_builtins,
 )
 from . import set_builtins  # noqa: F401 (registers relax.run.nonzero, unique, ...)
 from . import vision_builtins  # noqa: F401 (relax.run.vision.get_valid_counts)

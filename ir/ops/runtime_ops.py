@@ -251,8 +251,29 @@ def _infer_void(c: rx.Call) -> si.StructInfo:
     return si.TupleStructInfo(())
 
 
+def call_py_func(func_name: Any, args: Any, out_ty: Any = None, *,
+                 out_sinfo: Any = None, ty_args: Any = None) -> rx.Call:
+    """`relax.op.call_py_func(R.str("f"), (x,), out_ty)`: call the Python function registered
+    as `f` (`vm.builtin.register_py_func`, or an `@I.pyfunc` of a BasePyModule) on the
+    arguments; it returns the tensor(s) `out_ty` describes (each with a known shape)."""
+    if not isinstance(func_name, rx.StringImm):
+        raise TypeError(f"relax.call_py_func: Mismatched type: the function name must be a "
+                        f"StringImm (R.str(...)), got {type(func_name).__name__}")
+    given = [s for s in (out_ty, out_sinfo, ty_args) if s is not None]
+    outs = _sinfo_list(given[0] if given else None)
+    if not outs:
+        raise op_error("relax.call_py_func", "out_ty is required (the result's R.Tensor)")
+    for s in outs:
+        if not isinstance(s, si.TensorStructInfo) or s.shape is None:
+            raise op_error("relax.call_py_func", f"each out_ty must be a tensor of known "
+                           f"shape (R.Tensor((...), dtype)), got {s}")
+    return _with_sinfo("relax.call_py_func", (func_name, _args_tuple(args)), outs)
+
+
 _reg("relax.print", _infer_void, print_values, builtin="relax.run.print", impure=True)
 _reg("relax.assert_op", _infer_void, assert_op, builtin="relax.run.assert_op", impure=True)
+_reg("relax.call_py_func", _infer_from_sinfo_args, call_py_func,
+     builtin="vm.builtin.call_py_func")
 _reg("relax.make_closure", lambda c: si.ObjectStructInfo(), make_closure, builtin="closure")
 _reg("relax.invoke_closure", _infer_from_sinfo_args, invoke_closure, builtin="closure")
 _reg("relax.invoke_pure_closure", _infer_from_sinfo_args, invoke_pure_closure,
@@ -260,5 +281,5 @@ _reg("relax.invoke_pure_closure", _infer_from_sinfo_args, invoke_pure_closure,
 
 __all__ = ["shape_of", "null_value", "size", "shape_to_tensor", "tensor_to_shape",
            "hint_on_device", "to_vdevice", "stop_lift_params", "wrap_param",
-           "call_inplace_packed", "call_builtin_with_ctx", "make_closure", "invoke_closure",
-           "invoke_pure_closure"]
+           "call_inplace_packed", "call_builtin_with_ctx", "call_py_func", "make_closure",
+           "invoke_closure", "invoke_pure_closure"]

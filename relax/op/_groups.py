@@ -14,6 +14,7 @@ from typing import Any
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "base": ("assert_op", "call_builtin_with_ctx", "call_dps_packed", "call_inplace_packed",
+             "call_py_func",
              "call_pure_packed", "call_tir", "call_tir_inplace", "hint_on_device",
              "invoke_closure", "invoke_pure_closure", "make_closure", "null_value", "print",
              "shape_of", "shape_to_tensor", "size", "tensor_to_shape", "to_vdevice"),

@@ -110,11 +110,20 @@ def _parse_class(cls: type, frame: Any, check_well_formed: bool = True) -> IRMod
         raise TypeError("@ir_module decorates a class")
     env = frame_names(frame)
     codes = [v.func.__code__ for v in vars(cls).values() if isinstance(v, DeferredFunction)]
+    with_python = any(base.__name__ == "BasePyModule" for base in cls.__mro__[1:])
     try:
         node, src = class_node(cls, codes, frame.f_code.co_filename, frame.f_lineno)
-        return parse_module(node, src, env, check_well_formed)
+        mod = parse_module(node, src, env, check_well_formed, with_python)
     except TVMScriptError as err:
         raise err.with_traceback(None) from None
+    if not with_python:
+        return mod
+    from ...relax.base_py_module import ModuleFactory
+
+    names = [gv.name_hint for gv, f in mod.functions.items()
+             if isinstance(f, ExternFunc) and f.attr_dict.get("is_pyfunc")]
+    mod.pyfuncs = {name: vars(cls)[name] for name in names}
+    return ModuleFactory(mod, names, cls)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -132,6 +141,7 @@ class ModuleContext:
     global_infos: dict[str, Any] = field(default_factory=dict)
     check_well_formed: bool = True
     added: list[str] = field(default_factory=list)  # prim_funcs made by R.emit_te
+    with_python: bool = False  # a BasePyModule class: @I.pyfunc methods allowed
 
     def __post_init__(self) -> None:
         self.proxy = ModuleProxy(self.name, self.gvars)
@@ -178,11 +188,12 @@ def parse_function(kind: str, node: ast.FunctionDef, src: SourceText, env: dict[
 
 
 def parse_module(node: ast.ClassDef, src: SourceText, env: dict[str, Any],
-                 check_well_formed: bool = True) -> IRModule:
+                 check_well_formed: bool = True, with_python: bool = False) -> IRModule:
     """Parse an `@I.ir_module` class into an IRModule (functions in source order).
     `check_well_formed=False` (TVM's option) parses call_tirs that do not fit their prim_func,
-    for `relax.analysis.well_formed` to judge."""
-    ctx = ModuleContext(node.name, check_well_formed=check_well_formed)
+    for `relax.analysis.well_formed` to judge. `with_python`: the class derives from
+    BasePyModule, so its `@I.pyfunc` methods become entries (ExternFuncs marked is_pyfunc)."""
+    ctx = ModuleContext(node.name, check_well_formed=check_well_formed, with_python=with_python)
     p = Parser(src, env, _MODULE, ctx)
     kinds: dict[str, str] = {}
     with p.active():
@@ -206,6 +217,12 @@ def _module_stmt(p: Parser, ctx: ModuleContext, stmt: ast.stmt, src: SourceText,
             p.error(stmt, f"function {stmt.name!r} is defined twice in module {ctx.name!r}")
         ctx.gvars[stmt.name] = GlobalVar(stmt.name)
         kinds[stmt.name] = kind
+        if kind == "pyfunc":
+            if not ctx.with_python:
+                p.error(stmt, "@I.pyfunc are only allowed in classes that inherit from "
+                              "BasePyModule (class M(BasePyModule): ...)")
+            ctx.funcs[stmt.name] = _pyfunc_entry(stmt.name)
+            return
         ctx.pending[stmt.name] = lambda: parse_function(kind, stmt, src, env, ctx, opts)
     elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
         pass  # the class docstring
@@ -222,6 +239,12 @@ def _module_stmt(p: Parser, ctx: ModuleContext, stmt: ast.stmt, src: SourceText,
         kinds[name] = "extern"
     elif not isinstance(stmt, ast.Pass):
         p.error(stmt, "an ir_module class holds only @T.prim_func and @R.function definitions")
+
+
+def _pyfunc_entry(name: str) -> ExternFunc:
+    """The module's entry for an `@I.pyfunc` method, marked as TVM marks it."""
+    return ExternFunc(name).with_attr("is_pyfunc", True).with_attr("function_type", "python") \
+        .with_attr("python_function_name", name)
 
 
 def _is_extern_func_stmt(stmt: ast.stmt) -> bool:

@@ -9,6 +9,8 @@ printing that again gives the same text. Constants with more than
 
 from __future__ import annotations
 
+import inspect
+
 from typing import Any
 
 from ...ir import expr as rx
@@ -35,6 +37,17 @@ def _group(f: Any) -> int:
     return 0 if isinstance(f, PrimFunc) else 1 if isinstance(f, rx.ExternFunc) else 2
 
 
+def _python_source(mod: IRModule, name: str, f: Any) -> str:
+    """The source of the Python function an `@I.pyfunc` entry stands for, when known."""
+    func = getattr(mod, "pyfuncs", {}).get(name)
+    if func is None or not isinstance(f, rx.ExternFunc) or not f.attr_dict.get("is_pyfunc"):
+        return ""
+    try:
+        return inspect.cleandoc(inspect.getsource(func))
+    except (OSError, TypeError):
+        return ""
+
+
 def module_body(mod: IRModule, metadata: list[Any], show_all_ty: bool = False) -> str:
     lines = ["@I.ir_module", f"class {MODULE_NAME}:"]
     if mod.attrs:
@@ -45,15 +58,18 @@ def module_body(mod: IRModule, metadata: list[Any], show_all_ty: bool = False) -
     for name, f in _ordered(mod):
         if isinstance(f, PrimFunc):
             text = _tir(f, name, in_module=True)
+        elif _python_source(mod, name, f):  # an @I.pyfunc method: its own source
+            text = _python_source(mod, name, f)
         elif isinstance(f, rx.ExternFunc):  # one line each, no blank line after (TVM's form)
             text = f"{name} = {extern_func_text(f, sinfo_text)}"
         else:
             text = _relax(f, name, MODULE_NAME, metadata, show_all_ty)
         text = "\n".join("    " + ln if ln else ln for ln in text.split("\n"))
+        one_line = isinstance(f, rx.ExternFunc) and "\n" not in text
         if chunks and chunks[-1][1]:
-            chunks[-1] = (chunks[-1][0] + "\n" + text, isinstance(f, rx.ExternFunc))
+            chunks[-1] = (chunks[-1][0] + "\n" + text, one_line)
         else:
-            chunks.append((text, isinstance(f, rx.ExternFunc)))
+            chunks.append((text, one_line))
     if (mod.attrs or mod.global_infos) and chunks:
         lines.append("")
     return "\n".join(lines) + "\n" + "\n\n".join(text for text, _ in chunks)
