@@ -222,12 +222,28 @@ def _sinfo(x: Any) -> si.StructInfo:
 # -- function-level -----------------------------------------------------------------------------
 
 
-def dataflow() -> DataflowSpec:
+def dataflow() -> Any:
+    """`with R.dataflow():` in a parsed function, or a block frame under TVM's IRBuilder."""
+    if _building():
+        from .ir_builder import relax as builder
+
+        return builder.dataflow()
     return DataflowSpec()
 
 
 def output(*vars_: Any) -> None:
+    if _building():
+        from .ir_builder import relax as builder
+
+        return builder.output(*vars_)
     check_output(vars_)
+
+
+def _building() -> bool:
+    """Whether the R.* call comes from Python code driving an IRBuilder (not the parser)."""
+    from .ir_builder.base import IRBuilder
+
+    return current() is None and IRBuilder.is_in_scope()
 
 
 def func_attr(attrs: dict[str, Any]) -> None:

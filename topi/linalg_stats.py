@@ -19,15 +19,21 @@ def einsum(inputs: list[str], out: str, operands: list[te.Tensor]) -> te.Tensor:
     sizes: dict[str, Any] = {}
     for sub, t in zip(inputs, operands):
         for letter, d in zip(sub, t.shape):
-            sizes.setdefault(letter, d)
+            if letter not in sizes or _is_one(sizes[letter]):
+                sizes[letter] = d  # an extent of 1 broadcasts against the others
+
+    def index(sub: str, t: te.Tensor, env: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(tx.const(0, env[c].dtype) if _is_one(d) and not _is_one(sizes[c])
+                     else env[c] for c, d in zip(sub, t.shape))
+
     reduced = [c for c in dict.fromkeys("".join(inputs)) if c not in out]
 
     def body(*i: tx.PrimExpr) -> tx.PrimExpr:
         axes = {c: te.reduce_axis(sizes[c], f"k_{c}") for c in reduced}
         env = {**dict(zip(out, i)), **axes}
-        term = operands[0][tuple(env[c] for c in inputs[0])]
+        term = operands[0][index(inputs[0], operands[0], env)]
         for sub, t in zip(inputs[1:], operands[1:]):
-            term = term * t[tuple(env[c] for c in sub)]
+            term = term * t[index(sub, t, env)]
         return te.sum(term, axis=list(axes.values())) if axes else term
     return te.compute(tuple(sizes[c] for c in out), body, name="T_einsum")
 

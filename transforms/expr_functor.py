@@ -15,10 +15,31 @@ from .block_builder import BlockBuilder
 from .pass_infra import Pass, PassContext
 
 
+_IR_NODES = (rx.Expr, rx.Binding, rx.BindingBlock)
+
+
 class _TVMNames:
     """TVM's method names over our dispatch: `visit_expr(e)`, and `visit_call_(call)`, whose
     default (reachable from overrides through `super()`) is the base class's generic visit:
     visiting the parts for a visitor, rebuilding the call from them for a mutator."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # NOTE: `visit` is our traversal's dispatch, while TVM has no such method: a user
+        # class may define `visit(self, mod)` as its own entry point. That override then
+        # gets what is not IR (the module), and the traversal keeps the dispatch.
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("visit")
+        if own is None or getattr(own, "_dispatch", False):
+            return
+        base = next(k.__dict__["visit"] for k in cls.__mro__[1:] if "visit" in k.__dict__)
+
+        def visit(self: Any, node: Any) -> Any:
+            if isinstance(node, _IR_NODES):
+                return base(self, node)
+            return own(self, node)
+
+        visit._dispatch = True  # type: ignore[attr-defined]
+        cls.visit = visit  # type: ignore[attr-defined]
 
     def visit_expr(self, expr: Any) -> Any:
         return self.visit(expr)  # type: ignore[attr-defined]

@@ -39,6 +39,10 @@ def parse_subscripts(name: str, subscripts: str, n_operands: int
     return inputs, out
 
 
+def _is_one(d: tx.PrimExpr) -> bool:
+    return isinstance(d, tx.IntImm) and d.value == 1
+
+
 def _infer_einsum(c: rx.Call) -> si.StructInfo:
     name = "relax.einsum"
     items = c.args[0].struct_info
@@ -56,10 +60,13 @@ def _infer_einsum(c: rx.Call) -> si.StructInfo:
         if len(t.shape) != len(sub):
             raise op_error(name, f"operand {k} has rank {len(t.shape)} but subscripts {sub!r}")
         for letter, d in zip(sub, t.shape):
-            if letter in sizes and same_dim(sizes[letter], d) is False:
+            if letter in sizes and _is_one(d):
+                continue  # broadcast, as TVM's einsum does
+            if letter in sizes and not _is_one(sizes[letter]) and \
+                    same_dim(sizes[letter], d) is False:
                 raise op_error(name, f"axis {letter!r} is {fmt((sizes[letter],))[1:-2]} in one "
                                      f"operand and {fmt((d,))[1:-2]} in operand {k}")
-            sizes.setdefault(letter, d)
+            sizes[letter] = d if letter not in sizes or _is_one(sizes[letter]) else sizes[letter]
     return out_tensor(tuple(sizes[letter] for letter in out), dtype)
 
 

@@ -7,7 +7,7 @@ The operator builders (`R.add`, `R.call_dps_packed`, ...) are the script namespa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...ir import expr as rx
@@ -209,11 +209,30 @@ def _new_var(sinfo: si.StructInfo | None) -> rx.Var:
 
 
 def emit(value: Any, ty: si.StructInfo | None = None) -> rx.Var:
-    """Bind `value` to a new variable (named by `IRBuilder.name`, "v" until then)."""
-    expr = as_expr(value)
+    """Bind `value` to a new variable (named by `IRBuilder.name`, "v" until then); calls
+    nested in it are bound first (A-normal form, as TVM's builder normalizes)."""
+    expr = _flattened(as_expr(value))
     var = _new_var(ty or expr.struct_info)
     _append(rx.VarBinding(var, expr))
     return var
+
+
+def _flattened(e: rx.Expr) -> rx.Expr:
+    """`e` with the calls among its operands (`batch_norm(...)[0]`, `f(g(x))`) emitted."""
+    def leaf(a: rx.Expr) -> rx.Expr:
+        if isinstance(a, rx.Call):
+            return emit(a)
+        if isinstance(a, rx.Tuple) and any(isinstance(f, rx.Call) for f in a.fields):
+            return rx.Tuple(tuple(leaf(f) for f in a.fields))
+        return a
+
+    if isinstance(e, rx.TupleGetItem) and isinstance(e.tuple_value, rx.Call):
+        return rx.TupleGetItem(emit(e.tuple_value), e.index)
+    if isinstance(e, rx.Call):
+        args = tuple(leaf(a) for a in e.args)
+        if any(x is not y for x, y in zip(args, e.args)):
+            return replace(e, args=args)
+    return e
 
 
 emit_with_ty = emit_with_type = emit_with_struct_info = emit

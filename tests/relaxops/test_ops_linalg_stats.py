@@ -16,7 +16,8 @@ R = relax.op
     ("ij,jk->ik", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
     ("ii->i", [(3, 3)]), ("ij->", [(2, 3)]), ("i,j", [(3,), (4,)]), ("ij,ij->ij", [(2, 3),
                                                                                (2, 3)]),
-    ("ijk->kji", [(2, 3, 4)])])
+    ("ijk->kji", [(2, 3, 4)]),
+    ("ij,ij->i", [(1, 4), (2, 4)]), ("ij,jk->ik", [(2, 1), (3, 4)])])  # extents of 1 broadcast
 def test_einsum(subscripts, shapes):
     arrays = [rand(*s) for s in shapes]
     out = run_graph(lambda *xs: R.einsum(list(xs), subscripts), arrays)

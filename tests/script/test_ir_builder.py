@@ -77,3 +77,41 @@ def test_errors_say_what_is_missing():
     with pytest.raises(RuntimeError, match="R.func_ret_value"), IRBuilder():
         with R.function():
             R.arg("x", RS.Tensor((3,), "float32"))
+
+
+def test_script_namespace_dataflow_and_nested_calls_under_the_builder():
+    # TVM code drives the builder with the script namespace (R.dataflow, R.output) and emits
+    # nested calls (batch_norm(...)[0]); the builder binds the inner calls first (A-normal form)
+    with IRBuilder() as ib:
+        with R.function():
+            R.func_name("main")
+            x = R.arg("x", RS.Tensor((4,), "float32"))
+            with RS.dataflow() as frame:
+                gv = R.emit(RS.multiply(RS.add(x, x), x))
+                RS.output(gv)
+            R.func_ret_value(frame.output_vars[0])
+    func = ib.get()
+    bindings = func.body.blocks[0].bindings
+    assert [b.value.op.name for b in bindings] == ["relax.add", "relax.multiply"]
+    vm = relax.VirtualMachine(tvm.compile(tvm.IRModule({"main": func})), tvm.cpu())
+    x = np.arange(4, dtype="float32")
+    np.testing.assert_allclose(vm["main"](tvm.runtime.tensor(x)).numpy(), (x + x) * x)
+
+
+def test_a_user_visitor_may_define_its_own_visit_entry():
+    @relax.expr_functor.visitor
+    class CountCalls(relax.PyExprVisitor):
+        def __init__(self):
+            self.ops = []
+
+        def visit(self, mod):  # TVM users' entry point: not part of TVM's visitor API
+            for func in mod.functions.values():
+                if isinstance(func, relax.Function):
+                    self.visit_expr(func)
+            return self.ops
+
+        def visit_call_(self, call):
+            self.ops.append(call.op.name)
+
+    assert CountCalls().visit(Parsed) == ["relax.add", "relax.multiply", "relax.exp",
+                                          "relax.negative"]
