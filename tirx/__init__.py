@@ -16,3 +16,5 @@ globals().update({k: getattr(_T, k) for k in (*_T._MATH, "pow", "isnan") if k no
 
 def __getattr__(name: str) -> object:
     return getattr(_tir, name)  # tir's late names (its reducers: `tirx.max(a, b)`)
+
+from .buffer import BufferAccessKind  # noqa: E402,F401

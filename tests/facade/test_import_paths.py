@@ -17,7 +17,8 @@ PATHS = ["relax", "relax.transform", "relax.op", "relax.op.nn", "relax.op.image"
          "runtime.script_printer", "s_tir", "s_tir.schedule", "s_tir.schedule.testing",
          "script.tirx", "error", "contrib.utils", "rpc", "testing", "testing.env", "tirx",
          "tirx.function", "tirx.expr", "tirx.stmt", "ir.base", "contrib.cblas",
-         "relax.op.linear_algebra", "relax.op.unary"]
+         "relax.op.linear_algebra", "relax.op.unary", "ir.transform", "tirx.buffer",
+         "relax.base_py_module", "relax.relax_to_pyfunc_converter"]
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -122,3 +123,16 @@ def test_check_well_formed_answers_false_instead_of_raising():
                               tvm.relax.TensorStructInfo((4,), "float32"))
     assert tvm.relax.analysis.check_well_formed(good)
     assert not tvm.relax.analysis.check_well_formed(bad)
+
+
+def test_tirx_paths_name_tir_objects():
+    from tvmlite.ir.transform import PassContext
+    from tvmlite.tirx import BufferAccessKind
+    from tvmlite.tirx.expr import EQ, Add
+
+    assert PassContext is tvm.transform.PassContext
+    a, b = tvm.tir.Var("a", "int32"), tvm.tir.Var("b", "int32")
+    assert isinstance(a + b, Add) and isinstance(tvm.tir.EQ(a, b), EQ)
+    buf = tvm.tir.decl_buffer((4, 4), "float32", name="A")
+    ptr = buf.access_ptr(BufferAccessKind.READ | BufferAccessKind.WRITE)
+    assert ptr.args[4].value == 3 and buf.access_ptr("w").args[4].value == BufferAccessKind.WRITE
