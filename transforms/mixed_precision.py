@@ -199,7 +199,9 @@ def _mixed(func: rx.Function, out_dtype: str, names: set[str]) -> rx.Function:
             blocks.append(replace(blk, bindings=tuple(replace(b, value=rw.new(b.value))
                                                       for b in blk.bindings)))
     body = replace(func.body, blocks=tuple(blocks), body=rw.new(func.body.body))
-    new = replace(func, body=body)  # Function refines the return struct info from the body
+    # NOTE: the rewritten function returns what its body gives (as TVM's pass rebuilds it),
+    # even where the old annotation disagreed; Function erases dims the params do not define
+    new = replace(func, body=body, ret_struct_info=si.ObjectStructInfo())
     return func if not renamed and structural_equal(new.body, func.body) else new
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from ...tir import expr as tx
 from .. import expr as rx
 from .. import struct_info as si
+from ..op import register_op
 from .base import (
     INJECTIVE, OUT_EWISE_FUSABLE, as_expr, as_int, broadcast, call, dim, fmt, norm_axis,
     op_error, out_tensor, prod, register, same_dim, scalar_const, shape_expr, tensor_arg,
@@ -79,6 +80,10 @@ def permute_dims(x: Any, axes: Any = None) -> rx.Call:
 
 def _infer_reshape(c: rx.Call) -> si.StructInfo:
     x = tensor_arg("relax.reshape", c, 0, "the input")
+    target = c.args[1].struct_info
+    if isinstance(target, si.ShapeStructInfo) and target.values is None and \
+            not isinstance(c.args[1], rx.ShapeExpr):  # a shape computed at run time
+        return si.TensorStructInfo(None, x.dtype, target.ndim)
     new = list(_shape_arg(c, 1, "relax.reshape"))
     holes = [i for i, d in enumerate(new) if as_int(d) == -1]
     if len(holes) > 1:
@@ -345,6 +350,8 @@ def ones(shape: Any, dtype: str = "float32") -> rx.Call:
 register("relax.matmul", _infer_matmul, matmul, OUT_EWISE_FUSABLE)
 register("relax.permute_dims", _infer_permute, permute_dims, INJECTIVE)
 register("relax.reshape", _infer_reshape, reshape, INJECTIVE)
+# a reshape to a shape known only at run time stays unlegalized: the VM makes the view
+register_op("relax.reshape", vm_builtin="vm.builtin.reshape")
 register("relax.flatten", _infer_flatten, flatten, INJECTIVE)
 register("relax.expand_dims", _infer_expand_dims, expand_dims, INJECTIVE)
 register("relax.squeeze", _infer_squeeze, squeeze, INJECTIVE)

@@ -146,3 +146,23 @@ def test_closure_of_the_packed_module_runs():
     x = np.arange(6, dtype="float32").reshape(2, 3)
     out = vm["main"](tvm.runtime.tensor(x.copy()))
     np.testing.assert_array_equal(out.numpy(), x + 1)  # x itself was updated in place
+
+
+def test_reshape_to_a_shape_computed_at_run_time():
+    @I.ir_module
+    class ToRuntimeShape:
+        @R.function
+        def main(data: R.Tensor((24,), "float32"), dims: R.Tensor((2,), "int64")):
+            with R.dataflow():
+                s: R.Shape(ndim=2) = R.tensor_to_shape(dims)
+                gv: R.Tensor(ndim=2, dtype="float32") = R.reshape(data, s)
+                R.output(gv)
+            return gv
+
+    out_sinfo = ToRuntimeShape["main"].body.blocks[0].bindings[1].value.struct_info
+    assert out_sinfo.ndim == 2 and out_sinfo.shape is None  # as TVM infers it
+    vm = relax.VirtualMachine(tvm.compile(ToRuntimeShape), tvm.cpu())
+    data = np.arange(24, dtype="float32")
+    for dims in ([4, 6], [3, 8]):
+        out = vm["main"](tvm.runtime.tensor(data), tvm.runtime.tensor(np.array(dims, "int64")))
+        np.testing.assert_array_equal(out.numpy(), data.reshape(dims))

@@ -115,6 +115,8 @@ class _Legalizer(ExprMutator):
         if not all(_known(a) for a in call.args):
             _check_dtypes_known(call)
             return call
+        if not _known_sinfo(call.struct_info) and op_attr(call.op.name, "vm_builtin"):
+            return call  # a result shaped at run time (reshape to a computed shape): the VM's
         folded = FOLD[call.op.name](call) if call.op.name in FOLD else None
         if folded is not None:
             return folded
