@@ -397,14 +397,16 @@ def _sinfo_args(sinfo_args: Any) -> tuple[si.StructInfo, ...]:
     return tuple(_sinfo(s) for s in items)
 
 
-def call_packed(func: str, *args: Any, sinfo_args: Any = None, ty_args: Any = None) -> rx.Call:
+def call_packed(func: str, *args: Any, sinfo_args: Any = None, ty_args: Any = None,
+                **attrs: Any) -> rx.Call:
     """Call a registered function; use its return value: `R.call_packed("f", x, sinfo_args=S)`
-    (`ty_args=` is TVM 0.27's spelling of `sinfo_args=`)."""
+    (`ty_args=` is TVM 0.27's spelling of `sinfo_args=`; other keywords are the call's
+    attributes, as TVM keeps them)."""
     sargs = _sinfo_args(sinfo_args if sinfo_args is not None else ty_args)
     ret = sargs[0] if len(sargs) == 1 else (si.TupleStructInfo(sargs) if sargs else
                                              si.ObjectStructInfo())
-    return rx.Call(rx.ExternFunc(str(func)), tuple(to_expr(a) for a in args), sinfo_args=sargs,
-                   struct_info=ret)
+    return rx.Call(rx.ExternFunc(str(func)), tuple(to_expr(a) for a in args),
+                   tuple(attrs.items()), sinfo_args=sargs, struct_info=ret)
 
 
 def call_pure_packed(func: str, *args: Any, sinfo_args: Any = None, ty_args: Any = None
