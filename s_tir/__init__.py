@@ -11,9 +11,11 @@ from ..tir.stmt import MatchBufferRegion  # noqa: F401
 from ..tir.schedule.tensorize import TensorIntrin  # noqa: F401
 from ..tir.data_layout import SBijectiveLayout, SLayout, sbijective_layout, slayout  # noqa: F401
 from ..tir.renew_defs import renew_defs  # noqa: F401
+from .sblock_dependence_info import SBlockDependenceInfo  # noqa: F401
+from .sblock_scope import SBlockScope  # noqa: F401
 
 __all__ = ["dlight", "schedule", "BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule",
            "ScheduleError", "Trace", "IndexMap", "TensorIntrin",
            "SBlockRV", "StmtSRef", "ScheduleState", "SBlock", "SBlockRealize",
            "MatchBufferRegion", "SLayout", "SBijectiveLayout", "slayout", "sbijective_layout",
-           "renew_defs"]
+           "renew_defs", "SBlockDependenceInfo", "SBlockScope"]

@@ -18,3 +18,4 @@ def __getattr__(name: str) -> object:
     return getattr(_tir, name)  # tir's late names (its reducers: `tirx.max(a, b)`)
 
 from .buffer import BufferAccessKind  # noqa: E402,F401
+from ..tir.stmt import Block as SBlock, BlockRealize as SBlockRealize  # noqa: E402,F401

@@ -25,8 +25,9 @@ class StmtSRef:
     """What `sch.get_sref(rv)` gives: a view of the statement a handle points to now. A
     schedule hands out one sref per statement (`same_as` compares them), a copy its own."""
 
-    def __init__(self, stmt: Any) -> None:
+    def __init__(self, stmt: Any, parent: StmtSRef | None = None) -> None:
         self.stmt = stmt
+        self.parent = parent  # the enclosing block's sref, where dependence info tracks it
 
     def same_as(self, other: Any) -> bool:
         return self is other
