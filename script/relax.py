@@ -507,6 +507,7 @@ class _OpNamespace:
 nn = _OpNamespace("relax.nn")
 image = _OpNamespace("relax.image")
 vision = _OpNamespace("relax.vision")
+grad = _OpNamespace("relax.grad")  # R.grad.* (gradient operators)
 builtin = _OpNamespace("relax.builtin")  # R.builtin.stop_lift_params, as TVM prints it
 memory = _OpNamespace("relax.memory")  # R.memory.alloc_storage, ... (memory planning)
 vm = _OpNamespace("relax.vm")  # R.vm.alloc_storage, R.vm.call_tir_dyn (VM lowering)

@@ -38,4 +38,4 @@ roi_align, get_valid_counts = vision.roi_align, vision.get_valid_counts  # noqa:
 non_max_suppression = vision.non_max_suppression
 all_class_non_max_suppression = vision.all_class_non_max_suppression
 multibox_transform_loc = vision.multibox_transform_loc
-from . import builtin, memory, vm  # noqa: E402,F401 (relax.op.memory.alloc_storage, ...)
+from . import builtin, grad, memory, vm  # noqa: E402,F401 (relax.op.memory.alloc_storage, ...)
