@@ -1,0 +1,233 @@
+"""`relax.transform.Gradient`: reverse-mode automatic differentiation of a relax function.
+
+`Gradient("main", require_grads=None, target_index=0)` adds `main_adjoint` to the module: the
+bindings of `main` (on fresh variables), then the adjoint of every value, from the target (a
+float scalar the function returns) back to the inputs, and it returns
+`(original return value, (adjoint of each required variable, ...))`. As in TVM, the function
+must be one dataflow block; adjoints of calls come from the rules of gradient_rules.py, those
+of tuples, tuple items and assignments are built here. Each adjoint is emitted as it is
+updated (`x_adjoint`, then `x_adjoint1 = x_adjoint + ...`); what ends up unused is removed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir import expr as rx
+from ..ir import struct_info as si
+from ..ir.functor import ExprMutator
+from ..ir.module import IRModule
+from ..ir.op import op_attr
+from . import gradient_rules, gradient_rules_nn  # noqa: F401 (registers the rules)
+from .gradient_checkpoint import Recompute, strip_markers
+from .gradient_emit import (
+    Emitter, add_in_tuple, get_item, join, leaves, nested_zeros, tuple_aware_add,
+)
+from .gradient_simplify import simplify_gradient
+from .pass_infra import Pass
+from .simple_passes import remove_unused
+
+
+class GradientError(RuntimeError):
+    """A function the Gradient pass cannot differentiate (TVM raises an InternalError)."""
+
+
+def _is_float_tensor(sinfo: Any) -> bool:
+    return isinstance(sinfo, si.TensorStructInfo) and sinfo.dtype.startswith(("float",
+                                                                              "bfloat"))
+
+
+def _is_float_nested(sinfo: Any) -> bool:
+    if isinstance(sinfo, si.TupleStructInfo):
+        return all(_is_float_nested(f) for f in sinfo.fields)
+    return _is_float_tensor(sinfo)
+
+
+class _Copier(ExprMutator):
+    """The function on fresh variables, and the map from old variables to new ones."""
+
+    def __init__(self) -> None:
+        self.vars: dict[rx.Var, rx.Var] = {}
+
+    def fresh(self, v: rx.Var) -> rx.Var:
+        self.vars[v] = type(v)(v.name_hint, v.struct_info)
+        return self.vars[v]
+
+    def visit_Var(self, v: rx.Var) -> rx.Expr:  # noqa: N802
+        return self.vars.get(v, v)
+
+    visit_DataflowVar = visit_Var
+
+    def visit_binding(self, b: rx.Binding) -> rx.Binding:
+        value = self.visit(b.value)
+        return type(b)(self.fresh(b.var), value, *([b.struct_info] if isinstance(
+            b, rx.MatchCast) else []))
+
+    def copy(self, func: rx.Function) -> rx.Function:
+        params = tuple(self.fresh(p) for p in func.params)
+        return rx.Function(params, self.visit(func.body), func.ret_struct_info, func.is_pure,
+                           func.attrs)
+
+
+class _Backward:
+    """Walks the forward bindings backwards, emitting adjoints (`<var>_adjoint`)."""
+
+    def __init__(self, em: Emitter, recompute: Recompute) -> None:
+        self.em = em
+        self.recompute = recompute
+        self.adjoint: dict[rx.Var, rx.Var] = {}
+
+    def run(self, forward: list[rx.Binding], target: rx.Var, require: list[rx.Var],
+            ret: rx.Expr) -> rx.Expr:
+        sinfo = target.struct_info
+        self.update(target, op_attr("relax.ones", "make")(sinfo.shape, sinfo.dtype))
+        for b in reversed(forward):
+            self.visit(b)
+        outs = []
+        for v in require:
+            if v not in self.adjoint:
+                self.update(v, nested_zeros(v.struct_info))
+            outs.append(self.em.emit(self.adjoint[v], v.name_hint + "_adjoint_out", True))
+        return rx.Tuple((ret, rx.Tuple(tuple(outs))))
+
+    def visit(self, b: rx.Binding) -> None:
+        if not isinstance(b, rx.VarBinding):
+            raise GradientError("Gradient supports variable bindings only, not match_cast")
+        if b.var not in self.adjoint:
+            return  # the target does not depend on it
+        value, adjoint = b.value, self.adjoint[b.var]
+        if isinstance(value, rx.Call):
+            self._call(b.var, value, adjoint)
+        elif isinstance(value, (rx.Tuple, rx.Var)):
+            self.update(value, adjoint)
+        elif isinstance(value, rx.TupleGetItem):
+            self._get_item(value, adjoint)
+        elif not isinstance(value, rx.Constant):
+            raise GradientError(f"Gradient does not support a binding of "
+                                f"{type(value).__name__}: {b.var.name_hint}")
+
+    def _call(self, var: rx.Var, call: rx.Call, adjoint: rx.Var) -> None:
+        if not isinstance(call.op, rx.Op):
+            return
+        name = call.op.name
+        rule = gradient_rules.gradient_rule(name)
+        if rule is None:
+            raise GradientError(f"Gradient: no gradient is registered for {name}")
+        cp_var, cp_call = self.recompute.binding(var, call)
+        partials = rule(cp_var, cp_call, adjoint, self.em)
+        if len(partials) != len(call.args):
+            raise GradientError(f"Gradient: the rule of {name} gives {len(partials)} "
+                                f"partials for {len(call.args)} arguments")
+        for arg, partial in zip(call.args, partials):
+            if not _is_no_grad(partial):
+                self.update(arg, partial)
+
+    def _get_item(self, item: rx.TupleGetItem, adjoint: rx.Var) -> None:
+        tup = item.tuple_value
+        if not isinstance(tup, rx.Var) or not isinstance(tup.struct_info, si.TupleStructInfo):
+            raise GradientError("Gradient: a tuple item must be taken of a tuple variable")
+        if tup in self.adjoint:
+            new = add_in_tuple(self.adjoint[tup], item.index, adjoint)
+        else:
+            zeros = nested_zeros(tup.struct_info)
+            assert isinstance(zeros, rx.Tuple)
+            fields = list(zeros.fields)
+            fields[item.index] = adjoint
+            new = rx.Tuple(tuple(fields))
+        self._emit_adjoint(tup, new)
+
+    def update(self, target: rx.Expr, partial: rx.Expr) -> None:
+        """Add `partial` to the adjoint of `target` (a variable, a constant or a tuple)."""
+        self._decompose(target, leaves(self.em.normalize(partial)))
+
+    def _decompose(self, target: rx.Expr, part: Any) -> None:
+        if isinstance(target, rx.Tuple):
+            for i, f in enumerate(target.fields):
+                self._decompose(f, part[i] if isinstance(part, list) else get_item(part, i))
+        elif isinstance(target, rx.Var):
+            new = self.em.normalize(join(part))
+            if target in self.adjoint:
+                new = tuple_aware_add(self.adjoint[target], new)
+            self._emit_adjoint(target, new)
+        elif not isinstance(target, (rx.Constant, rx.ShapeExpr, rx.PrimValue)):
+            raise GradientError(f"Gradient: cannot take the adjoint of {type(target).__name__}")
+
+    def _emit_adjoint(self, var: rx.Var, value: rx.Expr) -> None:
+        self.adjoint[var] = self.em.emit(value, var.name_hint + "_adjoint")
+
+
+def _is_no_grad(e: rx.Expr) -> bool:
+    return isinstance(e, rx.Call) and isinstance(e.op, rx.Op) and \
+        e.op.name == "relax.grad.no_grad"
+
+
+def _target(ret: rx.Expr, index: int) -> rx.Var:
+    if isinstance(ret, rx.Var):
+        if index != 0:
+            raise GradientError(f"Gradient: the function returns one value, so target_index "
+                                f"must be 0, got {index}")
+        target = ret
+    elif isinstance(ret, rx.Tuple):
+        if not 0 <= index < len(ret.fields):
+            raise GradientError(f"Gradient: target_index {index} is out of the "
+                                f"{len(ret.fields)} values the function returns")
+        target = ret.fields[index]
+        if not isinstance(target, rx.Var):
+            raise GradientError(f"Gradient: the target must be a variable, got {target}")
+    else:
+        raise GradientError("Gradient: the function must return a variable or a tuple")
+    sinfo = target.struct_info
+    if not (_is_float_tensor(sinfo) and sinfo.shape is not None and len(sinfo.shape) == 0):
+        raise GradientError(f"Gradient: the target {target.name_hint} must be a float scalar "
+                            f"(a 0-d tensor), got {sinfo}")
+    return target
+
+
+def _required(require: Any, copier: _Copier, new: rx.Function, name: str) -> list[rx.Var]:
+    if require is None:
+        return list(new.params)
+    wanted = list(require) if isinstance(require, (list, tuple)) else [require]
+    out: list[rx.Var] = []
+    for v in wanted:
+        if v not in copier.vars:
+            raise GradientError(f"Gradient: there is no variable {v.name_hint} in {name}")
+        if copier.vars[v] in out:
+            raise GradientError(f"Gradient: {v.name_hint} is required twice")
+        if not _is_float_nested(v.struct_info):
+            raise GradientError(f"Gradient: only float tensors (or tuples of them) take "
+                                f"gradients, but {v.name_hint} is {v.struct_info}")
+        out.append(copier.vars[v])
+    return out
+
+
+def differentiate(mod: IRModule, func_name: str, require_grads: Any = None,
+                  target_index: int = 0) -> IRModule:
+    if func_name not in mod:
+        raise ValueError(f"Gradient: the module has no function {func_name!r}")
+    func = mod[func_name]
+    if not isinstance(func, rx.Function):
+        raise GradientError(f"Gradient: {func_name} is not a relax function")
+    copier = _Copier()
+    new = copier.copy(func)
+    seq = new.body
+    if len(seq.blocks) != 1 or not isinstance(seq.blocks[0], rx.DataflowBlock):
+        raise GradientError("Gradient: the function must be one dataflow block")
+    require = _required(require_grads, copier, new, func_name)
+    forward, ret, cps = strip_markers(seq.blocks[0], new.params, seq.body)
+    require = [cps.marked.get(v, v) for v in require]
+    target = _target(ret, target_index)
+    em = Emitter(forward)
+    recompute = Recompute(em, new.params, forward, cps.kept)
+    body = _Backward(em, recompute).run(forward, target, require, ret)
+    adjoint = rx.Function(new.params, rx.SeqExpr((rx.DataflowBlock(tuple(em.bindings)),), body),
+                          body.struct_info, new.is_pure, new.attrs)
+    adjoint = simplify_gradient(remove_unused(adjoint))
+    name = func_name + "_adjoint"
+    return mod.with_function(name, adjoint.with_attr("global_symbol", name))
+
+
+def Gradient(func_name: str, require_grads: Any = None,  # noqa: N802 (TVM's name)
+             target_index: int = 0) -> Pass:
+    """Add `<func_name>_adjoint`, returning the value and the gradients of `func_name`."""
+    return Pass(lambda mod, ctx: differentiate(mod, func_name, require_grads, target_index),
+                "Gradient")
