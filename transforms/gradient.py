@@ -18,6 +18,8 @@ from ..ir import struct_info as si
 from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
 from ..ir.op import op_attr
+from ..tir import expr as tx
+from .bind_symbolic import _dims_of, _Substitute
 from . import gradient_rules, gradient_rules_nn  # noqa: F401 (registers the rules)
 from .gradient_checkpoint import Recompute, strip_markers
 from .gradient_emit import (
@@ -183,6 +185,17 @@ def _target(ret: rx.Expr, index: int) -> rx.Var:
     return target
 
 
+def _fresh_dims(new: rx.Function, copier: _Copier) -> rx.Function:
+    """`new` with its own symbolic dims: each function defines the dims it uses."""
+    dims = [v for same_name in _dims_of(new).values() for v in same_name]
+    if not dims:
+        return new
+    sub = _Substitute({v: tx.Var(v.name, v.dtype) for v in dims})
+    out = sub(new)
+    copier.vars = {old: sub(v) for old, v in copier.vars.items()}  # the same new objects
+    return out
+
+
 def _required(require: Any, copier: _Copier, new: rx.Function, name: str) -> list[rx.Var]:
     if require is None:
         return list(new.params)
@@ -208,7 +221,7 @@ def differentiate(mod: IRModule, func_name: str, require_grads: Any = None,
     if not isinstance(func, rx.Function):
         raise GradientError(f"Gradient: {func_name} is not a relax function")
     copier = _Copier()
-    new = copier.copy(func)
+    new = _fresh_dims(copier.copy(func), copier)
     seq = new.body
     if len(seq.blocks) != 1 or not isinstance(seq.blocks[0], rx.DataflowBlock):
         raise GradientError("Gradient: the function must be one dataflow block")

@@ -25,12 +25,12 @@ def _silu(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
 
 @register_gradient("relax.nn.softmax")
 def _softmax(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [(g - _op("sum")(g * v, c.attr("axis"), True)) * v]
+    return [(g - _op("sum")(g * v, [c.attr("axis")], True)) * v]
 
 
 @register_gradient("relax.nn.log_softmax")
 def _log_softmax(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [g - _op("sum")(g, c.attr("axis"), True) * _op("exp")(v)]
+    return [g - _op("sum")(g, [c.attr("axis")], True) * _op("exp")(v)]
 
 
 @register_gradient("relax.nn.cross_entropy_with_logits")
