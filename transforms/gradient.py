@@ -124,7 +124,7 @@ class _Backward:
             if not _is_no_grad(partial):
                 self.update(arg, partial)
 
-    def _get_item(self, item: rx.TupleGetItem, adjoint: rx.Var) -> None:
+    def _get_item(self, item: rx.TupleGetItem, adjoint: rx.Expr) -> None:
         tup = item.tuple_value
         if not isinstance(tup, rx.Var) or not isinstance(tup.struct_info, si.TupleStructInfo):
             raise GradientError("Gradient: a tuple item must be taken of a tuple variable")
@@ -151,6 +151,9 @@ class _Backward:
             if target in self.adjoint:
                 new = tuple_aware_add(self.adjoint[target], new)
             self._emit_adjoint(target, new)
+        elif isinstance(target, rx.TupleGetItem):
+            # NOTE: TVM's normalizer binds an item before a call uses it; ours may not
+            self._get_item(target, self.em.normalize(join(part)))
         elif not isinstance(target, (rx.Constant, rx.ShapeExpr, rx.PrimValue)):
             raise GradientError(f"Gradient: cannot take the adjoint of {type(target).__name__}")
 

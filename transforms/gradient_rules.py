@@ -126,7 +126,8 @@ for _name in ("equal", "greater", "greater_equal", "less", "less_equal", "not_eq
 
 @register_gradient("relax.triu")
 def _triu(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [_op("triu")(g, c.args[1])]
+    # NOTE: TVM's rule gives no partial for k, which its own arity check refuses
+    return [_op("triu")(g, c.args[1]), no_grad(c.args[1])]
 
 
 # -- unary ------------------------------------------------------------------------------------

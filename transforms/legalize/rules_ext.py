@@ -9,6 +9,7 @@ from ...ir.ops.math_ext import ANY_UNARY, CLASSIFY, EXTRA_BINARY, FLOAT_UNARY
 from ...ir.ops.linalg_stats import parse_subscripts
 from ...topi import creation as cr
 from ...topi import linalg_stats as ls
+from ...topi import grad as tgrad
 from ...topi import losses as lo
 from ...topi import indexing as ix
 from ...topi import math_ext as m
@@ -143,3 +144,14 @@ register_legalize("relax.scatter_nd",
                   lambda c, x, i, u: lo.scatter_nd(x, i, u, c.attr("reduction")))
 register_legalize("relax.hamming_window", lambda c, n, p, a, b: lo.hamming_window(
     n, p, a, b, c.attr("dtype")))
+
+register_legalize("relax.grad.nll_loss_backward", lambda c, g, x, t, w=None:
+                  tgrad.nll_loss_backward(g, x, t, w, c.attr("reduction"),
+                                          c.attr("ignore_index")))
+register_legalize("relax.grad.take_backward",
+                  lambda c, g, x, i: tgrad.take_backward(g, x, i, c.attr("axis")))
+for _kind in ("max", "avg"):
+    register_legalize(f"relax.grad.{_kind}_pool2d_backward", (lambda kind: lambda c, g, x:
+                      tgrad.pool2d_backward(kind, g, x, *(c.attr(a) for a in (
+                          "pool_size", "strides", "padding", "dilation", "ceil_mode",
+                          "count_include_pad"))))(_kind))

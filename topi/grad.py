@@ -1,0 +1,132 @@
+"""te computes of the backward operators (`R.grad.*`): nll_loss, the 2-d pools (NCHW) and
+take. Each is written as a gather: an element of the input's gradient sums the output
+gradients that element contributed to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import te
+from ..tir import expr as tx
+from .nn import pool2d
+
+B = tx.BinaryOp
+
+
+def _i64(e: tx.PrimExpr) -> tx.PrimExpr:
+    return e if e.dtype == "int64" else tx.Cast("int64", e)
+
+
+def _and(*conds: tx.PrimExpr) -> tx.PrimExpr:
+    out = conds[0]
+    for c in conds[1:]:
+        out = tx.binop(B.AND, out, c)
+    return out
+
+
+def nll_loss_backward(g: te.Tensor, x: te.Tensor, t: te.Tensor, w: te.Tensor | None,
+                      reduction: str, ignore: int) -> te.Tensor:
+    """d loss / d predictions: `-w[t] * g` at the target class, 0 elsewhere (mean: divided by
+    the sum of the weights used)."""
+    dt = x.dtype
+
+    def weight(*i: tx.PrimExpr) -> tx.PrimExpr:
+        c = _i64(t[i])
+        keep = tx.binop(B.NE, c, tx.const(ignore, "int64"))
+        safe = tx.Select(keep, c, tx.const(0, "int64"))
+        return tx.Select(keep, w[(safe,)] if w is not None else tx.const(1, dt),
+                         tx.const(0, dt))
+    wt = te.compute(t.shape, weight, name="all_weights")
+    scale = te.compute(t.shape, lambda *i: g[i] if reduction == "none" else g[()],
+                       name="T_broadcast_to")
+    if reduction == "mean":
+        axes = [te.reduce_axis(d, f"k{j}") for j, d in enumerate(t.shape)]
+        total = te.compute((), lambda: te.sum(wt[tuple(axes)], axis=axes),
+                           name="all_weights_red")
+        scale = te.compute(t.shape, lambda *i: scale[i] / total[()], name="T_divide")
+
+    def grad(*i: tx.PrimExpr) -> tx.PrimExpr:
+        at = (i[0], *i[2:]) if x.ndim >= 2 else ()
+        cls = i[1] if x.ndim >= 2 else i[0]
+        hit = tx.binop(B.EQ, _i64(cls), _i64(t[at]))
+        return tx.Select(hit, wt[at] * tx.const(-1, dt) * scale[at], tx.const(0, dt))
+    return te.compute(x.shape, grad, name="pred_grad")
+
+
+def take_backward(g: te.Tensor, x: te.Tensor, indices: te.Tensor, axis: int | None
+                  ) -> te.Tensor:
+    """d take(x, indices, axis) / d x: each x element sums the output gradients of the
+    places that took it."""
+    ni = len(indices.shape)
+    k = [te.reduce_axis(d, f"k{j}") for j, d in enumerate(indices.shape)]
+    if axis is None:  # take from the flattened x
+        flat = [d for d in x.shape]
+
+        def grad_flat(*i: tx.PrimExpr) -> tx.PrimExpr:
+            pos: tx.PrimExpr = tx.const(0, "int64")
+            for idx, d in zip(i, flat):
+                pos = pos * _i64(d) + _i64(idx)
+            hit = tx.binop(B.EQ, _i64(indices[tuple(k)]), pos)
+            return te.sum(tx.Select(hit, g[tuple(k)], tx.const(0, x.dtype)), axis=k)
+        return te.compute(x.shape, grad_flat, name="take_grad")
+    axis %= x.ndim
+
+    def grad(*i: tx.PrimExpr) -> tx.PrimExpr:
+        at = (*i[:axis], *k, *i[axis + 1:])
+        hit = tx.binop(B.EQ, _i64(indices[tuple(k)]), _i64(i[axis]))
+        return te.sum(tx.Select(hit, g[at], tx.const(0, x.dtype)), axis=k)
+    assert ni == len(k)
+    return te.compute(x.shape, grad, name="take_grad")
+
+
+def _window_of(v: tx.PrimExpr, r: Any, k: int, pad: Any, strides: Any, dilation: Any,
+               out: Any) -> tuple[tx.PrimExpr, tx.PrimExpr]:
+    """The output position whose window puts its tap `r` on input position `v` (axis k),
+    clamped into range, and whether there is one."""
+    num = _i64(v) + pad[k] - _i64(r) * dilation[k]
+    q = tx.binop(B.FLOORDIV, num, tx.const(strides[k], "int64"))
+    ok = _and(tx.binop(B.GE, num, tx.const(0, "int64")),
+              tx.binop(B.EQ, tx.binop(B.FLOORMOD, num, tx.const(strides[k], "int64")),
+                       tx.const(0, "int64")),
+              tx.binop(B.LT, q, _i64(out)))
+    return tx.Select(ok, q, tx.const(0, "int64")), ok
+
+
+def pool2d_backward(kind: str, g: te.Tensor, x: te.Tensor, pool_size: Any, strides: Any,
+                    padding: Any, dilation: Any, ceil_mode: bool, count_include_pad: bool
+                    ) -> te.Tensor:
+    """d pool2d(x) / d x for NCHW data. max: the gradient goes to each element equal to its
+    window's maximum; avg: spread evenly over the window (its divisor as the forward's)."""
+    oh, ow = g.shape[2], g.shape[3]
+    h, w = x.shape[2], x.shape[3]
+    p = tuple(padding)
+    ry, rx = te.reduce_axis(pool_size[0], "ry"), te.reduce_axis(pool_size[1], "rx")
+    zero = tx.const(0, x.dtype)
+    pooled = pool2d(x, "max", pool_size, strides, p, dilation, ceil_mode) \
+        if kind == "max" else None
+
+    def grad(n: Any, c: Any, yy: Any, xx: Any) -> tx.PrimExpr:
+        sy, oky = _window_of(yy, ry, 0, p, strides, dilation, oh)
+        sx, okx = _window_of(xx, rx, 1, p, strides, dilation, ow)
+        if pooled is not None:
+            hit = _and(oky, okx, tx.binop(B.EQ, x[n, c, yy, xx], pooled[n, c, sy, sx]))
+            return te.sum(tx.Select(hit, g[n, c, sy, sx], zero), axis=[ry, rx])
+        share = g[n, c, sy, sx] / _divisor(sy, sx, p, strides, pool_size, h, w, x.dtype,
+                                           ceil_mode, count_include_pad)
+        return te.sum(tx.Select(_and(oky, okx), share, zero), axis=[ry, rx])
+    return te.compute(x.shape, grad, name=f"{kind}_pool2d_grad")
+
+
+def _divisor(sy: Any, sx: Any, p: Any, strides: Any, pool_size: Any, h: Any, w: Any,
+             dtype: str, ceil_mode: bool, include_pad: bool) -> tx.PrimExpr:
+    """What the forward avg_pool2d (topi.nn.pool2d) divides a window's sum by."""
+    if not ceil_mode and (include_pad or not any(p)):
+        return tx.const(float(pool_size[0] * pool_size[1]), dtype)
+
+    def along(s: Any, k: int, size: Any) -> tx.PrimExpr:
+        start = s * strides[k] - p[k]
+        if include_pad:
+            return tx.binop(B.MIN, start + pool_size[k], _i64(size) + p[k + 2]) - start
+        lo = tx.binop(B.MAX, start, tx.const(0, "int64"))
+        return tx.binop(B.MIN, start + pool_size[k], _i64(size)) - lo
+    return tx.Cast(dtype, along(sy, 0, h) * along(sx, 1, w))
