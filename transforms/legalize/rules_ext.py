@@ -17,6 +17,7 @@ from ...topi import nn_ext as nx
 from ...topi.schedule_mode import scheduled
 from ...topi.transform import reshape
 from ... import topi
+from .bb_rules import register_legalize as register_bb_legalize
 from .rules import fill_value, register_legalize
 
 for _n in FLOAT_UNARY + ANY_UNARY + CLASSIFY + EXTRA_BINARY + ("logical_xor",):
@@ -155,3 +156,6 @@ for _kind in ("max", "avg"):
                       tgrad.pool2d_backward(kind, g, x, *(c.attr(a) for a in (
                           "pool_size", "strides", "padding", "dilation", "ceil_mode",
                           "count_include_pad"))))(_kind))
+# the markers of the Gradient pass are their input once differentiation is done
+for _marker in ("no_grad", "start_checkpoint", "end_checkpoint"):
+    register_bb_legalize(f"relax.grad.{_marker}", lambda bb, call: call.args[0])
