@@ -112,7 +112,7 @@ def test_target_index_and_unused_forward_values() -> None:
         @R.function
         def main(x: R.Tensor((3,), "float32")):
             with R.dataflow():
-                unused = R.exp(x)
+                unused = R.exp(x)  # noqa: F841 (dropped from the adjoint)
                 doubled = R.add(x, x)
                 total = R.sum(doubled)
                 R.output(doubled, total)
