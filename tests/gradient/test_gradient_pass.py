@@ -179,3 +179,45 @@ def test_op_without_a_rule_is_reported() -> None:
 
     with pytest.raises(RuntimeError, match="relax.floor"):
         relax.transform.Gradient("main")(Before)
+
+
+def test_transposes_around_matmul_are_simplified() -> None:
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(a: R.Tensor((4, 3), "float32"), w: R.Tensor((5, 3), "float32")):
+            with R.dataflow():
+                wt = R.permute_dims(w)
+                y = R.matmul(a, wt)
+                loss = R.sum(y)
+                R.output(loss)
+            return loss
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main_adjoint(a: R.Tensor((4, 3), "float32"), w: R.Tensor((5, 3), "float32")
+                         ) -> R.Tuple(R.Tensor((), "float32"), R.Tuple(
+                             R.Tensor((4, 3), "float32"), R.Tensor((5, 3), "float32"))):
+            with R.dataflow():
+                wt = R.permute_dims(w)
+                y = R.matmul(a, wt)
+                loss = R.sum(y)
+                loss_adjoint = R.ones(R.shape([]), "float32")
+                y_adjoint = R.broadcast_to(loss_adjoint, R.shape([4, 5]))
+                # d a = g @ transpose(transpose(w)) = g @ w
+                a_adjoint = R.matmul(y_adjoint, w)
+                # d w = transpose(transpose(a) @ g) = transpose(g) @ a
+                lv = R.permute_dims(y_adjoint, [1, 0])
+                w_adjoint = R.matmul(lv, a)
+                a_adjoint_out = a_adjoint
+                w_adjoint_out = w_adjoint
+                R.output(loss, a_adjoint_out, w_adjoint_out)
+            return (loss, (a_adjoint_out, w_adjoint_out))
+
+    after = relax.transform.Gradient("main")(Before)
+    assert_structural_equal(after["main_adjoint"], Expected["main_adjoint"])
+    x, w = rand(4, 3).astype("float32"), rand(5, 3).astype("float32")
+    _, (ga, gw) = adjoint(Before, [x, w])
+    np.testing.assert_allclose(ga, np.ones((4, 5)) @ w, rtol=1e-5)
+    np.testing.assert_allclose(gw, np.ones((4, 5)).T @ x, rtol=1e-5)
