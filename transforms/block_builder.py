@@ -220,6 +220,18 @@ class BlockBuilder:
         _check_te_args([*args, *kwargs.values()])
         return self._emitter.call_te(func, list(args), kwargs, base)
 
+    def call_te_with_grad(self, func: Callable[..., Any], *args: Any, te_grad_name: str,
+                          te_grad_kwargs: dict[str, Any] | None = None, **kwargs: Any
+                          ) -> rx.Call:
+        """As call_te, giving `R.call_tir_with_grad(..., te_grad_name=...)` (see
+        relax.training.utils.register_te_gradient)."""
+        from ..ir.op import get_op
+
+        c = self.call_te(func, *args, **kwargs)
+        grad_kwargs = tuple(sorted((te_grad_kwargs or {}).items()))
+        return replace(c, op=get_op("relax.call_tir_with_grad"), attrs=(
+            ("te_grad_name", str(te_grad_name)), ("te_grad_kwargs", grad_kwargs)))
+
     def emit_output(self, output: Any, name_hint: str | None = None) -> rx.Var:
         if not self._in_dataflow:
             raise ValueError("emit_output is for the end of a dataflow block")

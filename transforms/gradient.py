@@ -11,13 +11,17 @@ updated (`x_adjoint`, then `x_adjoint1 = x_adjoint + ...`); what ends up unused 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.functor import ExprMutator
 from ..ir.module import IRModule
-from ..ir.op import op_attr
+from ..ir.module import GlobalVar
+from ..ir.op import get_op, op_attr
+from ..vm.registry import get_global_func
+from .legalize.emit import TEEmitter
 from ..tir import expr as tx
 from .bind_symbolic import _dims_of, _Substitute
 from . import gradient_rules, gradient_rules_nn  # noqa: F401 (registers the rules)
@@ -28,6 +32,9 @@ from .gradient_emit import (
 from .gradient_simplify import simplify_gradient
 from .pass_infra import Pass
 from .simple_passes import remove_unused
+
+
+TE_GRAD_PREFIX = "tvm.relax.te_grad._register."  # TVM's registry names of te gradients
 
 
 class GradientError(RuntimeError):
@@ -71,11 +78,31 @@ class _Copier(ExprMutator):
                            func.attrs)
 
 
+class GradContext:
+    """What a gradient rule may emit through (TVM hands its rules the BlockBuilder)."""
+
+    def __init__(self, em: Emitter, funcs: dict[GlobalVar, Any]) -> None:
+        self.em = em
+        self.te = TEEmitter(funcs, dedup=True)
+
+    def emit(self, expr: rx.Expr, name_hint: str = "") -> rx.Var:
+        return self.em.emit(expr, name_hint or "lv")
+
+    def normalize(self, expr: rx.Expr) -> rx.Expr:
+        return self.em.normalize(expr)
+
+    def emit_te(self, func: Any, *args: Any, primfunc_name_hint: str | None = None,
+                **kwargs: Any) -> rx.Var:
+        name = primfunc_name_hint or getattr(func, "__name__", "te_func")
+        return self.emit(self.te.call_te(func, list(args), kwargs, name))
+
+
 class _Backward:
     """Walks the forward bindings backwards, emitting adjoints (`<var>_adjoint`)."""
 
-    def __init__(self, em: Emitter, recompute: Recompute) -> None:
-        self.em = em
+    def __init__(self, ctx: GradContext, recompute: Recompute) -> None:
+        self.ctx = ctx
+        self.em = ctx.em
         self.recompute = recompute
         self.adjoint: dict[rx.Var, rx.Var] = {}
 
@@ -112,17 +139,37 @@ class _Backward:
         if not isinstance(call.op, rx.Op):
             return
         name = call.op.name
+        if name == "relax.call_tir":
+            raise GradientError("Gradient: a call_tir has no gradient; write it as "
+                                "R.call_tir_with_grad with a registered te gradient")
+        cp_var, cp_call = self.recompute.binding(var, call)
+        if name == "relax.call_tir_with_grad":
+            self._call_tir_with_grad(cp_var, cp_call, adjoint)
+            return
         rule = gradient_rules.gradient_rule(name)
         if rule is None:
             raise GradientError(f"Gradient: no gradient is registered for {name}")
-        cp_var, cp_call = self.recompute.binding(var, call)
-        partials = rule(cp_var, cp_call, adjoint, self.em)
+        partials = rule(cp_var, cp_call, adjoint, self.ctx)
         if len(partials) != len(call.args):
             raise GradientError(f"Gradient: the rule of {name} gives {len(partials)} "
                                 f"partials for {len(call.args)} arguments")
         for arg, partial in zip(call.args, partials):
             if not _is_no_grad(partial):
                 self.update(arg, partial)
+
+    def _call_tir_with_grad(self, var: rx.Var, call: rx.Call, adjoint: rx.Var) -> None:
+        grad_name = call.attr("te_grad_name")
+        handler = get_global_func(TE_GRAD_PREFIX + grad_name, allow_missing=True)
+        if handler is None:
+            raise GradientError(f"Gradient: no te gradient is registered as {grad_name!r} "
+                                f"(relax.training.utils.register_te_gradient)")
+        partials = handler(var, call, adjoint, self.ctx)
+        inputs = call.args[1].fields  # type: ignore[union-attr]
+        if isinstance(partials.struct_info, si.TupleStructInfo):
+            for i, arg in enumerate(inputs):
+                self.update(arg, get_item(partials, i))
+        else:
+            self.update(inputs[0], partials)
 
     def _get_item(self, item: rx.TupleGetItem, adjoint: rx.Expr) -> None:
         tup = item.tuple_value
@@ -234,12 +281,29 @@ def differentiate(mod: IRModule, func_name: str, require_grads: Any = None,
     target = _target(ret, target_index)
     em = Emitter(forward)
     recompute = Recompute(em, new.params, forward, cps.kept)
-    body = _Backward(em, recompute).run(forward, target, require, ret)
+    funcs = dict(mod.functions)
+    body = _Backward(GradContext(em, funcs), recompute).run(forward, target, require, ret)
     adjoint = rx.Function(new.params, rx.SeqExpr((rx.DataflowBlock(tuple(em.bindings)),), body),
                           body.struct_info, new.is_pure, new.attrs)
-    adjoint = simplify_gradient(remove_unused(adjoint))
+    adjoint = simplify_gradient(remove_unused(_as_call_tir(adjoint)))
+    for gv, f in funcs.items():  # the kernels of te gradients
+        if gv not in mod.functions:
+            mod = mod.with_function(gv, f)
     name = func_name + "_adjoint"
     return mod.with_function(name, adjoint.with_attr("global_symbol", name))
+
+
+class _AsCallTIR(ExprMutator):
+    def visit_Call(self, c: rx.Call) -> rx.Expr:  # noqa: N802
+        c = self.generic_visit(c)
+        if isinstance(c.op, rx.Op) and c.op.name == "relax.call_tir_with_grad":
+            return replace(c, op=get_op("relax.call_tir"), attrs=())
+        return c
+
+
+def _as_call_tir(func: rx.Function) -> rx.Function:
+    """call_tir_with_grad is call_tir once differentiated."""
+    return _AsCallTIR().visit(func)
 
 
 def Gradient(func_name: str, require_grads: Any = None,  # noqa: N802 (TVM's name)

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import expr as rx
 from .. import struct_info as si
+from ..op import register_op
 from .base import OPAQUE, REDUCE, call, op_error, register, tensor_arg
 from .reduce_nn import pair
 
@@ -82,6 +83,8 @@ def take_backward(output_grad: Any, x: Any, indices: Any, axis: int | None = Non
 max_pool2d_backward = _pool_backward_maker("relax.grad.max_pool2d_backward")
 avg_pool2d_backward = _pool_backward_maker("relax.grad.avg_pool2d_backward")
 
+# call_tir bound to a te gradient (script.relax.call_tir_with_grad builds it, as call_tir)
+register_op("relax.call_tir_with_grad")
 register("relax.grad.no_grad", _infer_like_input, no_grad, OPAQUE)
 register("relax.grad.start_checkpoint", _infer_checkpoint, start_checkpoint, OPAQUE)
 register("relax.grad.end_checkpoint", _infer_checkpoint, end_checkpoint, OPAQUE)

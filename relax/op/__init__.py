@@ -11,6 +11,8 @@ from ...script.relax import (  # noqa: F401,A004 (R.print, R.assert_op, relax.op
     assert_op, call_dps_packed, call_pure_packed, call_tir, print,
 )
 from ...script.relax import call_tir_inplace  # noqa: F401 (relax.op.call_tir_inplace)
+from ...script.relax import call_tir_with_grad  # noqa: F401
+from ...transforms.gradient_rules import register_gradient  # noqa: F401
 from . import image, nn  # noqa: F401 (relax.op.nn, relax.op.image)
 from ._registry import builders
 

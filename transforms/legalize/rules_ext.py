@@ -3,9 +3,11 @@ nn_ext.py (the te computes live in topi/math_ext.py, topi/indexing.py and topi/n
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ...ir.ops.math_ext import ANY_UNARY, CLASSIFY, EXTRA_BINARY, FLOAT_UNARY
+from ...ir.op import get_op
 from ...ir.ops.linalg_stats import parse_subscripts
 from ...topi import creation as cr
 from ...topi import linalg_stats as ls
@@ -159,3 +161,6 @@ for _kind in ("max", "avg"):
 # the markers of the Gradient pass are their input once differentiation is done
 for _marker in ("no_grad", "start_checkpoint", "end_checkpoint"):
     register_bb_legalize(f"relax.grad.{_marker}", lambda bb, call: call.args[0])
+# call_tir_with_grad outside the Gradient pass is the call_tir it carries
+register_bb_legalize("relax.call_tir_with_grad", lambda bb, call: replace(
+    call, op=get_op("relax.call_tir"), attrs=()))
