@@ -25,6 +25,7 @@ from .legalize.emit import TEEmitter
 from ..tir import expr as tx
 from .bind_symbolic import _dims_of, _Substitute
 from . import gradient_rules, gradient_rules_nn  # noqa: F401 (registers the rules)
+from .function_copy import FunctionCopier
 from .gradient_checkpoint import Recompute, strip_markers
 from .gradient_emit import (
     Emitter, add_in_tuple, get_item, join, leaves, nested_zeros, tuple_aware_add,
@@ -50,32 +51,6 @@ def _is_float_nested(sinfo: Any) -> bool:
     if isinstance(sinfo, si.TupleStructInfo):
         return all(_is_float_nested(f) for f in sinfo.fields)
     return _is_float_tensor(sinfo)
-
-
-class _Copier(ExprMutator):
-    """The function on fresh variables, and the map from old variables to new ones."""
-
-    def __init__(self) -> None:
-        self.vars: dict[rx.Var, rx.Var] = {}
-
-    def fresh(self, v: rx.Var) -> rx.Var:
-        self.vars[v] = type(v)(v.name_hint, v.struct_info)
-        return self.vars[v]
-
-    def visit_Var(self, v: rx.Var) -> rx.Expr:  # noqa: N802
-        return self.vars.get(v, v)
-
-    visit_DataflowVar = visit_Var
-
-    def visit_binding(self, b: rx.Binding) -> rx.Binding:
-        value = self.visit(b.value)
-        return type(b)(self.fresh(b.var), value, *([b.struct_info] if isinstance(
-            b, rx.MatchCast) else []))
-
-    def copy(self, func: rx.Function) -> rx.Function:
-        params = tuple(self.fresh(p) for p in func.params)
-        return rx.Function(params, self.visit(func.body), func.ret_struct_info, func.is_pure,
-                           func.attrs)
 
 
 class GradContext:
@@ -235,7 +210,7 @@ def _target(ret: rx.Expr, index: int) -> rx.Var:
     return target
 
 
-def _fresh_dims(new: rx.Function, copier: _Copier) -> rx.Function:
+def _fresh_dims(new: rx.Function, copier: FunctionCopier) -> rx.Function:
     """`new` with its own symbolic dims: each function defines the dims it uses."""
     dims = [v for same_name in _dims_of(new).values() for v in same_name]
     if not dims:
@@ -246,7 +221,7 @@ def _fresh_dims(new: rx.Function, copier: _Copier) -> rx.Function:
     return out
 
 
-def _required(require: Any, copier: _Copier, new: rx.Function, name: str) -> list[rx.Var]:
+def _required(require: Any, copier: FunctionCopier, new: rx.Function, name: str) -> list[rx.Var]:
     if require is None:
         return list(new.params)
     wanted = list(require) if isinstance(require, (list, tuple)) else [require]
@@ -270,7 +245,7 @@ def differentiate(mod: IRModule, func_name: str, require_grads: Any = None,
     func = mod[func_name]
     if not isinstance(func, rx.Function):
         raise GradientError(f"Gradient: {func_name} is not a relax function")
-    copier = _Copier()
+    copier = FunctionCopier()
     new = _fresh_dims(copier.copy(func), copier)
     seq = new.body
     if len(seq.blocks) != 1 or not isinstance(seq.blocks[0], rx.DataflowBlock):

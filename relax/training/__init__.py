@@ -1,4 +1,4 @@
 """`tvm.relax.training`: training with relax functions (the Gradient pass's companions)."""
 
-from . import utils  # noqa: F401
-from .utils import register_te_gradient  # noqa: F401
+from . import loss, utils  # noqa: F401
+from .utils import AppendLoss, register_te_gradient  # noqa: F401

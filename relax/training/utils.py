@@ -1,9 +1,11 @@
-"""`tvm.relax.training.utils`: `register_te_gradient`, the gradient of a call_tir_with_grad."""
+"""`tvm.relax.training.utils`: `AppendLoss` (transforms/append_loss.py) and
+`register_te_gradient`, the gradient of a call_tir_with_grad."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
+from ...transforms.append_loss import AppendLoss  # noqa: F401
 from ...transforms.gradient import TE_GRAD_PREFIX
 from ...vm.registry import register_func
 
