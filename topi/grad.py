@@ -27,29 +27,35 @@ def _and(*conds: tx.PrimExpr) -> tx.PrimExpr:
 def nll_loss_backward(g: te.Tensor, x: te.Tensor, t: te.Tensor, w: te.Tensor | None,
                       reduction: str, ignore: int) -> te.Tensor:
     """d loss / d predictions: `-w[t] * g` at the target class, 0 elsewhere (mean: divided by
-    the sum of the weights used)."""
+    the sum of the weights used). The stages are TVM's (weights_new when a class is ignored,
+    all_weights, T_broadcast_to, all_weights_red, T_divide, pred_grad)."""
     dt = x.dtype
-
-    def weight(*i: tx.PrimExpr) -> tx.PrimExpr:
-        c = _i64(t[i])
-        keep = tx.binop(B.NE, c, tx.const(ignore, "int64"))
-        safe = tx.Select(keep, c, tx.const(0, "int64"))
-        return tx.Select(keep, w[(safe,)] if w is not None else tx.const(1, dt),
-                         tx.const(0, dt))
-    wt = te.compute(t.shape, weight, name="all_weights")
-    scale = te.compute(t.shape, lambda *i: g[i] if reduction == "none" else g[()],
-                       name="T_broadcast_to")
+    if w is None:
+        w = te.compute((x.shape[1] if x.ndim > 1 else x.shape[0],), lambda i: tx.const(1, dt),
+                       name="T_full")
+    if ignore >= 0:  # (a negative index is never a target)
+        weights = w
+        w = te.compute(weights.shape, lambda i: tx.Select(
+            tx.binop(B.EQ, i, tx.const(ignore, i.dtype)), tx.const(0, dt), weights[i]),
+            name="weights_new")
+    wt = te.compute(t.shape, lambda *i: w[(t[i],)], name="all_weights")
+    scale = g
+    if reduction in ("sum", "mean"):
+        scale = te.compute(t.shape, lambda *i: g[()], name="T_broadcast_to")
     if reduction == "mean":
-        axes = [te.reduce_axis(d, f"k{j}") for j, d in enumerate(t.shape)]
-        total = te.compute((), lambda: te.sum(wt[tuple(axes)], axis=axes),
-                           name="all_weights_red")
-        scale = te.compute(t.shape, lambda *i: scale[i] / total[()], name="T_divide")
+        total = wt
+        if t.ndim:  # a 0-d weight is its own sum
+            axes = [te.reduce_axis(d, f"k{j}") for j, d in enumerate(t.shape)]
+            total = te.compute((), lambda: te.sum(wt[tuple(axes)], axis=axes),
+                               name="all_weights_red")
+        bcast = scale
+        scale = te.compute(t.shape, lambda *i: bcast[i] / total[()], name="T_divide")
 
     def grad(*i: tx.PrimExpr) -> tx.PrimExpr:
         at = (i[0], *i[2:]) if x.ndim >= 2 else ()
         cls = i[1] if x.ndim >= 2 else i[0]
-        hit = tx.binop(B.EQ, _i64(cls), _i64(t[at]))
-        return tx.Select(hit, wt[at] * tx.const(-1, dt) * scale[at], tx.const(0, dt))
+        return tx.Select(tx.binop(B.EQ, cls, t[at]), wt[at] * tx.const(-1, dt) * scale[at],
+                         tx.const(0, dt))
     return te.compute(x.shape, grad, name="pred_grad")
 
 

@@ -114,3 +114,24 @@ def test_check_numerical_grads_accepts_right_and_refuses_wrong_gradients() -> No
     check_numerical_grads(lambda a: float(np.sum(a ** 3)), {"a": x}, {"a": 3 * x ** 2})
     with pytest.raises(AssertionError):
         check_numerical_grads(f, [x], [2 * x ** 2])
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_legalized_nll_loss_backward_without_weights(reduction: str) -> None:
+    shape = (3,) if reduction == "none" else ()
+    bb = relax.BlockBuilder()
+    g, x, t = _var("g", shape), _var("x", (3, 4)), _var("t", (3,), "int64")
+    with bb.function("main", [g, x, t]):
+        out = bb.emit(grad.nll_loss_backward(g, x, t, reduction=reduction, ignore_index=2))
+        bb.emit_func_output(out)
+    vm = relax.VirtualMachine(relax.build(bb.get(), target="llvm"), tvm.cpu())
+    gv = np.full(shape, 0.5, "float32") + np.arange(int(np.prod(shape)), dtype="float32"
+                                                     ).reshape(shape)
+    labels = np.array([1, 2, 3], "int64")  # the second one is ignored
+    kept = (labels != 2).astype("float32")
+    scale = gv * kept if reduction != "mean" else gv * kept / kept.sum()
+    want = np.zeros((3, 4), "float32")
+    want[np.arange(3), labels] = -scale
+    got = vm["main"](tvm.nd.array(gv), tvm.nd.array(np.zeros((3, 4), "float32")),
+                     tvm.nd.array(labels)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -20,7 +20,7 @@ from ...topi.schedule_mode import scheduled
 from ...topi.transform import reshape
 from ... import topi
 from .bb_rules import register_legalize as register_bb_legalize
-from .rules import fill_value, register_legalize
+from .rules import NAMED_BY_CALL, fill_value, register_legalize
 
 for _n in FLOAT_UNARY + ANY_UNARY + CLASSIFY + EXTRA_BINARY + ("logical_xor",):
     register_legalize(f"relax.{_n}", (lambda f: lambda c, *a: f(*a))(getattr(m, _n)))
@@ -151,6 +151,9 @@ register_legalize("relax.hamming_window", lambda c, n, p, a, b: lo.hamming_windo
 register_legalize("relax.grad.nll_loss_backward", lambda c, g, x, t, w=None:
                   tgrad.nll_loss_backward(g, x, t, w, c.attr("reduction"),
                                           c.attr("ignore_index")))
+# TVM names the weightless form after the te function it calls
+NAMED_BY_CALL["relax.grad.nll_loss_backward"] = lambda c: "nll_loss_backward" \
+    if len(c.args) > 3 else "te_nll_loss_backward_no_weight"
 register_legalize("relax.grad.take_backward",
                   lambda c, g, x, i: tgrad.take_backward(g, x, i, c.attr("axis")))
 for _kind in ("max", "avg"):
