@@ -60,3 +60,40 @@ def _pool_rule(backward: str) -> Any:
 
 register_gradient("relax.nn.max_pool2d", _pool_rule("grad.max_pool2d_backward"))
 register_gradient("relax.nn.avg_pool2d", _pool_rule("grad.avg_pool2d_backward"))
+
+
+@register_gradient("relax.nn.conv2d")
+def _conv2d(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
+    """data: a transposed convolution of g; weight: the data convolved with g, strides and
+    dilation swapped, batch and channels exchanged (TVM convolves CNHW data with an IOHW
+    kernel; here the same as NCHW / OIHW around transposes), cut to the kernel."""
+    if (c.attr("data_layout"), c.attr("kernel_layout")) != ("NCHW", "OIHW"):
+        raise RuntimeError("the gradient of conv2d supports NCHW data and OIHW kernels only")
+    data, weight = c.args
+    strides, padding, dilation = c.attr("strides"), c.attr("padding"), c.attr("dilation")
+    groups, out_dtype = c.attr("groups"), c.attr("out_dtype")
+    batch, out_ch, gh, gw = (int(d) for d in _shape(v))
+    _, in_ch, ih, iw = (int(d) for d in _shape(data))
+    _, _, fh, fw = (int(d) for d in _shape(weight))
+    pt, pl, pb, pr = padding
+    # NOTE: the rows / columns the forward's strides dropped come back as output padding;
+    # TVM leaves the dilation out of this extent, which only differs when dilated
+    out_h = (gh - 1) * strides[0] - pt - pb + dilation[0] * (fh - 1) + 1
+    out_w = (gw - 1) * strides[1] - pl - pr + dilation[1] * (fw - 1) + 1
+    data_grad = _op("nn.conv2d_transpose")(g, weight, strides, padding,
+                                          (ih - out_h, iw - out_w), dilation, groups,
+                                          "NCHW", "IOHW", "NCHW", out_dtype)
+    swap = [1, 0, 2, 3]
+    if groups != 1:
+        data = _op("reshape")(data, (batch, groups, in_ch // groups, ih, iw))
+        data = _op("permute_dims")(data, [1, 0, 2, 3, 4])
+        data = _op("reshape")(data, (batch * groups, in_ch // groups, ih, iw))
+    weight_grad = _op("permute_dims")(_op("nn.conv2d")(
+        _op("permute_dims")(data, swap), _op("permute_dims")(g, swap), dilation, padding,
+        strides, groups, "NCHW", "OIHW", "NCHW", out_dtype), swap)
+    wh = (ih - (gh - 1) * strides[0] - 1 + pt + pb) // dilation[0] + 1
+    ww = (iw - (gw - 1) * strides[1] - 1 + pl + pr) // dilation[1] + 1
+    if wh > fh or ww > fw:
+        weight_grad = _op("strided_slice")(weight_grad, [0, 1, 2, 3], [0, 0, 0, 0],
+                                           [out_ch, in_ch // groups, fh, fw])
+    return [data_grad, weight_grad]

@@ -115,3 +115,23 @@ def test_pool2d_rules(kind: str, attrs: dict) -> None:
         y = pool(x, **attrs)
         return S(op.multiply(y, y))
     check_gradient(f, [x])
+
+
+@pytest.mark.parametrize("attrs", [dict(), dict(strides=(2, 2), padding=(1, 1)),
+                                   dict(padding=(1, 0, 0, 1), dilation=(2, 1))])
+def test_conv2d_rule(attrs: dict) -> None:
+    x, w = rand(2, 3, 6, 5), rand(4, 3, 3, 2)
+
+    def f(x: relax.Expr, w: relax.Expr) -> relax.Expr:
+        y = op.nn.conv2d(x, w, **attrs)
+        return S(op.multiply(y, y))
+    check_gradient(f, [x, w])
+
+
+def test_grouped_conv2d_rule() -> None:
+    x, w = rand(2, 4, 5, 5), rand(6, 2, 3, 3)
+
+    def f(x: relax.Expr, w: relax.Expr) -> relax.Expr:
+        y = op.nn.conv2d(x, w, strides=(2, 1), padding=(1, 1), groups=2)
+        return S(op.multiply(y, y))
+    check_gradient(f, [x, w])
