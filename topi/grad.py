@@ -101,26 +101,52 @@ def _window_of(v: tx.PrimExpr, r: Any, k: int, pad: Any, strides: Any, dilation:
 def pool2d_backward(kind: str, g: te.Tensor, x: te.Tensor, pool_size: Any, strides: Any,
                     padding: Any, dilation: Any, ceil_mode: bool, count_include_pad: bool
                     ) -> te.Tensor:
-    """d pool2d(x) / d x for NCHW data. max: the gradient goes to each element equal to its
-    window's maximum; avg: spread evenly over the window (its divisor as the forward's)."""
+    """d pool2d(x) / d x for NCHW data. max: the gradient goes to the window's first maximal
+    element (row-major; ties after relu are common); avg: spread evenly over the window (its
+    divisor as the forward's)."""
     oh, ow = g.shape[2], g.shape[3]
     h, w = x.shape[2], x.shape[3]
     p = tuple(padding)
     ry, rx = te.reduce_axis(pool_size[0], "ry"), te.reduce_axis(pool_size[1], "rx")
     zero = tx.const(0, x.dtype)
-    pooled = pool2d(x, "max", pool_size, strides, p, dilation, ceil_mode) \
+    first = _first_max(x, pool_size, strides, p, dilation, ceil_mode) \
         if kind == "max" else None
 
     def grad(n: Any, c: Any, yy: Any, xx: Any) -> tx.PrimExpr:
         sy, oky = _window_of(yy, ry, 0, p, strides, dilation, oh)
         sx, okx = _window_of(xx, rx, 1, p, strides, dilation, ow)
-        if pooled is not None:
-            hit = _and(oky, okx, tx.binop(B.EQ, x[n, c, yy, xx], pooled[n, c, sy, sx]))
+        if first is not None:
+            tap = _i64(ry) * pool_size[1] + _i64(rx)
+            hit = _and(oky, okx, tx.binop(B.EQ, tap, first[n, c, sy, sx]))
             return te.sum(tx.Select(hit, g[n, c, sy, sx], zero), axis=[ry, rx])
         share = g[n, c, sy, sx] / _divisor(sy, sx, p, strides, pool_size, h, w, x.dtype,
                                            ceil_mode, count_include_pad)
         return te.sum(tx.Select(_and(oky, okx), share, zero), axis=[ry, rx])
     return te.compute(x.shape, grad, name=f"{kind}_pool2d_grad")
+
+
+def _first_max(x: te.Tensor, pool_size: Any, strides: Any, p: Any, dilation: Any,
+               ceil_mode: bool) -> te.Tensor:
+    """Per output window, the row-major tap index of its first maximal element (padding
+    taps count as -inf, as in the forward)."""
+    pooled = pool2d(x, "max", pool_size, strides, p, dilation, ceil_mode)
+    h, w = x.shape[2], x.shape[3]
+    ky, kx = te.reduce_axis(pool_size[0], "ky"), te.reduce_axis(pool_size[1], "kx")
+    last = tx.const(pool_size[0] * pool_size[1], "int64")
+
+    def first(n: Any, c: Any, oy: Any, ox: Any) -> tx.PrimExpr:
+        yy = _i64(oy) * strides[0] + _i64(ky) * dilation[0] - p[0]
+        xx = _i64(ox) * strides[1] + _i64(kx) * dilation[1] - p[1]
+        inside = _and(tx.binop(B.GE, yy, tx.const(0, "int64")), tx.binop(B.LT, yy, _i64(h)),
+                      tx.binop(B.GE, xx, tx.const(0, "int64")), tx.binop(B.LT, xx, _i64(w)))
+        zero = tx.const(0, "int64")
+        value = tx.Select(inside, x[n, c, tx.Select(inside, yy, zero),
+                                    tx.Select(inside, xx, zero)],
+                          tx.const(float("-inf"), x.dtype))
+        tap = _i64(ky) * pool_size[1] + _i64(kx)
+        return te.min(tx.Select(tx.binop(B.EQ, value, pooled[n, c, oy, ox]), tap, last),
+                      axis=[ky, kx])
+    return te.compute(pooled.shape, first, name="first_max")
 
 
 def _divisor(sy: Any, sx: Any, p: Any, strides: Any, pool_size: Any, h: Any, w: Any,

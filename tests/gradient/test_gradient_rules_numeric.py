@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grad_helpers import check_gradient, rand  # noqa: E402
+from grad_helpers import adjoint, check_gradient, make_module, rand  # noqa: E402
 
 from tvmlite import relax  # noqa: E402
 
@@ -135,3 +135,13 @@ def test_grouped_conv2d_rule() -> None:
         y = op.nn.conv2d(x, w, strides=(2, 1), padding=(1, 1), groups=2)
         return S(op.multiply(y, y))
     check_gradient(f, [x, w])
+
+
+def test_max_pool2d_rule_sends_a_tied_maximum_to_one_element() -> None:
+    # relu before a pool leaves windows of equal zeros: one element takes the gradient
+    x = np.array([[[[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 2.0]]]])
+
+    def f(x: relax.Expr) -> relax.Expr:
+        return S(op.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2)))
+    _, (gx,) = adjoint(make_module(f, [x]), [x])
+    np.testing.assert_array_equal(gx, [[[[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]]])
