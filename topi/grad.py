@@ -63,14 +63,11 @@ def take_backward(g: te.Tensor, x: te.Tensor, indices: te.Tensor, axis: int | No
                   ) -> te.Tensor:
     """d take(x, indices, axis) / d x: each x element sums the output gradients of the
     places that took it."""
-    ni = len(indices.shape)
     k = [te.reduce_axis(d, f"k{j}") for j, d in enumerate(indices.shape)]
     if axis is None:  # take from the flattened x
-        flat = [d for d in x.shape]
-
         def grad_flat(*i: tx.PrimExpr) -> tx.PrimExpr:
             pos: tx.PrimExpr = tx.const(0, "int64")
-            for idx, d in zip(i, flat):
+            for idx, d in zip(i, x.shape):
                 pos = pos * _i64(d) + _i64(idx)
             hit = tx.binop(B.EQ, _i64(indices[tuple(k)]), pos)
             return te.sum(tx.Select(hit, g[tuple(k)], tx.const(0, x.dtype)), axis=k)
@@ -81,7 +78,6 @@ def take_backward(g: te.Tensor, x: te.Tensor, indices: te.Tensor, axis: int | No
         at = (*i[:axis], *k, *i[axis + 1:])
         hit = tx.binop(B.EQ, _i64(indices[tuple(k)]), _i64(i[axis]))
         return te.sum(tx.Select(hit, g[at], tx.const(0, x.dtype)), axis=k)
-    assert ni == len(k)
     return te.compute(x.shape, grad, name="take_grad")
 
 

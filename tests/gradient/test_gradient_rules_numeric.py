@@ -81,14 +81,15 @@ def test_where_concat_split_rules() -> None:
     check_gradient(f, [x, y])
 
 
-def test_take_rule() -> None:
+@pytest.mark.parametrize("axis,idx", [(0, [4, 0, 4, 2]), (1, [[2, 2], [0, 1]]),
+                                      (None, [14, 3, 3])])
+def test_take_rule(axis: int | None, idx: list) -> None:
     x = rand(5, 3)
-    idx = np.array([4, 0, 4, 2], "int64")
 
     def f(x: relax.Expr, i: relax.Expr) -> relax.Expr:
-        t = op.take(x, i, axis=0)
+        t = op.take(x, i, axis=axis)
         return S(op.multiply(t, t))
-    check_gradient(f, [x, idx], [0])
+    check_gradient(f, [x, np.array(idx, "int32")], [0])
 
 
 def test_cross_entropy_and_nll_loss_rules() -> None:
