@@ -304,3 +304,26 @@ def _matmul(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     else:
         ga, gb = g * b, g * a
     return [fit_shape(ga, a), fit_shape(gb, b)]
+
+
+# -- beyond TVM's rules: common operators of models trained with tvmlite -----------------------
+
+@register_gradient("relax.square")
+def _square(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
+    return [g * (_const(2, c.args[0]) * c.args[0])]
+
+
+@register_gradient("relax.rsqrt")
+def _rsqrt(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
+    # d x^(-1/2) = -1/2 x^(-3/2) = -1/2 y^3
+    return [g * (_const(-0.5, c.args[0]) * v * v * v)]
+
+
+@register_gradient("relax.squeeze")
+def _squeeze(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
+    return [_op("reshape")(g, _shape(c.args[0]))]
+
+
+@register_gradient("relax.flatten")
+def _flatten(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
+    return [_op("reshape")(g, _shape(c.args[0]))]

@@ -97,3 +97,20 @@ def _conv2d(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
         weight_grad = _op("strided_slice")(weight_grad, [0, 1, 2, 3], [0, 0, 0, 0],
                                            [out_ch, in_ch // groups, fh, fw])
     return [data_grad, weight_grad]
+
+
+# -- beyond TVM's rules -------------------------------------------------------------------------
+
+@register_gradient("relax.nn.leakyrelu")
+def _leakyrelu(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
+    x = c.args[0]
+    return [_op("where")(_op("less")(x, _const(0, x)), g * _const(c.attr("alpha"), x), g)]
+
+
+@register_gradient("relax.nn.gelu")
+def _gelu(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
+    # gelu(x) = x * cdf(x): the derivative is cdf(x) + x * pdf(x)
+    x = c.args[0]
+    cdf = _const(0.5, x) * (_const(1, x) + _op("erf")(x * _const(2 ** -0.5, x)))
+    pdf = _op("exp")(_const(-0.5, x) * x * x) * _const((2 * 3.141592653589793) ** -0.5, x)
+    return [g * (cdf + x * pdf)]

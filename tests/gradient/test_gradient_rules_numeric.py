@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -32,6 +33,11 @@ UNARY = {
     "mean_axis": lambda x: op.mean(x, axis=[1]),
     "sum_keep": lambda x: op.sum(x, axis=[0], keepdims=True),
     "variance": lambda x: op.variance(x, axis=[1]),
+    # rules tvmlite adds to TVM's
+    "square": op.square, "rsqrt": op.rsqrt,
+    "leakyrelu": lambda x: op.nn.leakyrelu(x, 0.1),
+    "squeeze": lambda x: op.squeeze(op.expand_dims(x, [0]), [0]),
+    "flatten": lambda x: op.reshape(op.flatten(op.reshape(x, (3, 2, 2))), (3, 4)),
 }
 
 
@@ -39,7 +45,7 @@ UNARY = {
 def test_unary_rule(name: str) -> None:
     f = UNARY[name]
     # log / sqrt need positive inputs; weights keep the loss from being a plain sum
-    x = rand(3, 4, lo=0.2, hi=1.5) if name in ("log", "sqrt") else rand(3, 4)
+    x = rand(3, 4, lo=0.2, hi=1.5) if name in ("log", "sqrt", "rsqrt") else rand(3, 4)
     w = rand(*{"expand_dims": (3, 1, 4), "reshape": (4, 3), "broadcast_to": (2, 3, 4),
                "mean_axis": (3,), "sum_keep": (1, 4), "variance": (3,),
                "cumsum_flat": (12,), "permute_dims": (4, 3)}.get(name, (3, 4)))
@@ -146,3 +152,13 @@ def test_max_pool2d_rule_sends_a_tied_maximum_to_one_element() -> None:
         return S(op.nn.max_pool2d(x, pool_size=(2, 2), strides=(2, 2)))
     _, (gx,) = adjoint(make_module(f, [x]), [x])
     np.testing.assert_array_equal(gx, [[[[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]]])
+
+
+def test_gelu_rule() -> None:
+    # NOTE: float32 against the closed form (float64 erf does not compile yet)
+    x = rand(3, 4).astype("float32") * 2
+    mod = make_module(lambda x: S(op.nn.gelu(x)), [x])
+    _, (gx,) = adjoint(mod, [x])
+    cdf = 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+    pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+    np.testing.assert_allclose(gx, cdf + x * pdf, rtol=1e-5, atol=1e-6)
