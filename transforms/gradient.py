@@ -17,23 +17,21 @@ from typing import Any
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.functor import ExprMutator
-from ..ir.module import IRModule
-from ..ir.module import GlobalVar
+from ..ir.module import GlobalVar, IRModule
 from ..ir.op import get_op, op_attr
-from ..vm.registry import get_global_func
-from .legalize.emit import TEEmitter
 from ..tir import expr as tx
-from .bind_symbolic import _dims_of, _Substitute
+from ..vm.registry import get_global_func
 from . import gradient_rules, gradient_rules_nn  # noqa: F401 (registers the rules)
+from .bind_symbolic import _dims_of, _Substitute
 from .function_copy import FunctionCopier
 from .gradient_checkpoint import Recompute, strip_markers
 from .gradient_emit import (
     Emitter, add_in_tuple, get_item, join, leaves, nested_zeros, tuple_aware_add,
 )
 from .gradient_simplify import simplify_gradient
+from .legalize.emit import TEEmitter
 from .pass_infra import Pass
 from .simple_passes import remove_unused
-
 
 TE_GRAD_PREFIX = "tvm.relax.te_grad._register."  # TVM's registry names of te gradients
 

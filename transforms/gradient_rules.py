@@ -33,39 +33,39 @@ def gradient_rule(op_name: str) -> Rule | None:
     return op_attr(op_name, GRADIENT_ATTR)
 
 
-def _op(name: str) -> Callable[..., rx.Call]:
+def op_maker(name: str) -> Callable[..., rx.Call]:
     return op_attr(f"relax.{name}", "make")
 
 
-def _shape(e: rx.Expr) -> tuple[Any, ...]:
+def static_shape(e: rx.Expr) -> tuple[Any, ...]:
     sinfo = e.struct_info
     if not isinstance(sinfo, si.TensorStructInfo) or sinfo.shape is None:
         raise RuntimeError(f"the gradient needs a tensor of known shape, got {sinfo}")
     return sinfo.shape
 
 
-def _dtype(e: rx.Expr) -> str:
+def dtype_of(e: rx.Expr) -> str:
     return e.struct_info.dtype  # type: ignore[union-attr]
 
 
-def _const(value: float, like: rx.Expr) -> rx.Constant:
-    return scalar_const(value, _dtype(like))
+def const_like(value: float, like: rx.Expr) -> rx.Constant:
+    return scalar_const(value, dtype_of(like))
 
 
 def no_grad(e: rx.Expr) -> rx.Call:
-    return _op("grad.no_grad")(e)
+    return op_maker("grad.no_grad")(e)
 
 
 def fit_shape(grad: rx.Expr, target: rx.Expr) -> rx.Expr:
     """`grad`, summed down to `target`'s shape when broadcasting made it bigger."""
-    have, want = _shape(grad), _shape(target)
+    have, want = static_shape(grad), static_shape(target)
     if len(have) == len(want) and all(same_dim(a, b) is True for a, b in zip(have, want)):
         return grad
-    return _op("collapse_sum_to")(grad, want)
+    return op_maker("collapse_sum_to")(grad, want)
 
 
 def _prod(x: rx.Expr, axis: Any) -> int:
-    shape = _shape(x)
+    shape = static_shape(x)
     dims = shape if axis is None else [shape[int(a)] for a in axis]
     return math.prod(int(d) for d in dims)
 
@@ -97,17 +97,17 @@ def _divide(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
 @register_gradient("relax.power")
 def _power(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     x, y = c.args
-    return [fit_shape(g * y * x ** (y - _const(1, y)), x),
-            fit_shape(g * v * _op("log")(x), y)]
+    return [fit_shape(g * y * x ** (y - const_like(1, y)), x),
+            fit_shape(g * v * op_maker("log")(x), y)]
 
 
 def _select_grad(x_zero_when: str, y_zero_when: str) -> Rule:
     """maximum / minimum: the gradient flows to the argument that was chosen."""
     def rule(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
         x, y = c.args
-        zero = _const(0, x)
-        return [fit_shape(_op("where")(_op(x_zero_when)(x, y), zero, g), x),
-                fit_shape(_op("where")(_op(y_zero_when)(x, y), zero, g), y)]
+        zero = const_like(0, x)
+        return [fit_shape(op_maker("where")(op_maker(x_zero_when)(x, y), zero, g), x),
+                fit_shape(op_maker("where")(op_maker(y_zero_when)(x, y), zero, g), y)]
     return rule
 
 
@@ -127,7 +127,7 @@ for _name in ("equal", "greater", "greater_equal", "less", "less_equal", "not_eq
 @register_gradient("relax.triu")
 def _triu(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     # NOTE: TVM's rule gives no partial for k, which its own arity check refuses
-    return [_op("triu")(g, c.args[1]), no_grad(c.args[1])]
+    return [op_maker("triu")(g, c.args[1]), no_grad(c.args[1])]
 
 
 # -- unary ------------------------------------------------------------------------------------
@@ -135,18 +135,18 @@ def _triu(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
 @register_gradient("relax.abs")
 def _abs(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     x = c.args[0]
-    one = _const(1, x)
-    return [g * _op("where")(_op("less")(x, _const(0, x)), -one, one)]
+    one = const_like(1, x)
+    return [g * op_maker("where")(op_maker("less")(x, const_like(0, x)), -one, one)]
 
 
 @register_gradient("relax.cos")
 def _cos(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [-g * _op("sin")(c.args[0])]
+    return [-g * op_maker("sin")(c.args[0])]
 
 
 @register_gradient("relax.sin")
 def _sin(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [g * _op("cos")(c.args[0])]
+    return [g * op_maker("cos")(c.args[0])]
 
 
 @register_gradient("relax.exp")
@@ -166,22 +166,22 @@ def _negative(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
 
 @register_gradient("relax.sigmoid")
 def _sigmoid(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [g * v * (_const(1, c.args[0]) - v)]
+    return [g * v * (const_like(1, c.args[0]) - v)]
 
 
 @register_gradient("relax.sqrt")
 def _sqrt(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [_const(0.5, c.args[0]) * g / v]
+    return [const_like(0.5, c.args[0]) * g / v]
 
 
 @register_gradient("relax.tanh")
 def _tanh(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [g * (_const(1, c.args[0]) - v * v)]
+    return [g * (const_like(1, c.args[0]) - v * v)]
 
 
 @register_gradient("relax.astype")
 def _astype(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [_op("astype")(g, _dtype(c.args[0]))]
+    return [op_maker("astype")(g, dtype_of(c.args[0]))]
 
 
 # -- reductions -------------------------------------------------------------------------------
@@ -189,26 +189,27 @@ def _astype(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
 def _unreduce(g: rx.Expr, c: rx.Call) -> rx.Expr:
     """The output gradient with the reduced axes back (as size 1), when they were dropped."""
     axis = c.attr("axis")
-    return _op("expand_dims")(g, axis) if not c.attr("keepdims") and axis else g
+    return op_maker("expand_dims")(g, axis) if not c.attr("keepdims") and axis else g
 
 
 @register_gradient("relax.sum")
 def _sum(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [_op("broadcast_to")(_unreduce(g, c), _shape(c.args[0]))]
+    return [op_maker("broadcast_to")(_unreduce(g, c), static_shape(c.args[0]))]
 
 
 @register_gradient("relax.mean")
 def _mean(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     x = c.args[0]
-    scaled = g / scalar_const(_prod(x, c.attr("axis")), _dtype(g))
-    return [_op("broadcast_to")(_unreduce(scaled, c), _shape(x))]
+    scaled = g / scalar_const(_prod(x, c.attr("axis")), dtype_of(g))
+    return [op_maker("broadcast_to")(_unreduce(scaled, c), static_shape(x))]
 
 
 @register_gradient("relax.variance")
 def _variance(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     x, axis = c.args[0], c.attr("axis")
     n = _prod(x, axis)
-    centred = _const(2.0 / n, x) * x - _const(2.0 / n / n, x) * _op("sum")(x, axis, True)
+    mean_part = const_like(2.0 / n / n, x) * op_maker("sum")(x, axis, True)
+    centred = const_like(2.0 / n, x) * x - mean_part
     return [_unreduce(g, c) * centred]
 
 
@@ -218,11 +219,11 @@ def _variance(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
 def _permute_dims(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     axes = c.attr("axes")
     if not axes:
-        return [_op("permute_dims")(g)]
+        return [op_maker("permute_dims")(g)]
     inverse = [0] * len(axes)
     for i, a in enumerate(axes):
         inverse[int(a)] = i
-    return [_op("permute_dims")(g, inverse)]
+    return [op_maker("permute_dims")(g, inverse)]
 
 
 @register_gradient("relax.concat")
@@ -232,22 +233,22 @@ def _concat(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     cuts: list[Any] = []
     for f in fields[:-1]:
         cuts.append(f.shape[axis] if not cuts else cuts[-1] + f.shape[axis])
-    return [_op("split")(g, cuts, axis)]
+    return [op_maker("split")(g, cuts, axis)]
 
 
 @register_gradient("relax.split")
 def _split(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [_op("concat")(g, int(c.attr("axis")))]
+    return [op_maker("concat")(g, int(c.attr("axis")))]
 
 
 @register_gradient("relax.expand_dims")
 def _expand_dims(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [_op("squeeze")(g, c.attr("axis"))]
+    return [op_maker("squeeze")(g, c.attr("axis"))]
 
 
 @register_gradient("relax.reshape")
 def _reshape(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [_op("reshape")(g, _shape(c.args[0])), no_grad(c.args[1])]
+    return [op_maker("reshape")(g, static_shape(c.args[0])), no_grad(c.args[1])]
 
 
 @register_gradient("relax.cumsum")
@@ -255,43 +256,43 @@ def _cumsum(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     axis, x = c.attr("axis"), c.args[0]
     if axis is not None:
         axis = int(axis)
-        grad = _op("sum")(g, axis, True) - _op("cumsum")(g, axis) + g
+        grad = op_maker("sum")(g, axis, True) - op_maker("cumsum")(g, axis) + g
     else:
-        grad = _op("reshape")(_op("sum")(g, None, True) - _op("cumsum")(g)
-                              + _op("flatten")(g), _shape(x))
+        grad = op_maker("reshape")(op_maker("sum")(g, None, True) - op_maker("cumsum")(g)
+                              + op_maker("flatten")(g), static_shape(x))
     if c.attr("dtype"):
-        grad = _op("astype")(grad, _dtype(x))
+        grad = op_maker("astype")(grad, dtype_of(x))
     return [grad]
 
 
 @register_gradient("relax.broadcast_to")
 def _broadcast_to(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [_op("collapse_sum_to")(g, _shape(c.args[0])), no_grad(c.args[1])]
+    return [op_maker("collapse_sum_to")(g, static_shape(c.args[0])), no_grad(c.args[1])]
 
 
 @register_gradient("relax.take")
 def _take(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     x, indices = c.args
-    return [_op("grad.take_backward")(g, x, indices, c.attr("axis")), no_grad(indices)]
+    return [op_maker("grad.take_backward")(g, x, indices, c.attr("axis")), no_grad(indices)]
 
 
 @register_gradient("relax.where")
 def _where(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     cond, x1, x2 = c.args
-    return [no_grad(cond), _op("where")(cond, g, _const(0, x1)),
-            _op("where")(cond, _const(0, x2), g)]
+    return [no_grad(cond), op_maker("where")(cond, g, const_like(0, x1)),
+            op_maker("where")(cond, const_like(0, x2), g)]
 
 
 def _swap_last_two(t: rx.Expr) -> rx.Call:
-    n = len(_shape(t))
-    return _op("permute_dims")(t, [i if i < n - 2 else 2 * n - 3 - i for i in range(n)])
+    n = len(static_shape(t))
+    return op_maker("permute_dims")(t, [i if i < n - 2 else 2 * n - 3 - i for i in range(n)])
 
 
 @register_gradient("relax.matmul")
 def _matmul(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     a, b = c.args
-    na, nb = len(_shape(a)), len(_shape(b))
-    mm, ex = _op("matmul"), _op("expand_dims")
+    na, nb = len(static_shape(a)), len(static_shape(b))
+    mm, ex = op_maker("matmul"), op_maker("expand_dims")
     if na > 1 and nb > 1:
         ga, gb = mm(g, _swap_last_two(b)), mm(_swap_last_two(a), g)
     elif na == 1 and nb > 1:
@@ -300,7 +301,7 @@ def _matmul(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     elif nb == 1 and na > 1:
         g2 = ex(g, -1)
         ga = mm(g2, ex(b, 0))
-        gb = _op("squeeze")(mm(_swap_last_two(a), g2), [-1])
+        gb = op_maker("squeeze")(mm(_swap_last_two(a), g2), [-1])
     else:
         ga, gb = g * b, g * a
     return [fit_shape(ga, a), fit_shape(gb, b)]
@@ -310,20 +311,20 @@ def _matmul(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
 
 @register_gradient("relax.square")
 def _square(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [g * (_const(2, c.args[0]) * c.args[0])]
+    return [g * (const_like(2, c.args[0]) * c.args[0])]
 
 
 @register_gradient("relax.rsqrt")
 def _rsqrt(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
     # d x^(-1/2) = -1/2 x^(-3/2) = -1/2 y^3
-    return [g * (_const(-0.5, c.args[0]) * v * v * v)]
+    return [g * (const_like(-0.5, c.args[0]) * v * v * v)]
 
 
 @register_gradient("relax.squeeze")
 def _squeeze(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [_op("reshape")(g, _shape(c.args[0]))]
+    return [op_maker("reshape")(g, static_shape(c.args[0]))]
 
 
 @register_gradient("relax.flatten")
 def _flatten(v: rx.Var, c: rx.Call, g: rx.Var, bb: Any) -> list[rx.Expr]:
-    return [_op("reshape")(g, _shape(c.args[0]))]
+    return [op_maker("reshape")(g, static_shape(c.args[0]))]
