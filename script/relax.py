@@ -302,7 +302,10 @@ def call_tir_with_grad(gvar: Any, args: Any, out_sinfo: Any = None, te_grad_name
     te function registered as `g` (relax.training.utils.register_te_gradient), called with
     `te_grad_kwargs`; the Gradient pass uses it, everything else sees call_tir."""
     plain = call_tir(gvar, args, out_sinfo, out_ty=out_ty)
-    kwargs = tuple(sorted(dict(te_grad_kwargs or {}).items()))
+    # a dict-like attribute (`call.attrs.te_grad_kwargs.items()`), frozen as attrs are
+    from ..tir.attrs import Attrs
+
+    kwargs = Attrs(sorted(dict(te_grad_kwargs or {}).items()))
     return rx.Call(ops.get_op("relax.call_tir_with_grad"), plain.args,
                    (("te_grad_name", str(te_grad_name)), ("te_grad_kwargs", kwargs)),
                    sinfo_args=plain.sinfo_args, struct_info=plain.struct_info)

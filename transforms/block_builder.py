@@ -238,9 +238,10 @@ class BlockBuilder:
         """As call_te, giving `R.call_tir_with_grad(..., te_grad_name=...)` (see
         relax.training.utils.register_te_gradient)."""
         from ..ir.op import get_op
+        from ..tir.attrs import Attrs
 
         c = self.call_te(func, *args, **kwargs)
-        grad_kwargs = tuple(sorted((te_grad_kwargs or {}).items()))
+        grad_kwargs = Attrs(sorted((te_grad_kwargs or {}).items()))
         return replace(c, op=get_op("relax.call_tir_with_grad"), attrs=(
             ("te_grad_name", str(te_grad_name)), ("te_grad_kwargs", grad_kwargs)))
 

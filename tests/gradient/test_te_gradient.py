@@ -66,3 +66,10 @@ def test_plain_call_tir_and_unknown_te_gradients_are_refused() -> None:
     text = mod.script().replace("tvmlite_test_cube_grad", "tvmlite_test_missing_grad")
     with pytest.raises(RuntimeError, match="tvmlite_test_missing_grad"):
         relax.transform.Gradient("main")(from_source(text))
+
+
+def test_call_tir_with_grad_attrs_read_like_tvms() -> None:
+    call = _module()["main"].body.blocks[0].bindings[0].value
+    assert call.attrs.te_grad_name == "tvmlite_test_cube_grad"
+    ((key, value),) = call.attrs.te_grad_kwargs.items()
+    assert key == "scale" and float(value.value) == 3.0
