@@ -116,6 +116,11 @@ class IRModule:
         return IRModule(dict(self.functions), {**self.attrs, **dict(attrs)},
                         dict(self.global_infos))
 
+    def without_attr(self, key: str) -> IRModule:
+        """A copy without the module attribute `key` (TVM's `IRModule.without_attr`)."""
+        return IRModule(dict(self.functions), {k: v for k, v in self.attrs.items() if k != key},
+                        dict(self.global_infos))
+
     def update_func(self, gv: GlobalVar | str, func: Any) -> None:
         """TVM's in-place replacement of one function (`mod[gv] = func`)."""
         self[gv] = func

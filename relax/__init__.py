@@ -29,7 +29,7 @@ from ..ir.struct_info import FuncStructInfo as FuncType  # noqa: F401
 from ..ir.struct_info import ObjectStructInfo as ObjectType  # noqa: F401
 from ..ir.struct_info import ObjectStructInfo as AnyType  # noqa: F401 (R.Any's type)
 from ..ir.struct_info import StructInfo as Type  # noqa: F401
-from ..script.relax import call_tir_inplace  # noqa: F401
+from ..script.relax import call_tir_inplace, call_tir_with_grad  # noqa: F401
 from ..script.relax import (  # noqa: F401 (relax.call_tir(...) as BlockBuilder users write it)
     call_dps_packed, call_packed, call_pure_packed, call_tir, dataflow, output, prim_value,
 )
@@ -44,7 +44,8 @@ from ..vm.vm import VirtualMachine  # noqa: F401
 from ..vm.instrument import VMInstrumentReturnKind  # noqa: F401
 from ..vm.exec_builder import ExecBuilder  # noqa: F401
 from . import (  # noqa: F401
-    analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, transform, vm,
+    analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, training,
+    transform, vm,
 )
 from .block_builder import BlockBuilder  # noqa: F401
 from .base_py_module import BasePyModule  # noqa: F401

@@ -312,6 +312,21 @@ def call_tir(gvar: Any, args: Any, out_sinfo: Any = None, tir_vars: Any = None, 
 _OPAQUE_FUNC = si.FuncStructInfo(None, si.ObjectStructInfo())
 
 
+def call_tir_with_grad(gvar: Any, args: Any, out_sinfo: Any = None, te_grad_name: str = "",
+                       te_grad_kwargs: Any = None, *, out_ty: Any = None) -> rx.Call:
+    """`R.call_tir_with_grad(f, args, out, te_grad_name="g")`: call_tir whose gradient is the
+    te function registered as `g` (relax.training.utils.register_te_gradient), called with
+    `te_grad_kwargs`; the Gradient pass uses it, everything else sees call_tir."""
+    plain = call_tir(gvar, args, out_sinfo, out_ty=out_ty)
+    # a dict-like attribute (`call.attrs.te_grad_kwargs.items()`), frozen as attrs are
+    from ..tir.attrs import Attrs
+
+    kwargs = Attrs(sorted(dict(te_grad_kwargs or {}).items()))
+    return rx.Call(ops.get_op("relax.call_tir_with_grad"), plain.args,
+                   (("te_grad_name", str(te_grad_name)), ("te_grad_kwargs", kwargs)),
+                   sinfo_args=plain.sinfo_args, struct_info=plain.struct_info)
+
+
 def call_tir_inplace(gvar: Any, args: Any, inplace_indices: Any, out_sinfo: Any = None,
                      tir_vars: Any = None, *, out_ty: Any = None) -> rx.Call:
     """`R.call_tir_inplace(f, (x, y), [0], R.Tensor(...))`: call_tir whose i-th output is
@@ -533,6 +548,7 @@ class _OpNamespace:
 nn = _OpNamespace("relax.nn")
 image = _OpNamespace("relax.image")
 vision = _OpNamespace("relax.vision")
+grad = _OpNamespace("relax.grad")  # R.grad.* (gradient operators)
 builtin = _OpNamespace("relax.builtin")  # R.builtin.stop_lift_params, as TVM prints it
 memory = _OpNamespace("relax.memory")  # R.memory.alloc_storage, ... (memory planning)
 vm = _OpNamespace("relax.vm")  # R.vm.alloc_storage, R.vm.call_tir_dyn (VM lowering)

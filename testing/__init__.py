@@ -2,8 +2,9 @@
 compare.py, env.py) and model workloads for tests, tutorials and benchmarks (testing/models.py)."""
 
 from . import env  # noqa: F401 (tvm.testing.env.has_cuda() ...)
-from . import pytest_helpers as utils  # noqa: F401 (tvm.testing.utils)
+from . import utils  # noqa: F401 (tvm.testing.utils)
 from .compare import CompareBeforeAfter  # noqa: F401
+from .numeric_grad import check_numerical_grads  # noqa: F401
 from .markers import (  # noqa: F401
     IS_IN_CI, SKIP_SLOW_TESTS, requires_cublas, requires_cuda, requires_cuda_compute_version,
     requires_cudagraph, requires_cudnn, requires_gpu, requires_hexagon, requires_llvm,

@@ -36,7 +36,6 @@ NOT_APPLICABLE = [
      "multi-GPU (disco, collective communication)"),
     (r"(?i)ipc", "IPC memory between processes"),
     (r"(?i)vulkan|metal|rocm|opencl|hexagon|webgpu|vpi|ext_dev|hip", "device not supported"),
-    (r"(?i)grad|gradient|training", "training-only"),
     (r"(?i)ffi|_object|Object$|ObjectRef|register_object|register_func_attr|FFI",
      "TVM's C++ object system"),
     (r"^ObjectConvertible$", "TVM's C++ object system"),
@@ -61,7 +60,6 @@ NOT_APPLICABLE = [
 NOT_APPLICABLE_NAMESPACES = {
     "tvm.relax.op.ccl": "multi-GPU (disco, collective communication)",
     "tvm.relax.op.distributed": "multi-GPU (sharded tensors across devices)",
-    "tvm.relax.op.grad": "training-only (gradient operators)",
 }
 
 

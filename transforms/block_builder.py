@@ -39,6 +39,7 @@ class BlockBuilder:
         self._in_dataflow = False
         self._counts: dict[str, int] = {}
         self._open_blocks: list[tuple[bool, list[rx.Binding]]] = []  # _begin_*_block nesting
+        self._flat_memo: dict[int, tuple[rx.Expr, rx.Var]] | None = None
 
     @contextmanager
     def function(self, name: str, params: Any = None, attrs: dict[str, Any] | None = None,
@@ -139,14 +140,25 @@ class BlockBuilder:
         if not isinstance(e, rx.Call):
             return self.normalize(e)
 
+        # NOTE: one call object used twice (`y = f(x); y + y`) is bound once, as TVM's
+        # normalizer does; the memo holds the expression so its id stays unique
+        outer = getattr(self, "_flat_memo", None) is None
+        memo = self._flat_memo = {} if outer else self._flat_memo
+
         def leaf(a: rx.Expr) -> rx.Expr:
             if isinstance(a, rx.Call):
-                return self.emit(a)
+                if id(a) not in memo:
+                    memo[id(a)] = (a, self.emit(a))
+                return memo[id(a)][1]
             if isinstance(a, rx.Tuple) and any(isinstance(f, rx.Call) for f in a.fields):
                 return replace(a, fields=tuple(leaf(f) for f in a.fields))
             return a
 
-        args = tuple(leaf(a) for a in e.args)
+        try:
+            args = tuple(leaf(a) for a in e.args)
+        finally:
+            if outer:
+                self._flat_memo = None
         # normalized here, so emit_output's calls get their struct info as emit's do
         return self.normalize(e if all(x is y for x, y in zip(args, e.args))
                               else replace(e, args=args))
@@ -219,6 +231,19 @@ class BlockBuilder:
         base = kwargs.pop("primfunc_name_hint", None) or getattr(func, "__name__", "te_func")
         _check_te_args([*args, *kwargs.values()])
         return self._emitter.call_te(func, list(args), kwargs, base)
+
+    def call_te_with_grad(self, func: Callable[..., Any], *args: Any, te_grad_name: str,
+                          te_grad_kwargs: dict[str, Any] | None = None, **kwargs: Any
+                          ) -> rx.Call:
+        """As call_te, giving `R.call_tir_with_grad(..., te_grad_name=...)` (see
+        relax.training.utils.register_te_gradient)."""
+        from ..ir.op import get_op
+        from ..tir.attrs import Attrs
+
+        c = self.call_te(func, *args, **kwargs)
+        grad_kwargs = Attrs(sorted((te_grad_kwargs or {}).items()))
+        return replace(c, op=get_op("relax.call_tir_with_grad"), attrs=(
+            ("te_grad_name", str(te_grad_name)), ("te_grad_kwargs", grad_kwargs)))
 
     def emit_output(self, output: Any, name_hint: str | None = None) -> rx.Var:
         if not self._in_dataflow:

@@ -14,6 +14,7 @@ from . import layout  # noqa: F401 (registers R.layout_transform)
 from . import inspect_ops  # noqa: F401,E402 (registers relax.inspect.*)
 from . import image_ext  # noqa: F401 (registers R.image.resize3d, grid_sample)
 from . import vision_nms  # noqa: F401 (registers R.vision.get_valid_counts)
+from . import grad  # noqa: F401 (registers R.grad.*)
 from .base import OpError
 from .elementwise import astype, where
 from .manipulate import (

@@ -11,6 +11,8 @@ from ...script.relax import (  # noqa: F401,A004 (R.print, R.assert_op, relax.op
     assert_op, call_dps_packed, call_pure_packed, call_tir, print,
 )
 from ...script.relax import call_tir_inplace  # noqa: F401 (relax.op.call_tir_inplace)
+from ...script.relax import call_tir_with_grad  # noqa: F401
+from ...transforms.gradient_rules import register_gradient  # noqa: F401
 from . import image, nn  # noqa: F401 (relax.op.nn, relax.op.image)
 from ._registry import builders
 
@@ -38,4 +40,4 @@ roi_align, get_valid_counts = vision.roi_align, vision.get_valid_counts  # noqa:
 non_max_suppression = vision.non_max_suppression
 all_class_non_max_suppression = vision.all_class_non_max_suppression
 multibox_transform_loc = vision.multibox_transform_loc
-from . import builtin, memory, vm  # noqa: E402,F401 (relax.op.memory.alloc_storage, ...)
+from . import builtin, grad, memory, vm  # noqa: E402,F401 (relax.op.memory.alloc_storage, ...)

@@ -14,10 +14,10 @@ from typing import Any
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "base": ("assert_op", "call_builtin_with_ctx", "call_dps_packed", "call_inplace_packed",
-             "call_py_func",
-             "call_pure_packed", "call_tir", "call_tir_inplace", "hint_on_device",
-             "invoke_closure", "invoke_pure_closure", "make_closure", "null_value", "print",
-             "shape_of", "shape_to_tensor", "size", "tensor_to_shape", "to_vdevice"),
+             "call_py_func", "call_pure_packed", "call_tir", "call_tir_inplace",
+             "call_tir_with_grad", "hint_on_device", "invoke_closure", "invoke_pure_closure",
+             "make_closure", "null_value", "print", "register_gradient", "shape_of",
+             "shape_to_tensor", "size", "tensor_to_shape", "to_vdevice"),
     "binary": ("add", "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "divide", "equal",
                "floor_divide", "floor_mod", "greater", "greater_equal", "left_shift", "less",
                "less_equal", "log_add_exp", "logical_and", "logical_or", "logical_xor",

@@ -127,3 +127,6 @@ def init_params(mod: Any) -> list[Any]:
             raise TypeError(f"cannot initialize {p.name_hint!r}: its shape is not static")
         params.append(tensor(np.zeros([d.value for d in dims], "float32")))
     return params
+
+
+from .checkpoint import checkpoint, emit_checkpoint, emit_checkpoint_sequential  # noqa: E402,F401

@@ -17,6 +17,7 @@ from ...transforms.function_passes import (
 from ...transforms.fuse import AnnotateTIROpPattern, FuseOps, FuseTIR
 from ...transforms.fuse_by_pattern import FuseOpsByPattern, FusionPattern
 from ...transforms.fuse_transpose_matmul import FuseTransposeMatmul
+from ...transforms.gradient import Gradient
 from ...transforms.graph_rewrites import (
     DecomposeOpsForInference, DecomposeOpsForTraining, EliminateCommonSubexpr,
     FoldBatchnormToConv2D,
@@ -46,7 +47,7 @@ from ...transforms.simple_passes import (
 )
 from ...transforms.static_plan_memory import StaticPlanBlockMemory
 
-__all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRewrite",
+__all__ = ["AnnotateTIROpPattern", "BindParams", "Gradient", "BindSymbolicVars", "CallTIRRewrite",
            "CanonicalizeBindings", "ConvertLayout", "DeadCodeElimination",
            "DecomposeOpsForInference", "DecomposeOpsForTraining", "EliminateCommonSubexpr",
            "FoldBatchnormToConv2D", "FoldConstant", "LiftTransformParams", "FuseOps",

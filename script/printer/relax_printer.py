@@ -213,7 +213,7 @@ class RelaxPrinter:
     def _Call(self, e: rx.Call) -> str:
         if isinstance(e.op, rx.Op):
             if e.op.name in (ops.CALL_TIR.name, ops.CALL_DPS_PACKED.name,
-                             ops.CALL_TIR_INPLACE.name):
+                             ops.CALL_TIR_INPLACE.name, "relax.call_tir_with_grad"):
                 return self._call_dps(e)
             if e.op.name == ops.CALL_PURE_PACKED.name:
                 return self._call_packed("R.call_pure_packed", e.args[0], e.args[1:], e)
@@ -246,8 +246,9 @@ class RelaxPrinter:
         return f"R.hint_on_device({self.value(e.args[0])}, {dev}, {q(e.attr('memory_scope'))})"
 
     def _call_dps(self, e: rx.Call) -> str:
-        fn = {ops.CALL_TIR.name: "R.call_tir", ops.CALL_TIR_INPLACE.name: "R.call_tir_inplace"
-              }.get(e.op.name, "R.call_dps_packed")
+        fn = {ops.CALL_TIR.name: "R.call_tir", ops.CALL_TIR_INPLACE.name: "R.call_tir_inplace",
+              "relax.call_tir_with_grad": "R.call_tir_with_grad"}.get(e.op.name,
+                                                                      "R.call_dps_packed")
         callee = e.args[0]
         target = q(callee.global_symbol) if isinstance(callee, rx.ExternFunc) else \
             self.value(callee)
@@ -260,6 +261,12 @@ class RelaxPrinter:
             text += f", inplace_indices=[{', '.join(str(i) for i in e.attr('inplace_indices'))}]"
         if len(e.args) > 2:
             text += f", tir_vars={self.value(e.args[2])}"
+        if e.op.name == "relax.call_tir_with_grad":
+            text += f", te_grad_name={q(e.attr('te_grad_name'))}"
+            if e.attr("te_grad_kwargs"):
+                kwargs = ", ".join(f"{q(k)}: {self.value_attr(v)}"
+                                   for k, v in e.attr("te_grad_kwargs"))
+                text += f", te_grad_kwargs={{{kwargs}}}"
         return text + ")"
 
     def _call_packed(self, fn: str, callee: Any, args: Any, e: rx.Call) -> str:

@@ -3,12 +3,15 @@ nn_ext.py (the te computes live in topi/math_ext.py, topi/indexing.py and topi/n
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ...ir.ops.math_ext import ANY_UNARY, CLASSIFY, EXTRA_BINARY, FLOAT_UNARY
+from ...ir.op import get_op
 from ...ir.ops.linalg_stats import parse_subscripts
 from ...topi import creation as cr
 from ...topi import linalg_stats as ls
+from ...topi import grad as tgrad
 from ...topi import losses as lo
 from ...topi import indexing as ix
 from ...topi import math_ext as m
@@ -16,7 +19,8 @@ from ...topi import nn_ext as nx
 from ...topi.schedule_mode import scheduled
 from ...topi.transform import reshape
 from ... import topi
-from .rules import fill_value, register_legalize
+from .bb_rules import register_legalize as register_bb_legalize
+from .rules import NAMED_BY_CALL, fill_value, register_legalize
 
 for _n in FLOAT_UNARY + ANY_UNARY + CLASSIFY + EXTRA_BINARY + ("logical_xor",):
     register_legalize(f"relax.{_n}", (lambda f: lambda c, *a: f(*a))(getattr(m, _n)))
@@ -143,3 +147,23 @@ register_legalize("relax.scatter_nd",
                   lambda c, x, i, u: lo.scatter_nd(x, i, u, c.attr("reduction")))
 register_legalize("relax.hamming_window", lambda c, n, p, a, b: lo.hamming_window(
     n, p, a, b, c.attr("dtype")))
+
+register_legalize("relax.grad.nll_loss_backward", lambda c, g, x, t, w=None:
+                  tgrad.nll_loss_backward(g, x, t, w, c.attr("reduction"),
+                                          c.attr("ignore_index")))
+# TVM names the weightless form after the te function it calls
+NAMED_BY_CALL["relax.grad.nll_loss_backward"] = lambda c: "nll_loss_backward" \
+    if len(c.args) > 3 else "te_nll_loss_backward_no_weight"
+register_legalize("relax.grad.take_backward",
+                  lambda c, g, x, i: tgrad.take_backward(g, x, i, c.attr("axis")))
+for _kind in ("max", "avg"):
+    register_legalize(f"relax.grad.{_kind}_pool2d_backward", (lambda kind: lambda c, g, x:
+                      tgrad.pool2d_backward(kind, g, x, *(c.attr(a) for a in (
+                          "pool_size", "strides", "padding", "dilation", "ceil_mode",
+                          "count_include_pad"))))(_kind))
+# the markers of the Gradient pass are their input once differentiation is done
+for _marker in ("no_grad", "start_checkpoint", "end_checkpoint"):
+    register_bb_legalize(f"relax.grad.{_marker}", lambda bb, call: call.args[0])
+# call_tir_with_grad outside the Gradient pass is the call_tir it carries
+register_bb_legalize("relax.call_tir_with_grad", lambda bb, call: replace(
+    call, op=get_op("relax.call_tir"), attrs=()))
