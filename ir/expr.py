@@ -36,7 +36,7 @@ class Expr:
         node on its own)."""
         from ..script.printer.node_printer import print_node  # the printer lives above ir/
 
-        return print_node(self)
+        return print_node(self, **options)
 
     def __add__(self, other: Any) -> Any:
         return _arith("relax.add", self, other)
@@ -423,7 +423,7 @@ class VarBinding:
         """The binding as TVMScript, the variables its value uses declared first."""
         from ..script.printer.node_printer import print_node  # the printer lives above ir/
 
-        return print_node(self)
+        return print_node(self, **options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,7 +442,7 @@ class MatchCast:
         """The binding as TVMScript, the variables its value uses declared first."""
         from ..script.printer.node_printer import print_node  # the printer lives above ir/
 
-        return print_node(self)
+        return print_node(self, **options)
 
 
 Binding = VarBinding | MatchCast
@@ -457,7 +457,7 @@ class BindingBlock:
         its bindings use declared first."""
         from ..script.printer.node_printer import print_node  # the printer lives above ir/
 
-        return print_node(self)
+        return print_node(self, **options)
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,7 +128,7 @@ def decorate(out: Output, options: UnderlineOptions) -> str:
     line numbers, context elision and the access-path header as requested."""
     text = out.text.rstrip(" ")
     text = text[:-1] if text.endswith("\n") else text
-    if not options.paths and not options.print_line_numbers:
+    if not options.paths and not options.print_line_numbers and not any(out.spans):
         return text
     lines = _lines(text, out.line_starts)
     mask = _underline_mask(out, len(text))

@@ -1,0 +1,124 @@
+"""`script(path_to_underline=..., obj_to_underline=...)` on IR: TVMScript with parts underlined.
+
+A path (`AccessPath.root().attr("body").attr("seq").array_item(1)`) is followed through the
+object's attributes, list items and dict entries; every object on the way is watched while
+printing (`source_marks`), and the deepest one whose text the printer marked is underlined (a
+shallower one gets TVM's "nearest visible parent" note, none at all its "no visible object"
+note). Objects in `obj_to_underline` are underlined wherever the printer marks them: a variable
+at each use. The decoration (header, `^` lines, line numbers, context) is the doc printer's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...ffi.access_path import AccessPath
+from .doc_underline import Output, UnderlineOptions, decorate
+from .source_marks import strip_marks, watching
+
+_MISSING = object()
+_UNMARKED = (str, int, float, bool, list, tuple, dict, type(None))
+
+
+def wants_underline(options: dict[str, Any]) -> bool:
+    return bool(options.get("path_to_underline") or options.get("obj_to_underline")
+                or options.get("print_line_numbers"))
+
+
+def _step(obj: Any, kind: str, key: Any) -> Any:
+    if kind == "attr":
+        return getattr(obj, key, _MISSING) if not isinstance(key, str) or \
+            not key.startswith("_") else _MISSING
+    if kind == "array_item" and isinstance(obj, (list, tuple)) and -len(obj) <= key < len(obj):
+        return obj[key]
+    if kind == "map_item" and isinstance(obj, dict):
+        for k, v in obj.items():  # NOTE: object keys (GlobalVars) match by identity first
+            if k is key:
+                return v
+        return obj.get(key, _MISSING) if isinstance(key, (str, int)) else _MISSING
+    return _MISSING
+
+
+def resolve(root: Any, path: AccessPath) -> list[Any]:
+    """The objects along `path`: `chain[k]` is reached after k steps; it stops at the first
+    step this IR does not have."""
+    chain = [root]
+    for kind, key in path.steps:
+        try:
+            nxt = _step(chain[-1], kind, key)
+        except Exception:  # an attribute that computes and fails is not there
+            nxt = _MISSING
+        if nxt is _MISSING:
+            break
+        chain.append(nxt)
+    return chain
+
+
+def _body_span(text: str) -> tuple[int, int]:
+    """The whole text but its `# from tvm.script import ...` header and the blank line after."""
+    pos = 0
+    for line in text.split("\n"):
+        if line and not line.startswith("# from "):
+            break
+        pos += len(line) + 1
+    return min(pos, len(text)), len(text)
+
+
+def _output(text: str, paths: list[AccessPath]) -> Output:
+    out = Output(paths)
+    out.write(text)
+    start = 0
+    for line in text.split("\n"):
+        if start:
+            out.line_starts.append(start)
+            out.exempt(start - 1, start)
+        stripped = line.lstrip(" ")
+        if stripped.startswith("#"):  # comment lines (`# with T.sblock("root"):`) stay plain
+            out.exempt(start, start + len(line))
+        else:
+            out.exempt(start, start + len(line) - len(stripped))
+        start += len(line) + 1
+    return out
+
+
+def _inside_ancestor(found: list[tuple[int, int]],
+                     ancestors: list[list[tuple[int, int]]]) -> list[tuple[int, int]]:
+    """The spans of a shared object (a variable used twice) that lie in the text of the
+    nearest marked object above it on the path: the use the path names, not every use."""
+    for outer in reversed(ancestors):
+        if outer:
+            return [(a, b) for a, b in found if any(s <= a and b <= e for s, e in outer)]
+    return found
+
+
+def underlined_script(root: Any, print_text: Callable[[], str], options: dict[str, Any],
+                      root_visible: bool = True) -> str:
+    """`print_text()` decorated as `script(**options)` asks (see the module docstring)."""
+    extra = dict(options.get("extra_config") or {})
+    paths = list(options.get("path_to_underline") or ())
+    objs = list(options.get("obj_to_underline") or ())
+    chains = [resolve(root, p) for p in paths]
+    numbers: dict[int, int] = {}
+    for obj in [o for chain in chains for o in chain[1:]] + objs:
+        if not isinstance(obj, _UNMARKED):
+            numbers.setdefault(id(obj), len(numbers))
+    with watching(numbers):
+        text = print_text()
+    clean, spans = strip_marks(text)
+    out = _output(clean, paths)
+    for i, chain in enumerate(chains):
+        marked = [spans.get(numbers.get(id(o), -1), []) for o in chain]
+        if root_visible:
+            marked[0] = marked[0] or [_body_span(clean)]
+        for depth in range(len(chain) - 1, -1, -1):
+            found = _inside_ancestor(marked[depth], marked[:depth])
+            if found:
+                out.best_depth[i], out.spans[i] = depth, found
+                break
+    out.spans.append([s for o in objs for s in spans.get(numbers.get(id(o), -1), [])])
+    context = options.get("num_context_lines")
+    return decorate(out, UnderlineOptions(
+        paths, bool(options.get("print_line_numbers")), -1 if context is None else context,
+        bool(extra.get("render_invisible_path_info",
+                       options.get("render_invisible_path_info", True)))))
