@@ -35,15 +35,19 @@ class PrinterConfig:
             target = self.__dict__ if name in type(self).__dataclass_fields__ else self.extra
             target[name] = value
 
-_UNDERLINE_OPTIONS = ("path_to_underline", "obj_to_underline", "print_line_numbers",
-                      "num_context_lines", "render_invisible_path_info")
+_UNDERLINE_OPTIONS = ("path_to_underline", "obj_to_underline", "path_to_annotate",
+                      "obj_to_annotate", "print_line_numbers", "num_context_lines",
+                      "render_invisible_path_info")
 
 
 def _script(obj: Any, config: PrinterConfig | None = None) -> str:
     """TVM's `_script(node, config)`: the node's TVMScript, with the config's underlining.
     A shape prints as `Shape(1, 2)`, with no part a path could underline (as in TVM)."""
     config = config or PrinterConfig()
-    options = {name: getattr(config, name) for name in _UNDERLINE_OPTIONS}
+    options = {name: getattr(config, name, None) or config.extra.get(name)
+               for name in _UNDERLINE_OPTIONS}
+    options["render_invisible_path_info"] = config.extra.get(
+        "render_invisible_path_info", config.render_invisible_path_info)
     from . import ShapeTuple
 
     if isinstance(obj, ShapeTuple):

@@ -65,3 +65,26 @@ def strip_marks(text: str) -> tuple[str, dict[int, list[tuple[int, int]]]]:
             spans.setdefault(n, []).append((open_at[n].pop(), pos))
     out.append(text[last:])
     return "".join(out), spans
+
+
+def annotate(text: str, n: int, note: str) -> str:
+    """Adds `note` as a comment to each text marked `n`: after it when it is one line, above
+    it when it spans several (as TVM comments simple and compound statements)."""
+    opened, closed = OPEN + chr(BASE + n), CLOSE + chr(BASE + n)
+    edits: list[tuple[int, str]] = []
+    start = text.find(opened)
+    while start >= 0:
+        end = text.find(closed, start)
+        if end < 0:
+            break
+        if "\n" not in text[start:end]:
+            line_end = text.find("\n", end)
+            edits.append((len(text) if line_end < 0 else line_end, "  # " + note))
+        else:
+            line_start = text.rfind("\n", 0, start) + 1
+            indent = _MARK.sub("", text[line_start:start])  # an outer mark may open here
+            edits.append((start, "# " + note + "\n" + indent))
+        start = text.find(opened, end)
+    for pos, insert in sorted(edits, reverse=True):
+        text = text[:pos] + insert + text[pos:]
+    return text

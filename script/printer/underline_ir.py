@@ -15,15 +15,16 @@ from typing import Any
 
 from ...ffi.access_path import AccessPath
 from .doc_underline import Output, UnderlineOptions, decorate
-from .source_marks import strip_marks, watching
+from .source_marks import annotate, strip_marks, watching
 
 _MISSING = object()
 _UNMARKED = (str, int, float, bool, list, tuple, dict, type(None))
 
 
 def wants_underline(options: dict[str, Any]) -> bool:
-    return bool(options.get("path_to_underline") or options.get("obj_to_underline")
-                or options.get("print_line_numbers"))
+    return any(options.get(name) for name in ("path_to_underline", "obj_to_underline",
+                                              "path_to_annotate", "obj_to_annotate",
+                                              "print_line_numbers"))
 
 
 def _step(obj: Any, kind: str, key: Any) -> Any:
@@ -82,6 +83,17 @@ def _output(text: str, paths: list[AccessPath]) -> Output:
     return out
 
 
+def _annotations(root: Any, options: dict[str, Any]) -> list[tuple[Any, str]]:
+    """(object, comment) from `obj_to_annotate` and from the paths of `path_to_annotate` that
+    reach an object."""
+    notes = list((options.get("obj_to_annotate") or {}).items())
+    for path, note in (options.get("path_to_annotate") or {}).items():
+        chain = resolve(root, path)
+        if len(chain) == path.depth + 1:
+            notes.append((chain[-1], note))
+    return [(o, n) for o, n in notes if not isinstance(o, _UNMARKED)]
+
+
 def _inside_ancestor(found: list[tuple[int, int]],
                      ancestors: list[list[tuple[int, int]]]) -> list[tuple[int, int]]:
     """The spans of a shared object (a variable used twice) that lie in the text of the
@@ -99,12 +111,15 @@ def underlined_script(root: Any, print_text: Callable[[], str], options: dict[st
     paths = list(options.get("path_to_underline") or ())
     objs = list(options.get("obj_to_underline") or ())
     chains = [resolve(root, p) for p in paths]
+    notes = _annotations(root, options)
     numbers: dict[int, int] = {}
-    for obj in [o for chain in chains for o in chain[1:]] + objs:
+    for obj in [o for chain in chains for o in chain[1:]] + objs + [o for o, _ in notes]:
         if not isinstance(obj, _UNMARKED):
             numbers.setdefault(id(obj), len(numbers))
     with watching(numbers):
         text = print_text()
+    for obj, note in notes:
+        text = annotate(text, numbers[id(obj)], note)
     clean, spans = strip_marks(text)
     out = _output(clean, paths)
     for i, chain in enumerate(chains):

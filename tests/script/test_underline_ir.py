@@ -93,3 +93,19 @@ def test_whole_node_and_invisible_paths():
                      "Note: No visible object for this path is rendered in TVMScript.\n\n"
                      "Shape(3, 4)")
     assert PrinterConfig().render_invisible_path_info is True
+
+
+def test_annotations_follow_simple_and_precede_compound_statements():
+    loop, first_eval = add_one.body.seq[0], add_one.body.seq[1]
+    last = ROOT.attr("body").attr("seq").array_item(2)
+    text = add_one.script(obj_to_annotate={loop: "loop", first_eval: "first"},
+                          path_to_annotate={last: "last", last.attr("nothing"): "ignored"})
+    assert text == HEADER + "\n".join([
+        "@T.prim_func",
+        'def add_one(A: T.Buffer((4,), "float32"), n: T.int32):',
+        "    # loop",
+        "    for i in range(4):",
+        "        A[i] = A[i] + T.float32(1.0)",
+        "    T.evaluate(n)  # first",
+        "    T.evaluate(n + 1)  # last",
+    ])
