@@ -104,6 +104,21 @@ def _inside_ancestor(found: list[tuple[int, int]],
     return found
 
 
+def _nth_repeat(found: list[tuple[int, int]], container: Any,
+                step: tuple[str, Any]) -> list[tuple[int, int]]:
+    """`f(y, y)` and the path `.args[1]`: of the two uses, the second (its items print in
+    order)."""
+    kind, index = step
+    if kind != "array_item" or not isinstance(container, (list, tuple)) or len(found) < 2:
+        return found
+    item = container[index]
+    nth = sum(1 for other in container[:index % len(container)] if other is item)
+    repeats = sum(1 for other in container if other is item)
+    if repeats != len(found):  # the item is also used elsewhere in the parent's text
+        return found
+    return [sorted(found)[nth]]
+
+
 def underlined_script(root: Any, print_text: Callable[[], str], options: dict[str, Any],
                       root_visible: bool = True) -> str:
     """`print_text()` decorated as `script(**options)` asks (see the module docstring)."""
@@ -128,6 +143,8 @@ def underlined_script(root: Any, print_text: Callable[[], str], options: dict[st
             marked[0] = marked[0] or [_body_span(clean)]
         for depth in range(len(chain) - 1, -1, -1):
             found = _inside_ancestor(marked[depth], marked[:depth])
+            if found and depth:
+                found = _nth_repeat(found, chain[depth - 1], paths[i].steps[depth - 1])
             if found:
                 out.best_depth[i], out.spans[i] = depth, found
                 break

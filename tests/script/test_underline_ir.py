@@ -4,6 +4,7 @@ from tvmlite import ir, runtime
 from tvmlite.ffi.access_path import AccessPath
 from tvmlite.runtime.script_printer import PrinterConfig, _script
 from tvmlite.script import ir as I
+from tvmlite.script import relax as R
 from tvmlite.script import tir as T
 
 ROOT = AccessPath.root()
@@ -109,3 +110,25 @@ def test_annotations_follow_simple_and_precede_compound_statements():
         "    T.evaluate(n)  # first",
         "    T.evaluate(n + 1)  # last",
     ])
+
+
+@R.function
+def square(x: R.Tensor((2,), "float32")):
+    y = R.multiply(x, x)
+    return y
+
+
+def test_relax_path_picks_the_named_use_of_a_repeated_argument():
+    path = ROOT.attr("body").attr("blocks").array_item(0).attr("bindings").array_item(0) \
+        .attr("value").attr("args").array_item(1)
+    text = square.script(path_to_underline=[path], extra_config=QUIET)
+    assert text.endswith("\n".join([
+        'def square(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):',
+        '    y: R.Tensor((2,), dtype="float32") = R.multiply(x, x)',
+        "                                                       ^",
+        "    return y",
+    ]))
+    binding = square.body.blocks[0].bindings[0]
+    assert square.script(obj_to_underline=[binding], extra_config=QUIET).endswith(
+        '    y: R.Tensor((2,), dtype="float32") = R.multiply(x, x)\n'
+        "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n    return y")
