@@ -46,7 +46,8 @@ def _script(obj: Any, config: PrinterConfig | None = None) -> str:
     config = config or PrinterConfig()
     options = {name: getattr(config, name, None) or config.extra.get(name)
                for name in _UNDERLINE_OPTIONS}
-    options["render_invisible_path_info"] = config.extra.get(
+    extra = {**config.extra, **(config.extra.get("extra_config") or {})}
+    options["render_invisible_path_info"] = extra.get(
         "render_invisible_path_info", config.render_invisible_path_info)
     from . import ShapeTuple
 
