@@ -16,30 +16,30 @@ from typing import Any
 
 OPEN, CLOSE, BASE = "\ue000", "\ue001", 0xE100  # a mark is OPEN or CLOSE, then chr(BASE + n)
 _MARK = re.compile("[\ue000\ue001][\ue100-\uf8ff]")
-_watched: dict[int, int] = {}
+WATCHED: dict[int, int] = {}  # mutated in place: printers test it as `if WATCHED:`
 
 
 @contextmanager
 def watching(marks: dict[int, int]) -> Iterator[None]:
     """Within the block, printers mark the text of the objects whose ids are keys."""
-    saved = dict(_watched)
-    _watched.clear()
-    _watched.update(marks)
+    saved = dict(WATCHED)
+    WATCHED.clear()
+    WATCHED.update(marks)
     try:
         yield
     finally:
-        _watched.clear()
-        _watched.update(saved)
+        WATCHED.clear()
+        WATCHED.update(saved)
 
 
 def mark(obj: Any, text: str) -> str:
-    n = _watched.get(id(obj)) if _watched else None
+    n = WATCHED.get(id(obj))
     return text if n is None else f"{OPEN}{chr(BASE + n)}{text}{CLOSE}{chr(BASE + n)}"
 
 
 def mark_lines(obj: Any, lines: list[str], start: int) -> None:
     """Marks `lines[start:]`, the lines printed for `obj`, from the first one's indentation."""
-    n = _watched.get(id(obj)) if _watched else None
+    n = WATCHED.get(id(obj))
     if n is None or start >= len(lines):
         return
     first = lines[start]

@@ -15,7 +15,7 @@ from ...tir import stmt as ts
 from ...tir.expr_nodes import CommReducer
 from ...tir.function import PrimFunc
 from .common import ExprPrinter, Namer, decorator_options, q, value_text
-from .source_marks import mark_lines
+from .source_marks import WATCHED, mark_lines
 
 IND = "    "
 
@@ -138,7 +138,8 @@ class TIRPrinter:
     def stmt(self, s: ts.Stmt) -> None:
         start = len(self.lines)
         getattr(self, "_" + type(s).__name__)(s)
-        mark_lines(s, self.lines, start)
+        if WATCHED:
+            mark_lines(s, self.lines, start)
 
     def _SeqStmt(self, s: ts.SeqStmt) -> None:
         for x in s.seq:
