@@ -19,6 +19,8 @@ from .source_marks import annotate, strip_marks, watching
 
 _MISSING = object()
 _UNMARKED = (str, int, float, bool, list, tuple, dict, type(None))
+_DEFINING = {"loop_var", "var", "params"}
+_VARIABLES = {"Var", "SizeVar", "DataflowVar"}
 
 
 def wants_underline(options: dict[str, Any]) -> bool:
@@ -83,6 +85,17 @@ def _output(text: str, paths: list[AccessPath]) -> Output:
     return out
 
 
+def _hide_definitions(path: AccessPath, chain: list[Any]) -> None:
+    """A variable reached where it is defined (`.loop_var`, `.params[0]`, a binding's `.var`)
+    names its definition, which TVM does not underline, not its uses: it stays unmarked."""
+    for depth in range(1, len(chain)):
+        kind, key = path.steps[depth - 1]
+        defining = (kind == "attr" and key in _DEFINING) or (
+            kind == "array_item" and depth >= 2 and path.steps[depth - 2] == ("attr", "params"))
+        if defining and type(chain[depth]).__name__ in _VARIABLES:
+            chain[depth] = None
+
+
 def _annotations(root: Any, options: dict[str, Any]) -> list[tuple[Any, str]]:
     """(object, comment) from `obj_to_annotate` and from the paths of `path_to_annotate` that
     reach an object."""
@@ -126,6 +139,8 @@ def underlined_script(root: Any, print_text: Callable[[], str], options: dict[st
     paths = list(options.get("path_to_underline") or ())
     objs = list(options.get("obj_to_underline") or ())
     chains = [resolve(root, p) for p in paths]
+    for path, chain in zip(paths, chains):
+        _hide_definitions(path, chain)
     notes = _annotations(root, options)
     numbers: dict[int, int] = {}
     for obj in [o for chain in chains for o in chain[1:]] + objs + [o for o, _ in notes]:

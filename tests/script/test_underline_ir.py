@@ -132,3 +132,20 @@ def test_relax_path_picks_the_named_use_of_a_repeated_argument():
     assert square.script(obj_to_underline=[binding], extra_config=QUIET).endswith(
         '    y: R.Tensor((2,), dtype="float32") = R.multiply(x, x)\n'
         "    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n    return y")
+
+
+def test_a_path_to_a_definition_does_not_underline_the_uses():
+    loop_var = ROOT.attr("body").attr("seq").array_item(0).attr("loop_var")
+    text = add_one.script(path_to_underline=[loop_var])
+    assert "Note: The underlined object is the nearest visible parent of this path." in text
+    assert text.endswith("\n".join([
+        "    for i in range(4):",
+        "    ^^^^^^^^^^^^^^^^^^",
+        "        A[i] = A[i] + T.float32(1.0)",
+        "        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "    T.evaluate(n)",
+        "    T.evaluate(n + 1)",
+    ]))
+    extent = ROOT.attr("body").attr("seq").array_item(0).attr("extent")
+    assert "    for i in range(4):\n                   ^\n" in add_one.script(
+        path_to_underline=[extent])
