@@ -52,7 +52,11 @@ class Doc:
     def __repr__(self) -> str:
         from .doc_printer import to_python_script
 
-        return f"{type(self).__name__}({to_python_script(self)!r})"
+        try:
+            text = to_python_script(self)
+        except (ValueError, TypeError, AttributeError):  # a doc the printer refuses
+            return f"<{type(self).__name__}>"
+        return f"{type(self).__name__}({text!r})"
 
 
 class ExprDoc(Doc):
