@@ -30,9 +30,8 @@ def wants_underline(options: dict[str, Any]) -> bool:
 
 
 def _step(obj: Any, kind: str, key: Any) -> Any:
-    if kind == "attr":
-        return getattr(obj, key, _MISSING) if not isinstance(key, str) or \
-            not key.startswith("_") else _MISSING
+    if kind == "attr":  # NOTE: private attributes are no part of the IR a path names
+        return _MISSING if key.startswith("_") else getattr(obj, key, _MISSING)
     if kind == "array_item" and isinstance(obj, (list, tuple)) and -len(obj) <= key < len(obj):
         return obj[key]
     if kind == "map_item" and isinstance(obj, dict):
