@@ -3,9 +3,10 @@ first difference underlined, and the access path to it.
 
 The comparison names the difference with a string path (`.body.seq[1].value`, `["main"]` for
 a module's function, `['key']` for a map entry); `access_path` reads that back as the
-`AccessPath` TVM reports, walking the compared object so that a module's function becomes
-`.functions[I.GlobalVar("main")]`. A step it cannot read (a map keyed by an IR node) ends the
-path there: the printer then underlines the nearest part it shows.
+`AccessPath` TVM reports, walking the compared object: a module's function becomes
+`.functions[I.GlobalVar("main")]`, and the body of a function with blocks goes through TVM's
+root block (`.body.block.body`), which the comparison skips. A step it cannot read (a map keyed
+by an IR node) ends the path there: the printer then underlines the nearest part it shows.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import re
 from typing import Any
 
 from ..ffi.access_path import AccessPath
+from ..tir import stmt as ts
+from ..tir.function import PrimFunc
+from .structural import _without_implicit_root
 
 _STEP = re.compile(r"\.([A-Za-z_]\w*)|\[(-?\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]")
 
@@ -30,7 +34,13 @@ def access_path(root: Any, text: str) -> AccessPath:
         pos = m.end()
         name, index, key = m.groups()
         if name is not None:
-            path, obj = path.attr(name), getattr(obj, name, None)
+            parent, path, obj = obj, path.attr(name), getattr(obj, name, None)
+            if name == "body" and isinstance(parent, PrimFunc) and _has_blocks(obj):
+                # NOTE: TVM's function with blocks has a root block, which the comparison
+                # skips when it is bare (`_without_implicit_root`): TVM's path goes through it
+                stripped = _without_implicit_root(obj)
+                if stripped is not obj or not isinstance(obj, ts.BlockRealize):
+                    path, obj = path.attr("block").attr("body"), stripped
         elif index is not None:
             path = path.array_item(int(index))
             obj = obj[int(index)] if isinstance(obj, (list, tuple)) else None
@@ -43,6 +53,15 @@ def access_path(root: Any, text: str) -> AccessPath:
                 path = path.map_item(key)
                 obj = obj.get(key) if isinstance(obj, dict) else None
     return path
+
+
+def _has_blocks(s: Any) -> bool:
+    if isinstance(s, (ts.BlockRealize, ts.Block)):
+        return True
+    if isinstance(s, ts.SeqStmt):
+        return any(_has_blocks(x) for x in s.seq)
+    return any(_has_blocks(getattr(s, name)) for name in ("body", "then_case", "else_case")
+               if getattr(s, name, None) is not None)
 
 
 def _global_var(obj: Any, name: str) -> Any:

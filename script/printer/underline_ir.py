@@ -14,6 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ...ffi.access_path import AccessPath
+from ...tir.function import PrimFunc
+from ...tir.stmt import BlockRealize
 from .doc_underline import Output, UnderlineOptions, decorate
 from .source_marks import annotate, strip_marks, watching
 
@@ -45,16 +47,29 @@ def _step(obj: Any, kind: str, key: Any) -> Any:
 def resolve(root: Any, path: AccessPath) -> list[Any]:
     """The objects along `path`: `chain[k]` is reached after k steps; it stops at the first
     step this IR does not have."""
-    chain = [root]
-    for kind, key in path.steps:
+    chain, steps, i = [root], path.steps, 0
+    while i < len(steps):
+        if _rootless_body(chain, steps, i):  # `.block.body` of a root block TVM would add
+            chain += [chain[-1], chain[-1]]
+            i += 2
+            continue
         try:
-            nxt = _step(chain[-1], kind, key)
+            nxt = _step(chain[-1], *steps[i])
         except Exception:  # an attribute that computes and fails is not there
             nxt = _MISSING
         if nxt is _MISSING:
             break
         chain.append(nxt)
+        i += 1
     return chain
+
+
+def _rootless_body(chain: list[Any], steps: tuple, i: int) -> bool:
+    """At a prim_func's body that has no root block, facing `.block.body`: TVM's parser adds
+    that block to a function with blocks, and TVM's paths go through it."""
+    return i >= 1 and steps[i - 1] == ("attr", "body") and isinstance(chain[-2], PrimFunc) \
+        and not isinstance(chain[-1], BlockRealize) \
+        and steps[i:i + 2] == (("attr", "block"), ("attr", "body"))
 
 
 def _body_span(text: str) -> tuple[int, int]:

@@ -149,3 +149,27 @@ def test_a_path_to_a_definition_does_not_underline_the_uses():
     extent = ROOT.attr("body").attr("seq").array_item(0).attr("extent")
     assert "    for i in range(4):\n                   ^\n" in add_one.script(
         path_to_underline=[extent])
+
+
+@T.prim_func
+def grid():
+    for i, j in T.grid(2, 2):
+        with T.sblock():
+            T.evaluate(0)
+
+
+def test_paths_through_the_root_block_tvm_adds():
+    inner = ROOT.attr("body").attr("block").attr("body").attr("body").attr("body")
+    text = grid.script(path_to_underline=[inner], extra_config=QUIET)
+    assert text.endswith("\n".join([
+        '    # with T.sblock("root"):',
+        "    for i, j in T.grid(2, 2):",
+        '        with T.sblock(""):',
+        "        ^^^^^^^^^^^^^^^^^^",
+        "            T.reads()",
+        "            ^^^^^^^^^",
+        "            T.writes()",
+        "            ^^^^^^^^^^",
+        "            T.evaluate(0)",
+        "            ^^^^^^^^^^^^^",
+    ]))
