@@ -51,3 +51,24 @@ def test_access_path_reads_the_comparison_path():
         AccessPath.root().attr("functions").map_item(gv).attr("body").attr("value")
     assert str(access_path(Zero, "<root>")) == "<root>"
     assert str(access_path({"k": [1]}, "['k'][0].x")) == '<root>["k"][0].x'
+
+
+@T.prim_func
+def two_loops():
+    for i, j in T.grid(2, 2):
+        with T.sblock():
+            T.evaluate(0)
+
+
+@T.prim_func
+def three_loops():
+    for i, j, k in T.grid(2, 2, 2):
+        with T.sblock():
+            T.evaluate(0)
+
+
+def test_function_with_blocks_is_named_through_the_root_block():
+    with pytest.raises(ValueError) as info:
+        ir.assert_structural_equal(two_loops, three_loops)
+    assert str(info.value).startswith(
+        "StructuralEqual check failed, caused by lhs at <root>.body.block.body.body.body:\n")
