@@ -272,7 +272,7 @@ def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> 
 
         raise ValueError(mismatch_message(lhs, rhs, m.path) or (
             f"StructuralEqual check failed, caused by lhs at {m.path}: {m.why}\n"
-            f"  lhs: {_short(m.lhs)}\n  rhs: {_short(m.rhs)}")) from None
+            f"  {_short(m.lhs)}\nand rhs at {m.path}:\n  {_short(m.rhs)}")) from None
 
 
 def _short(x: Any) -> str:

@@ -72,3 +72,10 @@ def test_function_with_blocks_is_named_through_the_root_block():
         ir.assert_structural_equal(two_loops, three_loops)
     assert str(info.value).startswith(
         "StructuralEqual check failed, caused by lhs at <root>.body.block.body.body.body:\n")
+
+
+def test_values_without_tvmscript_get_the_short_message():
+    with pytest.raises(ValueError) as info:
+        ir.assert_structural_equal([1, 2], [1, 3])
+    assert str(info.value) == ("StructuralEqual check failed, caused by lhs at [1]: 2 vs 3\n"
+                               "  2\nand rhs at [1]:\n  3")
