@@ -36,3 +36,14 @@ def test_cprint_takes_a_printable():
     out = io.StringIO()
     highlight.cprint(one, style="plain", stream=out)
     assert out.getvalue() == one.script() + "\n"
+
+
+def test_show_passes_script_options(capsys):
+    from tvmlite.ffi.access_path import AccessPath
+
+    one.show(style="plain", path_to_underline=[AccessPath.root()],
+             extra_config={"render_invisible_path_info": False})
+    printed = capsys.readouterr().out
+    assert printed == one.script(path_to_underline=[AccessPath.root()],
+                                 extra_config={"render_invisible_path_info": False}) + "\n"
+    assert "\n^^^^^^^^^^^^\n" in printed  # under `@T.prim_func`
