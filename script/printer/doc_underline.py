@@ -81,7 +81,7 @@ def _lines(text: str, starts: list[int]) -> list[tuple[int, str]]:
     """Each logical line as (offset, text); the line break ending it is not part of it."""
     if not text:
         return []
-    kept = [s for s in starts if s < len(text)]
+    kept = [s for s in starts if s <= len(text)]  # a line may start at the very end
     ends = [s - 1 for s in kept[1:]] + [len(text)]
     return [(s, text[s:e]) for s, e in zip(kept, ends)]
 

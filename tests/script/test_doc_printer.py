@@ -197,3 +197,26 @@ def test_access_path_text_and_prefix():
     assert path.parent.is_prefix_of(path) and path.is_prefix_of(path)
     assert not path.is_prefix_of(path.parent)
     assert path.depth == 4
+
+
+def test_blank_lines_belong_to_the_line_before_when_numbered():
+    inner = FunctionDoc(IdDoc("g"), [], [], None, [_with_path(ExprStmtDoc(x), "x")])
+    outer = FunctionDoc(IdDoc("f"), [], [], None, [inner, ExprStmtDoc(y)])
+    outer.comment = "a\n\nb"
+    text = to_python_script(outer, print_line_numbers=True,
+                            path_to_underline=[AccessPath.root().attr("x")])
+    assert text == "\n".join([
+        "Access path: <root>.x",
+        "",
+        "1 def f():",
+        '2     """',
+        "3     a",
+        "",
+        "4     b",
+        '5     """',
+        "6     def g():",
+        "7         x",
+        "",
+        "          ^",
+        "8     y",
+    ])
