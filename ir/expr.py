@@ -36,7 +36,7 @@ class Expr:
         node on its own)."""
         from ..script.printer.node_printer import print_node  # the printer lives above ir/
 
-        return print_node(self)
+        return print_node(self, **options)
 
     def __add__(self, other: Any) -> Any:
         return _arith("relax.add", self, other)
@@ -432,7 +432,7 @@ class VarBinding:
         """The binding as TVMScript, the variables its value uses declared first."""
         from ..script.printer.node_printer import print_node  # the printer lives above ir/
 
-        return print_node(self)
+        return print_node(self, **options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,7 +451,7 @@ class MatchCast:
         """The binding as TVMScript, the variables its value uses declared first."""
         from ..script.printer.node_printer import print_node  # the printer lives above ir/
 
-        return print_node(self)
+        return print_node(self, **options)
 
 
 Binding = VarBinding | MatchCast
@@ -466,7 +466,7 @@ class BindingBlock:
         its bindings use declared first."""
         from ..script.printer.node_printer import print_node  # the printer lives above ir/
 
-        return print_node(self)
+        return print_node(self, **options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -571,10 +571,11 @@ class Function(Expr):
 
     def show(self, style: str | None = None, black_format: bool | None = None,
              **kwargs: Any) -> None:
-        """Print the TVMScript, highlighted as TVM's is (`style="plain"` for none)."""
+        """Print the TVMScript, highlighted as TVM's is (`style="plain"` for none); the
+        other options are `script()`'s (`path_to_underline`, ...); `black_format` formats."""
         from ..script.highlight import cprint
 
-        cprint(self.script(), style)
+        cprint(self.script(**kwargs), style, black_format=bool(black_format))
 
     def _repr_html_(self) -> str | None:
         from ..script.highlight import html_of

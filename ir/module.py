@@ -132,10 +132,11 @@ class IRModule:
 
     def show(self, style: str | None = None, black_format: bool | None = None,
              **kwargs: Any) -> None:
-        """Print the TVMScript, highlighted as TVM's is (`style="plain"` for none)."""
+        """Print the TVMScript, highlighted as TVM's is (`style="plain"` for none); the
+        other options are `script()`'s (`path_to_underline`, ...); `black_format` formats."""
         from ..script.highlight import cprint
 
-        cprint(self.script(**kwargs), style)
+        cprint(self.script(**kwargs), style, black_format=bool(black_format))
 
     def _repr_html_(self) -> str | None:
         from ..script.highlight import html_of

@@ -19,7 +19,7 @@ class StructInfo:
         """The struct info as TVMScript, its symbolic dims declared first (as TVM prints)."""
         from ..script.printer.node_printer import print_node  # the printer lives above ir/
 
-        return print_node(self)
+        return print_node(self, **options)
 
     def _relax_script(self) -> str:
         from ..script.printer.node_printer import sinfo_text

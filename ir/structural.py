@@ -263,13 +263,16 @@ def structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> bool:
 
 
 def assert_structural_equal(lhs: Any, rhs: Any, map_free_vars: bool = False) -> None:
-    """Raise ValueError naming the first difference and its path when lhs != rhs."""
+    """Raise ValueError naming the first difference and its path when lhs != rhs: as TVM,
+    each side's TVMScript with the difference underlined (`structural_report`)."""
     try:
         _Equal(map_free_vars).eq(lhs, rhs, "")
     except _Mismatch as m:
-        raise ValueError(
+        from .structural_report import mismatch_message
+
+        raise ValueError(mismatch_message(lhs, rhs, m.path) or (
             f"StructuralEqual check failed, caused by lhs at {m.path}: {m.why}\n"
-            f"  lhs: {_short(m.lhs)}\n  rhs: {_short(m.rhs)}") from None
+            f"  {_short(m.lhs)}\nand rhs at {m.path}:\n  {_short(m.rhs)}")) from None
 
 
 def _short(x: Any) -> str:

@@ -20,6 +20,9 @@ class PrinterConfig:
     print_line_numbers: bool = False
     num_context_lines: int = -1
     syntax_sugar: bool = True
+    path_to_underline: list | None = None
+    obj_to_underline: list | None = None
+    render_invisible_path_info: bool = True
     extra: dict = field(default_factory=dict)
 
     def __init__(self, **options: Any) -> None:
@@ -32,13 +35,31 @@ class PrinterConfig:
             target = self.__dict__ if name in type(self).__dataclass_fields__ else self.extra
             target[name] = value
 
+_UNDERLINE_OPTIONS = ("path_to_underline", "obj_to_underline", "path_to_annotate",
+                      "obj_to_annotate", "print_line_numbers", "num_context_lines",
+                      "render_invisible_path_info")
+
+
 def _script(obj: Any, config: PrinterConfig | None = None) -> str:
-    """TVM's `_script(node, config)`: the node's TVMScript (tvmlite's printer takes no
-    options that change its text)."""
+    """TVM's `_script(node, config)`: the node's TVMScript, with the config's underlining.
+    A shape prints as `Shape(1, 2)`, with no part a path could underline (as in TVM)."""
+    config = config or PrinterConfig()
+    options = {name: getattr(config, name, None) or config.extra.get(name)
+               for name in _UNDERLINE_OPTIONS}
+    extra = {**config.extra, **(config.extra.get("extra_config") or {})}
+    options["render_invisible_path_info"] = extra.get(
+        "render_invisible_path_info", config.render_invisible_path_info)
+    from . import ShapeTuple
+
+    if isinstance(obj, ShapeTuple):
+        from ..script.printer.underline_ir import underlined_script
+
+        text = f"Shape({', '.join(str(int(d)) for d in obj)})"
+        return underlined_script(obj, lambda: text, options, root_visible=False)
     script = getattr(obj, "script", None)
     if not callable(script):
         raise TypeError(f"{type(obj).__name__} cannot be printed as TVMScript")
-    return script()
+    return script(**options)
 
 
 class Scriptable(abc.ABC):  # noqa: B024

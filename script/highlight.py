@@ -7,7 +7,10 @@ text prints unchanged, so logs and pipes never receive escape codes.
 from __future__ import annotations
 
 import html
+import shutil
+import subprocess
 import sys
+import warnings
 from typing import Any, TextIO
 
 PLAIN_STYLES = ("plain", "none", "off")
@@ -52,8 +55,35 @@ def _ansi(text: str, style: str | None) -> str:
     return highlight(text, PythonLexer(), formatter).rstrip("\n")
 
 
-def cprint(text: str, style: str | None = None, stream: TextIO | None = None) -> None:
-    """Print TVMScript `text`, highlighted when Pygments is present and colour is wanted."""
+def _format(code_str: str, formatter: str | None = None) -> str:
+    """TVM's `_format`: the code through the `ruff` formatter (when on PATH) or `black` (when
+    installed), `formatter` choosing one; unchanged, with a warning, when neither is there."""
+    if formatter not in (None, "ruff", "black"):
+        raise ValueError(f"Unknown formatter: {formatter}")
+    if formatter in (None, "ruff") and shutil.which("ruff") is not None:
+        proc = subprocess.run(["ruff", "format", "--stdin-filename=TVMScript"], input=code_str,
+                              capture_output=True, encoding="utf-8", check=False)
+        if proc.returncode == 0:
+            return proc.stdout
+    if formatter in (None, "black"):
+        try:
+            import black  # optional, as in TVM
+        except ImportError:
+            pass
+        else:
+            return black.format_str(code_str, mode=black.FileMode())
+    warnings.warn("Neither the 'ruff' formatter nor the 'black' formatter is available; "
+                  "the TVMScript is printed unformatted.", UserWarning, stacklevel=2)
+    return code_str
+
+
+def cprint(printable: Any, style: str | None = None, black_format: bool = False,
+           stream: TextIO | None = None) -> None:
+    """Print TVMScript (a string, or anything with `script()`), highlighted when Pygments is
+    present and colour is wanted; `black_format` formats it first (`_format`)."""
+    text = printable if isinstance(printable, str) else printable.script()
+    if black_format:
+        text = _format(text)
     stream = stream if stream is not None else sys.stdout
     if _pygments() is not None and _wants_colour(style, stream):
         text = _ansi(text, style)

@@ -98,18 +98,19 @@ class PrimFunc(metaclass=_PrimFuncMeta):
         return inferred_type(self)
 
     def script(self, **options: Any) -> str:
-        """The function as TVMScript; TVM's printer options (`show_meta`, `verbose_expr`,
-        ...) are accepted and change nothing here."""
+        """The function as TVMScript; of TVM's printer options, the underline ones
+        (`path_to_underline`, `obj_to_underline`, ...) apply, the others change nothing here."""
         from ..script.printer import print_prim_func  # the printer lives above tir
 
-        return print_prim_func(self)
+        return print_prim_func(self, **options)
 
     def show(self, style: str | None = None, black_format: bool | None = None,
              **kwargs: Any) -> None:
-        """Print the TVMScript, highlighted as TVM's is (`style="plain"` for none)."""
+        """Print the TVMScript, highlighted as TVM's is (`style="plain"` for none); the
+        other options are `script()`'s (`path_to_underline`, ...); `black_format` formats."""
         from ..script.highlight import cprint
 
-        cprint(self.script(), style)
+        cprint(self.script(**kwargs), style, black_format=bool(black_format))
 
     def _repr_html_(self) -> str | None:
         from ..script.highlight import html_of

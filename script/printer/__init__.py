@@ -20,7 +20,9 @@ from .common import header, value_text
 from .node_printer import sinfo_text
 from .relax_printer import extern_func_text
 from .relax_printer import print_relax_function as _relax
+from .source_marks import mark
 from .tir_printer import print_prim_func as _tir
+from .underline_ir import underlined_script, wants_underline
 
 MODULE_NAME = "Module"
 _OMITTED = "# Metadata omitted. Use show_meta=True in script() method to show it."
@@ -64,7 +66,7 @@ def module_body(mod: IRModule, metadata: list[Any], show_all_ty: bool = False) -
             text = f"{name} = {extern_func_text(f, sinfo_text)}"
         else:
             text = _relax(f, name, MODULE_NAME, metadata, show_all_ty)
-        text = "\n".join("    " + ln if ln else ln for ln in text.split("\n"))
+        text = mark(f, "\n".join("    " + ln if ln else ln for ln in text.split("\n")))
         one_line = isinstance(f, rx.ExternFunc) and "\n" not in text
         if chunks and chunks[-1][1]:
             chunks[-1] = (chunks[-1][0] + "\n" + text, one_line)
@@ -82,8 +84,12 @@ def _annotate_all(show_all_struct_info: bool, show_all_ty: bool | None) -> bool:
 
 
 def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool | None = None,
-                 show_all_struct_info: bool = True, **_: Any) -> str:
-    """`mod.script()`: the module as TVMScript with its `# from tvm.script import` header."""
+                 show_all_struct_info: bool = True, **options: Any) -> str:
+    """`mod.script()`: the module as TVMScript with its `# from tvm.script import` header;
+    TVM's underline options (`path_to_underline`, ...) as `underline_ir` reads them."""
+    if wants_underline(options):
+        return underlined_script(mod, lambda: print_module(
+            mod, show_meta, show_all_ty, show_all_struct_info), options)
     metadata: list[Any] = []
     body = module_body(mod, metadata, _annotate_all(show_all_struct_info, show_all_ty))
     if not mod.functions and not (mod.attrs or mod.global_infos):
@@ -93,12 +99,17 @@ def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool | Non
     return header(body, module=True)
 
 
-def print_prim_func(f: PrimFunc, **_: Any) -> str:
+def print_prim_func(f: PrimFunc, **options: Any) -> str:
+    if wants_underline(options):
+        return underlined_script(f, lambda: print_prim_func(f), options)
     return header(_tir(f), module=False)
 
 
 def print_relax_function(f: rx.Function, show_all_ty: bool | None = None,
-                         show_all_struct_info: bool = True, **_: Any) -> str:
+                         show_all_struct_info: bool = True, **options: Any) -> str:
+    if wants_underline(options):
+        return underlined_script(f, lambda: print_relax_function(
+            f, show_all_ty, show_all_struct_info), options)
     metadata: list[Any] = []
     body = _relax(f, metadata=metadata,
                   show_all_ty=_annotate_all(show_all_struct_info, show_all_ty))

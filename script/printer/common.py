@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ...tir import expr as tx
+from .source_marks import WATCHED, mark
 
 # Names the printed text needs for itself: they never name a variable.
 RESERVED = frozenset({"T", "R", "I", "cls", "range", "metadata", "tvm", "True", "False", "None"})
@@ -125,6 +126,10 @@ class ExprPrinter:
         return self.prec(e, bare_int)[0]
 
     def prec(self, e: Any, bare_int: str = "int32") -> tuple[str, float]:
+        text, p = self._prec(e, bare_int)
+        return (mark(e, text), p) if WATCHED else (text, p)
+
+    def _prec(self, e: Any, bare_int: str) -> tuple[str, float]:
         if isinstance(e, tx.Call) and e.op in _BIT_INFIX and len(e.args) == 2:
             return self._bit_infix(e)
         if isinstance(e, tx.Call) and e.op == "tir.bitwise_not" and len(e.args) == 1:

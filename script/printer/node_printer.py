@@ -11,6 +11,7 @@ from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...tir import expr as tx
 from .relax_printer import RelaxPrinter
+from .underline_ir import underlined_script, wants_underline
 
 
 class _NodePrinter(RelaxPrinter):
@@ -61,8 +62,15 @@ def _relax_vars(node: Any) -> list[rx.Var]:
     return [v for v in found if id(v) not in bound]
 
 
-def print_node(node: Any) -> str:
-    """The TVMScript of one relax struct info, expression or binding."""
+def print_node(node: Any, **options: Any) -> str:
+    """The TVMScript of one relax struct info, expression or binding; TVM's underline options
+    (`path_to_underline`, ...) as `underline_ir` reads them."""
+    if wants_underline(options):
+        return underlined_script(node, lambda: _node_text(node), options)
+    return _node_text(node)
+
+
+def _node_text(node: Any) -> str:
     p = _NodePrinter()
     if isinstance(node, si.StructInfo):
         p.declare_dims(node)

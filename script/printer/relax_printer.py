@@ -19,6 +19,7 @@ from ...ir import struct_info as si
 from ...tir import expr as tx
 from ...tir.index_map import IndexMap
 from .common import ExprPrinter, Namer, decorator_options, q, value_text
+from .source_marks import WATCHED, mark, mark_lines
 
 IND = "    "
 INLINE_CONST_LIMIT = 256  # NOTE: bigger constants go to `metadata[...]`, as TVM prints them
@@ -89,6 +90,12 @@ class RelaxPrinter:
         return result
 
     def block(self, block: rx.BindingBlock) -> None:
+        start = len(self.lines)
+        self._block(block)
+        if WATCHED:
+            mark_lines(block, self.lines, start)
+
+    def _block(self, block: rx.BindingBlock) -> None:
         if not isinstance(block, rx.DataflowBlock):
             for b in block.bindings:
                 self.binding(b)
@@ -102,6 +109,12 @@ class RelaxPrinter:
         self.depth -= 1
 
     def binding(self, b: rx.Binding) -> None:
+        start = len(self.lines)
+        self._binding(b)
+        if WATCHED:
+            mark_lines(b, self.lines, start)
+
+    def _binding(self, b: rx.Binding) -> None:
         if isinstance(b, rx.MatchCast):
             value = f"R.match_cast({self.value(b.value)}, {self.sinfo(b.struct_info)})"
             self.emit(f"{self.namer.define(b.var, b.var.name_hint)} = {value}")
@@ -151,7 +164,7 @@ class RelaxPrinter:
         fn = getattr(self, "_" + type(e).__name__, None)
         if fn is None:
             raise TypeError(f"cannot print {type(e).__name__} in a relax function")
-        return fn(e)
+        return mark(e, fn(e)) if WATCHED else fn(e)
 
     def _Var(self, e: rx.Var) -> str:
         return "R.tuple()" if _is_void(e.struct_info) and not self.namer.has(e) else \

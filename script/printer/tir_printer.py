@@ -15,6 +15,7 @@ from ...tir import stmt as ts
 from ...tir.expr_nodes import CommReducer
 from ...tir.function import PrimFunc
 from .common import ExprPrinter, Namer, decorator_options, q, value_text
+from .source_marks import WATCHED, mark_lines
 
 IND = "    "
 
@@ -135,7 +136,10 @@ class TIRPrinter:
     # -- statements -------------------------------------------------------------------------
 
     def stmt(self, s: ts.Stmt) -> None:
+        start = len(self.lines)
         getattr(self, "_" + type(s).__name__)(s)
+        if WATCHED:
+            mark_lines(s, self.lines, start)
 
     def _SeqStmt(self, s: ts.SeqStmt) -> None:
         for x in s.seq:
