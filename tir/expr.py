@@ -250,6 +250,9 @@ class VarType:
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             return self.dtype == other
+        if type(other).__name__ == "PrimStructInfo":  # TVM's `ir.PrimType(dtype)` (no value)
+            return getattr(other, "value", None) is None and getattr(other, "dtype", None) \
+                == self.dtype
         return isinstance(other, VarType) and other.dtype == self.dtype
 
     def __hash__(self) -> int:

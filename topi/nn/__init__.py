@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import te
-from ..tir import expr as tx
-from ..tir.functor import simplify
-from . import transform as T
-from .conv2d_flat import conv2d_nchw_flat
-from .epilogue import apply_epilogue
-from .conv2d_schedule import column_reader, conv2d_nchw_nest, parallel_copy
-from .matmul_schedule import matmul_nest
+from ... import te
+from ...tir import expr as tx
+from ...tir.functor import simplify
+from .. import transform as T
+from ..conv2d_flat import conv2d_nchw_flat
+from ..epilogue import apply_epilogue
+from ..conv2d_schedule import column_reader, conv2d_nchw_nest, parallel_copy
+from ..matmul_schedule import matmul_nest
 
 B = tx.BinaryOp
 
