@@ -229,7 +229,10 @@ class Var(PrimExpr):
                  ty: Any = None, name_hint: str | None = None) -> None:
         # NOTE: TVM 0.27 spells the type `ty=` (`tirx.Var("m", ty="int64")`)
         object.__setattr__(self, "name", name_hint if name_hint is not None else name)
-        object.__setattr__(self, "dtype", ty if ty is not None else dtype)
+        dtype = ty if ty is not None else dtype
+        if type(dtype) is not str and _is_plain_pointer(dtype):
+            dtype = "handle"  # NOTE: TVM's `PointerType(PrimType("void"))` is T.handle
+        object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "span", span)
 
     def __repr__(self) -> str:
@@ -239,6 +242,12 @@ class Var(PrimExpr):
     def ty(self) -> VarType:
         """TVM's type of the variable (`T.handle("float32").ty`, a pointer, is a handle)."""
         return VarType(self.dtype)
+
+
+def _is_plain_pointer(ty: Any) -> bool:
+    """A pointer to void in no particular scope (what `T.handle()` declares)."""
+    return type(ty).__name__ == "PointerType" and not ty.storage_scope and \
+        getattr(ty.element_type, "dtype", ty.element_type) == "void"
 
 
 @dataclass(frozen=True, slots=True)
