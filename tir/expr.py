@@ -189,6 +189,25 @@ class IntImm(PrimExpr):
     def __int__(self) -> int:  # TVM users write int(sch.get(v)), int(loop.extent)
         return int(self.value)
 
+    # NOTE: as in TVM, a constant compares with a Python int by value (`T.int32(1) == 1`),
+    # hashes as that int, and is true when non-zero
+    def __eq__(self, other: object) -> bool:
+        if type(other) is IntImm:
+            return self.value == other.value and self.dtype == other.dtype
+        if isinstance(other, int):
+            return self.value == other
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        same = self.__eq__(other)
+        return same if same is NotImplemented else not same
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __bool__(self) -> bool:
+        return self.value != 0
+
     def __str__(self) -> str:  # TVM's str() of a constant is its TVMScript: `T.int64(3)`
         return self.script()
 
