@@ -321,9 +321,9 @@ def _uniquely_named_stmt(t: Tensor, seen: dict[str, int]) -> Stmt:
 def _refuse_unsupported(tensors: list[Tensor]) -> None:
     for t in tensors:
         if not isinstance(t.op, (ComputeOp, ExternOp, PlaceholderOp)):
-            raise TypeError(f"te.create_prim_func: tensor {t.name!r} comes from a "
-                            f"{type(t.op).__name__}; only te.placeholder, te.compute and "
-                            "te.extern ops are supported (as in TVM)")
+            kind = type(t.op).__name__
+            raise TypeError(f"Unsupported Operation: te.{kind}. Only te.placeholder, te.compute "
+                            f"and te.extern are allowed (tensor {t.name!r} comes from a {kind})")
 
 
 def create_prim_func(args: list[Any], index_dtype_override: Any = None) -> PrimFunc:

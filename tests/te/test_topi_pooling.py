@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tvmlite as tvm
-from tvmlite import te
+from tvmlite import te, topi
 from tvmlite.topi.nn.pooling import global_pool, pool2d
 
 X_NP = np.arange(2 * 3 * 5 * 6, dtype="float32").reshape(2, 3, 5, 6) % 7 - 3
@@ -65,3 +65,29 @@ def test_unknown_layout_or_type_is_refused() -> None:
         pool2d(x, (2, 2), (1, 1), (1, 1), (0, 0, 0, 0), "max", layout="NCHW16c")
     with pytest.raises(ValueError, match="pool_type"):
         global_pool(x, "min")
+
+
+def adaptive_numpy(v, out, reduce):
+    """numpy: output cell (y, x) reduces rows [y*H//oh, ceil((y+1)*H/oh)), columns likewise."""
+    h, w = v.shape[2:]
+    res = np.zeros(v.shape[:2] + tuple(out), v.dtype)
+    for y in range(out[0]):
+        for x in range(out[1]):
+            rows = slice(y * h // out[0], -(-(y + 1) * h // out[0]))
+            cols = slice(x * w // out[1], -(-(x + 1) * w // out[1]))
+            res[:, :, y, x] = reduce(v[:, :, rows, cols], axis=(2, 3))
+    return res
+
+
+@pytest.mark.parametrize("pool_type,reduce", [("avg", np.mean), ("max", np.max)])
+def test_adaptive_pool_windows_overlap_as_tvm(pool_type, reduce) -> None:
+    x = te.placeholder(X_NP.shape, "float32", name="x")
+    got = run(x, topi.nn.adaptive_pool(x, [2, 4], pool_type=pool_type), X_NP)
+    np.testing.assert_allclose(got, adaptive_numpy(X_NP, (2, 4), reduce), rtol=1e-6)
+
+
+def test_global_pool_of_int8_builds() -> None:
+    x = te.placeholder((1, 2, 4, 4), "int8", name="x")
+    out = topi.nn.global_pool(x, "max")
+    v = (np.arange(32, dtype="int8").reshape(1, 2, 4, 4) * 3) % 50
+    np.testing.assert_array_equal(run(x, out, v), v.max(axis=(2, 3), keepdims=True))
