@@ -98,11 +98,13 @@ class PrimFunc(metaclass=_PrimFuncMeta):
         return inferred_type(self)
 
     def script(self, **options: Any) -> str:
-        """The function as TVMScript; TVM's printer options (`show_meta`, `verbose_expr`,
-        ...) are accepted and change nothing here."""
+        """The function as TVMScript. Of TVM's printer options, `show_object_address` appends
+        each variable's and buffer's address to its name; the others change nothing here."""
         from ..script.printer import print_prim_func  # the printer lives above tir
+        from ..script.printer.common import Namer
 
-        return print_prim_func(self)
+        namer = Namer(show_address=True) if options.get("show_object_address") else None
+        return print_prim_func(self, namer=namer)
 
     def show(self, style: str | None = None, black_format: bool | None = None,
              **kwargs: Any) -> None:

@@ -77,8 +77,8 @@ def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool | Non
     return header(body, module=True)
 
 
-def print_prim_func(f: PrimFunc, **_: Any) -> str:
-    return header(_tir(f), module=False)
+def print_prim_func(f: PrimFunc, namer: Any = None, **_: Any) -> str:
+    return header(_tir(f, namer=namer), module=False)
 
 
 def print_relax_function(f: rx.Function, show_all_ty: bool | None = None,
