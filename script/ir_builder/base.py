@@ -28,6 +28,10 @@ class IRBuilderFrame:
         """Called on a clean exit."""
 
 
+class NoActiveBuilder(RuntimeError, ValueError):
+    """A builder call outside every `with IRBuilder()` (a ValueError, as TVM raises)."""
+
+
 class IRBuilder:
     """`with IRBuilder() as ib: ...` then `ib.get()`: the outermost frame's result."""
 
@@ -57,7 +61,7 @@ class IRBuilder:
     @staticmethod
     def current() -> IRBuilder:
         if not IRBuilder._active:
-            raise RuntimeError("no IRBuilder is active: use `with IRBuilder() as ib:` first")
+            raise NoActiveBuilder("no IRBuilder is active: use `with IRBuilder() as ib:` first")
         return IRBuilder._active[-1]
 
     @staticmethod

@@ -15,6 +15,7 @@ from ...tir import stmt as ts
 from ...tir.function import PrimFunc
 from ..tir_nodes import comm_reducer  # noqa: F401 (a value, built the same way as in T)
 from .base import IRBuilder, IRBuilderFrame
+from .ir import enclosing_module
 
 
 class _Frame(IRBuilderFrame):
@@ -82,9 +83,19 @@ class _PrimFuncFrame(_Frame):
         self.ret_dtype = "void"
 
     def build(self, stmts: list[Any]) -> None:
-        func = PrimFunc(tuple(self.params), tuple(self.buffer_map), self.body_of(stmts),
-                        tuple(self.attrs.items()), self.ret_dtype)
-        IRBuilder.current().result = func
+        body = self.body_of(stmts) if stmts else ts.Evaluate(0)  # TVM's empty function body
+        module = enclosing_module()
+        attrs = dict(self.attrs)
+        if module is not None:  # in a module the function's name is its GlobalVar's
+            name = str(attrs.pop("global_symbol", f"func_{len(module.functions)}"))
+            if not self.private:
+                attrs["global_symbol"] = name
+        func = PrimFunc(tuple(self.params), tuple(self.buffer_map), body,
+                        tuple(attrs.items()), self.ret_dtype)
+        if module is not None:
+            module.add(name, func)
+        else:
+            IRBuilder.current().result = func
 
 
 def prim_func(is_private: bool = False, s_tir: bool = False) -> _PrimFuncFrame:

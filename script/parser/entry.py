@@ -112,7 +112,9 @@ def _parse_class(cls: type, frame: Any, check_well_formed: bool = True) -> IRMod
     codes = [v.func.__code__ for v in vars(cls).values() if isinstance(v, DeferredFunction)]
     try:
         node, src = class_node(cls, codes, frame.f_code.co_filename, frame.f_lineno)
-        return parse_module(node, src, env, check_well_formed)
+        mod = parse_module(node, src, env, check_well_formed)
+        mod.__name__ = cls.__name__  # type: ignore[attr-defined] (TVM keeps the class name)
+        return mod
     except TVMScriptError as err:
         raise err.with_traceback(None) from None
 
