@@ -72,3 +72,30 @@ def test_parser_ir_module_keeps_the_class_name() -> None:
         pass
 
     assert Blank.__name__ == "Blank" and len(Blank.functions) == 0
+
+
+def test_relax_and_tir_functions_in_one_module() -> None:
+    from tvmlite.script import relax as RS
+    from tvmlite.script.ir_builder import relax as R
+
+    with IRBuilder() as ib:
+        with I.ir_module():
+            with T.prim_func():
+                T.func_name("noop")
+            with R.function():
+                R.func_name("main")
+                x = R.arg("x", RS.Tensor((4,), "float32"))
+                R.func_ret_value(x)
+    mod = ib.get()
+
+    @IS.ir_module
+    class Expected:
+        @TS.prim_func
+        def noop():
+            TS.evaluate(0)
+
+        @RS.function
+        def main(x: RS.Tensor((4,), "float32")) -> RS.Tensor((4,), "float32"):
+            return x
+
+    assert sorted(mod.names()) == ["main", "noop"] and structural_equal(mod, Expected)
