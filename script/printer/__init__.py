@@ -77,6 +77,15 @@ def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool | Non
     return header(body, module=True)
 
 
+def print_marked(f: PrimFunc, name: str, marks: dict[int, str]) -> str:
+    """A module of `f` alone, with the statements of `marks` (by id) commented and underlined,
+    and no syntax sugar: how TVM shows the IR of a schedule error."""
+    text = _tir(f, name, in_module=True, marks=marks)
+    lines = ["@I.ir_module", f"class {MODULE_NAME}:"]
+    lines += ["    " + ln if ln else ln for ln in text.split("\n")]
+    return header("\n".join(lines), module=True)
+
+
 def print_prim_func(f: PrimFunc, namer: Any = None, **_: Any) -> str:
     return header(_tir(f, namer=namer), module=False)
 
