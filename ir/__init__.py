@@ -1,7 +1,7 @@
 """The IR containers shared by every layer: IRModule, GlobalVar, struct info, the graph IR."""
 
 from ..tir.attrs import Attrs
-from ..tir.expr import Span
+from .base import Span
 from .expr import Call, Expr, Op, Tuple, TupleGetItem
 from .global_info import DummyGlobalInfo, GlobalInfo, VDevice
 from .ir_names import (  # noqa: F401 (TVM 0.27's tvm.ir names)

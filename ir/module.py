@@ -145,3 +145,10 @@ class IRModule:
 
     def __str__(self) -> str:
         return self.script()
+
+    def __repr__(self) -> str:
+        """The TVMScript, as TVM's repr; a module the printer cannot show lists its names."""
+        try:
+            return self.script()
+        except Exception:  # noqa: BLE001 (a repr must not raise)
+            return f"IRModule({self.names()})"

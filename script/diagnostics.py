@@ -68,18 +68,23 @@ def render(message: str, span: Span | None, source: SourceText | None) -> str:
     if span is None:
         return out[0]
     out.append(f" --> {location(span.source_name, span.line, span.column + 1)}")
-    text = source.line(span.line) if source is not None else ""
+    return "\n".join(out + (snippet(span, source) if source is not None else []))
+
+
+def snippet(span: Span, source: SourceText) -> list[str]:
+    """The gutter, the source line(s) of `span` and the carets under it; none when the
+    span's line is not in `source`."""
+    text = source.line(span.line)
     if not text:
-        return "\n".join(out)
-    if source is not None and span.line < span.end_line <= span.line + _MAX_SPAN_LINES:
-        return "\n".join(out + _multi_line(span, source))
+        return []
+    if span.line < span.end_line <= span.line + _MAX_SPAN_LINES:
+        return _multi_line(span, source)
     gutter = " " * (len(str(span.line)) + 1)
     if span.end_line == span.line and span.end_column > span.column:
         width = span.end_column - span.column
     else:
         width = max(1, len(text) - span.column)
-    out += [f"{gutter} |", f" {span.line} | {text}", f"{gutter} | {' ' * span.column}{'^' * width}"]
-    return "\n".join(out)
+    return [f"{gutter} |", f" {span.line} | {text}", f"{gutter} | {' ' * span.column}{'^' * width}"]
 
 
 _MAX_SPAN_LINES = 8  # a node spanning more shows its first line only

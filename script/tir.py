@@ -20,6 +20,7 @@ from ..tir.dtype import check_known, is_float
 from .parser import entry
 from .parser.core import ArgError, check_attrs, current
 from .parser.core import Wrap
+from .tir_intrin import dtype_first
 from .parser.tir_parser import (
     AllocateSpec,
     AxisSpec,
@@ -491,6 +492,7 @@ def Not(a: Any) -> tx.PrimExpr:  # noqa: N802 (TVM's name)
     return tx.Not(tx.const(a))
 
 
+@dtype_first
 def call_intrin(dtype: Any, op: str, *args: Any) -> tx.PrimExpr:
     """An intrinsic by its full name: `T.call_intrin("float32", "tir.exp", x)`."""
     return tx.Call(_dtype(dtype, 0), op, tuple(tx.StringImm(a) if isinstance(a, str) else

@@ -8,6 +8,7 @@ any machine; the CPU backend refuses them with an error saying they need a GPU.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -131,6 +132,18 @@ _register("tvm_thread_allreduce", "handle")
 _reinterpret_call = globals()["reinterpret"]
 
 
+def dtype_first(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Also accept the result dtype as a keyword after the operands (`T.reinterpret(x,
+    dtype="handle")`, as TVM's printer writes it): it moves to the front."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if "dtype" in kwargs:
+            args = (kwargs.pop("dtype"), *args)
+        return fn(*args, **kwargs)
+    return call
+
+
+@dtype_first
 def reinterpret(dtype: Any, value: Any, span: Any = None) -> tx.PrimExpr:
     """`T.reinterpret("int32", x)`: x's bits as `dtype`; to its own dtype, x itself."""
     value = tx.const(value)

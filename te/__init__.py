@@ -13,6 +13,8 @@ from .tensor import (  # noqa: A004 (TVM's names shadow builtins here on purpose
 )
 from .tensor import TensorSlice, tag_scope
 from .extern import ExternOp, extern, extern_primfunc
+from .scan import ScanOp, scan
+from .tensor import Operation
 from .math import (  # noqa: A004 (TVM's names)
     CommReducer, acos, acosh, all, any, asin, asinh, atan, atanh, comm_reducer, cos, cosh, div,
     floordiv, floormod, fmod, indexdiv, indexmod, isfinite, isinf, isnan, log2, log10, logaddexp,
@@ -101,5 +103,5 @@ __all__ = [
     "comm_reducer", "cos", "cosh", "div", "floordiv", "floormod", "fmod", "indexdiv", "indexmod",
     "isfinite", "isinf", "isnan", "log2", "log10", "logaddexp", "nearbyint", "power", "sin", "sinh",
     "tan", "trunc", "truncdiv", "truncmod", "TensorSlice", "popcount", "thread_axis", "ExternOp",
-    "extern", "extern_primfunc",
+    "extern", "extern_primfunc", "Operation", "ScanOp", "scan",
 ]

@@ -8,11 +8,11 @@ from typing import Any, Callable
 
 from ..tir import expr as tx
 from ..tir.stmt import Buffer, Stmt, make_buffer
-from .tensor import Tensor, _dims
+from .tensor import Operation, Tensor, _dims
 
 
 @dataclass(eq=False)
-class ExternOp:
+class ExternOp(Operation):
     name: str
     inputs: list[Tensor]
     input_placeholders: list[Buffer]
@@ -20,6 +20,14 @@ class ExternOp:
     body: Stmt
     tag: str = ""
     attrs: dict[str, Any] = field(default_factory=dict)
+    tensors: list[Tensor] = field(default_factory=list)  # its outputs
+
+    def results(self) -> list[Tensor]:
+        return self.tensors
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        return self.inputs
 
 
 def extern(shape: Any, inputs: list[Tensor], fcompute: Callable[[list[Buffer], list[Buffer]],
@@ -48,8 +56,8 @@ def extern(shape: Any, inputs: list[Tensor], fcompute: Callable[[list[Buffer], l
         raise TypeError(f"te.extern: fcompute must return a TIR statement, got "
                         f"{type(body).__name__}")
     op = ExternOp(name, list(inputs), ins, outs, body, tag, dict(attrs or {}))
-    tensors = [Tensor(b, op) for b in outs]  # type: ignore[arg-type]
-    return tensors if many else tensors[0]
+    op.tensors = [Tensor(b, op, k) for k, b in enumerate(outs)]
+    return list(op.tensors) if many else op.tensors[0]
 
 
 def extern_primfunc(input_tensors: list[Tensor], primfunc: Any, **kwargs: Any) -> Any:

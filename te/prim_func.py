@@ -21,7 +21,7 @@ from ..tir.stmt import (
 from .extern import ExternOp
 from .index_dtype import override_index_dtype
 from .multi_output import tuple_reduce_body
-from .tensor import AxisVar, ComputeOp, Reduce, Tensor, tensor_of
+from .tensor import AxisVar, ComputeOp, PlaceholderOp, Reduce, Tensor, tensors_read
 
 TRUE = tx.IntImm("bool", 1)
 
@@ -59,21 +59,6 @@ def combine(combiner: Any, a: tx.PrimExpr, b: tx.PrimExpr) -> tx.PrimExpr:
     return tx.binop(op, a, b)
 
 
-def _inputs(body: tx.PrimExpr) -> list[Tensor]:
-    found: list[Tensor] = []
-
-    class _Walk(Mutator):
-        def visit_BufferLoad(self, e: tx.BufferLoad) -> tx.PrimExpr:
-            t = tensor_of(e.buffer)
-            if t is not None and t not in found:
-                found.append(t)
-            self.visit(e.indices)
-            return e
-
-    _Walk().visit(body)
-    return found
-
-
 def _topo(outputs: list[Tensor]) -> list[Tensor]:
     order: list[Tensor] = []
     seen: set[int] = set()
@@ -88,7 +73,7 @@ def _topo(outputs: list[Tensor]) -> list[Tensor]:
         if isinstance(t.op, ComputeOp):
             epilogue = t.op.epilogue[1] if t.op.epilogue is not None else None
             bodies = [*(t.op.bodies or (t.op.body,)), *([] if epilogue is None else [epilogue])]
-            for u in [u for b in bodies for u in _inputs(b)]:
+            for u in [u for b in bodies for u in tensors_read(b)]:
                 visit(u)
         order.append(t)
         for sibling in getattr(t.op, "outputs", ()):  # every output of a multi-output op
@@ -333,6 +318,14 @@ def _uniquely_named_stmt(t: Tensor, seen: dict[str, int]) -> Stmt:
         op.name = base
 
 
+def _refuse_unsupported(tensors: list[Tensor]) -> None:
+    for t in tensors:
+        if not isinstance(t.op, (ComputeOp, ExternOp, PlaceholderOp)):
+            kind = type(t.op).__name__
+            raise TypeError(f"Unsupported Operation: te.{kind}. Only te.placeholder, te.compute "
+                            f"and te.extern are allowed (tensor {t.name!r} comes from a {kind})")
+
+
 def create_prim_func(args: list[Any], index_dtype_override: Any = None) -> PrimFunc:
     """A PrimFunc computing the compute tensors of `args` from its placeholders; a scalar
     `te.var` among `args` is a parameter of its own (as in TVM)."""
@@ -340,6 +333,7 @@ def create_prim_func(args: list[Any], index_dtype_override: Any = None) -> PrimF
     tensors = [a for a in args if isinstance(a, Tensor)]
     given = {id(t) for t in tensors}
     order = _topo([a for a in tensors if isinstance(a.op, (ComputeOp, ExternOp))])
+    _refuse_unsupported(order + tensors)
     missing = [t.name for t in order if not isinstance(t.op, (ComputeOp, ExternOp))
                and id(t) not in given]
     if missing:

@@ -53,8 +53,31 @@ class Reduce(tx.PrimExpr):
         return self.source.dtype
 
 
+class Operation:
+    """What every te op answers, as TVM's `te.Operation`: its outputs and the tensors it reads."""
+
+    def results(self) -> list[Tensor]:
+        raise NotImplementedError
+
+    def output(self, index: int) -> Tensor:
+        """The `index`-th output (the very tensor the op was built with)."""
+        outs = self.results()
+        if not 0 <= index < len(outs):
+            raise IndexError(f"op {getattr(self, 'name', '?')!r} has {len(outs)} output(s), "
+                             f"asked for output {index}")
+        return outs[index]
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.results())
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        raise NotImplementedError
+
+
 @dataclass(eq=False)
-class ComputeOp:
+class ComputeOp(Operation):
     name: str
     axis: tuple[AxisVar, ...]
     body: tx.PrimExpr
@@ -73,6 +96,16 @@ class ComputeOp:
     @property
     def reduce_axis(self) -> tuple[AxisVar, ...]:
         return self.body.axis if isinstance(self.body, Reduce) else ()
+
+    def results(self) -> list[Tensor]:
+        return self.outputs
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        found: list[Tensor] = []
+        for body in self.bodies or (self.body,):
+            found += [t for t in tensors_read(body) if t not in found]
+        return found
 
 
 @dataclass(frozen=True)
@@ -172,8 +205,16 @@ def decomposes(nest: LoopNest, red: Reduce) -> bool:
 
 
 @dataclass(eq=False)
-class PlaceholderOp:
+class PlaceholderOp(Operation):
     name: str
+    tensor: Tensor | None = None  # the placeholder itself
+
+    def results(self) -> list[Tensor]:
+        return [self.tensor] if self.tensor is not None else []
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        return []
 
 
 class Tensor:
@@ -299,7 +340,9 @@ def _dims(shape: Any) -> tuple[tx.PrimExpr, ...]:
 
 def placeholder(shape: Any, dtype: str = "float32", name: str = "placeholder") -> Tensor:
     """An input tensor of the prim_func being built."""
-    return Tensor(make_buffer(name, _dims(shape), str(dtype)), PlaceholderOp(name))
+    op = PlaceholderOp(name)
+    op.tensor = Tensor(make_buffer(name, _dims(shape), str(dtype)), op)
+    return op.tensor
 
 
 def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag: str = "",
@@ -318,8 +361,27 @@ def compute(shape: Any, fcompute: Callable[..., Any], name: str = "compute", tag
     body = tx.const(body) if not isinstance(body, tx.PrimExpr) else body
     check_reductions_on_top((body,))
     dtype = body.dtype
-    out = make_buffer(name, dims, dtype)
-    return Tensor(out, ComputeOp(name, axis, body, tag, dict(attrs or {})))
+    op = ComputeOp(name, axis, body, tag, dict(attrs or {}))
+    op.outputs = [Tensor(make_buffer(name, dims, dtype), op)]
+    return op.outputs[0]
+
+
+def tensors_read(body: tx.PrimExpr) -> list[Tensor]:
+    """The te tensors whose elements `body` loads, in first-use order."""
+    from ..tir.functor import Mutator
+
+    found: list[Tensor] = []
+
+    class _Walk(Mutator):
+        def visit_BufferLoad(self, e: tx.BufferLoad) -> tx.PrimExpr:
+            t = tensor_of(e.buffer)
+            if t is not None and t not in found:
+                found.append(t)
+            self.visit(e.indices)
+            return e
+
+    _Walk().visit(body)
+    return found
 
 
 def check_reductions_on_top(bodies: tuple[tx.PrimExpr, ...]) -> None:

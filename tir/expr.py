@@ -189,6 +189,25 @@ class IntImm(PrimExpr):
     def __int__(self) -> int:  # TVM users write int(sch.get(v)), int(loop.extent)
         return int(self.value)
 
+    # NOTE: as in TVM, a constant compares with a Python int by value (`T.int32(1) == 1`),
+    # hashes as that int, and is true when non-zero
+    def __eq__(self, other: object) -> bool:
+        if type(other) is IntImm:
+            return self.value == other.value and self.dtype == other.dtype
+        if isinstance(other, int):
+            return self.value == other
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        same = self.__eq__(other)
+        return same if same is NotImplemented else not same
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __bool__(self) -> bool:
+        return self.value != 0
+
     def __str__(self) -> str:  # TVM's str() of a constant is its TVMScript: `T.int64(3)`
         return self.script()
 
@@ -229,7 +248,10 @@ class Var(PrimExpr):
                  ty: Any = None, name_hint: str | None = None) -> None:
         # NOTE: TVM 0.27 spells the type `ty=` (`tirx.Var("m", ty="int64")`)
         object.__setattr__(self, "name", name_hint if name_hint is not None else name)
-        object.__setattr__(self, "dtype", ty if ty is not None else dtype)
+        dtype = ty if ty is not None else dtype
+        if type(dtype) is not str and _is_plain_pointer(dtype):
+            dtype = "handle"  # NOTE: TVM's `PointerType(PrimType("void"))` is T.handle
+        object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "span", span)
 
     def __repr__(self) -> str:
@@ -241,6 +263,12 @@ class Var(PrimExpr):
         return VarType(self.dtype)
 
 
+def _is_plain_pointer(ty: Any) -> bool:
+    """A pointer to void in no particular scope (what `T.handle()` declares)."""
+    return type(ty).__name__ == "PointerType" and not ty.storage_scope and \
+        getattr(ty.element_type, "dtype", ty.element_type) == "void"
+
+
 @dataclass(frozen=True, slots=True)
 class VarType:
     """The type of a TIR variable, as `var.ty` gives it; equal to its dtype string too."""
@@ -250,6 +278,9 @@ class VarType:
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             return self.dtype == other
+        if type(other).__name__ == "PrimStructInfo":  # TVM's `ir.PrimType(dtype)` (no value)
+            return getattr(other, "value", None) is None and getattr(other, "dtype", None) \
+                == self.dtype
         return isinstance(other, VarType) and other.dtype == self.dtype
 
     def __hash__(self) -> int:

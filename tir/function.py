@@ -98,11 +98,14 @@ class PrimFunc(metaclass=_PrimFuncMeta):
         return inferred_type(self)
 
     def script(self, **options: Any) -> str:
-        """The function as TVMScript; of TVM's printer options, the underline ones
-        (`path_to_underline`, `obj_to_underline`, ...) apply, the others change nothing here."""
+        """The function as TVMScript. Of TVM's printer options, the underline ones
+        (`path_to_underline`, `obj_to_underline`, ...) apply and `show_object_address` appends
+        each variable's and buffer's address to its name; the others change nothing here."""
         from ..script.printer import print_prim_func  # the printer lives above tir
+        from ..script.printer.common import Namer
 
-        return print_prim_func(self, **options)
+        namer = Namer(show_address=True) if options.get("show_object_address") else None
+        return print_prim_func(self, namer=namer, **options)
 
     def show(self, style: str | None = None, black_format: bool | None = None,
              **kwargs: Any) -> None:

@@ -121,6 +121,13 @@ class BufferStore(Stmt):
     indices: tuple[PrimExpr, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        # TVM's constructor takes Python numbers and a list: `BufferStore(A, 0.1, [0, i])`
+        if not isinstance(self.value, PrimExpr):
+            object.__setattr__(self, "value", const(self.value, self.buffer.dtype))
+        if type(self.indices) is not tuple:
+            object.__setattr__(self, "indices", tuple(const(i) for i in self.indices))
+
 
 class ForKind(enum.Enum):
     SERIAL = "serial"
@@ -140,8 +147,26 @@ class ForKind(enum.Enum):
 _FOR_KIND_CODES = {"serial": 0, "parallel": 1, "vectorized": 2, "unroll": 3, "thread_binding": 4}
 
 
+class _ForMeta(type):
+    """Accepts TVM's keywords too: `For(..., thread_binding=IterVar, annotations={...})`, and
+    Python ints for `min` / `extent`."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        binding = kwargs.pop("thread_binding", None)
+        if binding is not None:
+            kwargs["thread_tag"] = binding.thread_tag
+        if isinstance(kwargs.get("annotations"), dict):
+            kwargs["annotations"] = tuple(kwargs["annotations"].items())
+        for k, key in ((1, "min"), (2, "extent")):
+            if len(args) > k and isinstance(args[k], int):
+                args = (*args[:k], const(args[k], args[0].dtype), *args[k + 1:])
+            elif isinstance(kwargs.get(key), int):
+                kwargs[key] = const(kwargs[key], (args[0] if args else kwargs["loop_var"]).dtype)
+        return super().__call__(*args, **kwargs)
+
+
 @dataclass(frozen=True, slots=True)
-class For(Stmt):
+class For(Stmt, metaclass=_ForMeta):
     loop_var: Var
     min: PrimExpr
     extent: PrimExpr
@@ -255,6 +280,10 @@ class AttrStmt(Stmt):
     body: Stmt
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if isinstance(self.value, (bool, int, float)):  # `AttrStmt(iv, key, 1, body)`, as TVM
+            object.__setattr__(self, "value", const(self.value))
+
 
 # ---------------------------------------------------------------------------------------------
 # Blocks
@@ -279,13 +308,46 @@ class IterType(enum.Enum):
     THREAD = "T"  # a GPU thread index (`T.env_thread`, `T.launch_thread`)
 
 
+# TVM's IterVar kinds by code (`tirx.IterVar.DataPar` is 0, ...); the ones tvmlite models
+_ITER_TYPE_CODES = {0: IterType.SPATIAL, 1: IterType.THREAD, 2: IterType.REDUCE,
+                    4: IterType.OPAQUE}
+
+
+class _IterVarMeta(type):
+    """Accepts TVM's constructor too: `IterVar(dom, var, iter_type, thread_tag="")`, where
+    `dom` is a Range, a (begin, end) pair or None, `var` a Var or a name, `iter_type` a code."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if args and not isinstance(args[0], Var):
+            return super().__call__(**_iter_var_from_tvm(*args, **kwargs))
+        return super().__call__(*args, **kwargs)
+
+
+def _iter_var_from_tvm(dom: Any, var: Any, iter_type: Any, thread_tag: str = "",
+                       span: Any = None) -> dict[str, Any]:
+    if isinstance(dom, (tuple, list)):
+        lo, hi = (const(d) for d in dom)
+        both = isinstance(lo, IntImm) and isinstance(hi, IntImm)
+        dom = Range(lo, IntImm(hi.dtype, hi.value - lo.value) if both else hi - lo)
+    if not isinstance(var, Var):
+        var = Var(str(var), dom.extent.dtype if dom is not None else "int32")
+    if not isinstance(iter_type, IterType):
+        if iter_type not in _ITER_TYPE_CODES:
+            raise ValueError(f"IterVar: iter_type {iter_type} (TVM's code) is not modelled "
+                             "in tvmlite (DataPar, ThreadIndex, CommReduce and Opaque are)")
+        iter_type = _ITER_TYPE_CODES[iter_type]
+    return {"var": var, "dom": dom, "iter_type": iter_type, "thread_tag": thread_tag}
+
+
 @dataclass(frozen=True, slots=True)
-class IterVar:
+class IterVar(metaclass=_IterVarMeta):
     script = node_script
     var: Var
     dom: Range | None
     iter_type: IterType
     thread_tag: str = ""
+    # TVM's kind codes, for `IterVar(dom, var, IterVar.DataPar)`
+    DataPar, ThreadIndex, CommReduce, Opaque = 0, 1, 2, 4
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """`tvm.script.ir_builder`: build relax functions with Python `with` frames instead of parsing
 (`with IRBuilder() as ib: with R.function(): ...; ib.get()`)."""
 
-from . import base, relax  # noqa: F401
+from . import base, ir, relax, tirx  # noqa: F401
 from .base import IRBuilder, IRBuilderFrame
 
-__all__ = ["IRBuilder", "IRBuilderFrame", "base", "relax"]
+__all__ = ["IRBuilder", "IRBuilderFrame", "base", "ir", "relax", "tirx"]

@@ -6,6 +6,8 @@ lets it hand its result to the frame below (or to the builder, when it is the ou
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -26,6 +28,10 @@ class IRBuilderFrame:
         """Called on a clean exit."""
 
 
+class NoActiveBuilder(RuntimeError, ValueError):
+    """A builder call outside every `with IRBuilder()` (a ValueError, as TVM raises)."""
+
+
 class IRBuilder:
     """`with IRBuilder() as ib: ...` then `ib.get()`: the outermost frame's result."""
 
@@ -34,6 +40,7 @@ class IRBuilder:
     def __init__(self) -> None:
         self.frames: list[IRBuilderFrame] = []
         self.result: Any = None
+        self.span: Any = None  # what statements built now are located at (with_source_span)
 
     def __enter__(self) -> IRBuilder:
         IRBuilder._active.append(self)
@@ -42,10 +49,19 @@ class IRBuilder:
     def __exit__(self, *exc: Any) -> None:
         IRBuilder._active.pop()
 
+    @contextlib.contextmanager
+    def with_source_span(self, span: Any) -> Iterator[None]:
+        """Statements emitted inside take `span` (TVM's builder span scope)."""
+        saved, self.span = self.span, span
+        try:
+            yield
+        finally:
+            self.span = saved
+
     @staticmethod
     def current() -> IRBuilder:
         if not IRBuilder._active:
-            raise RuntimeError("no IRBuilder is active: use `with IRBuilder() as ib:` first")
+            raise NoActiveBuilder("no IRBuilder is active: use `with IRBuilder() as ib:` first")
         return IRBuilder._active[-1]
 
     @staticmethod

@@ -15,6 +15,7 @@ from ...ir import struct_info as si
 from ...ir.functor import ExprMutator
 from ...ir.ops.base import as_expr
 from .base import IRBuilder, IRBuilderFrame
+from .ir import enclosing_module
 
 
 def _frames(kind: type) -> list[Any]:
@@ -64,8 +65,12 @@ class FunctionFrame(IRBuilderFrame):
         ret = self.ret_value.struct_info
         if self.ret_sinfo is not None and (ret is None or not self.ret_sinfo.is_base_of(ret)):
             ret = self.ret_sinfo  # NOTE: TVM keeps the body's when it refines the annotation
-        builder.result = rx.Function(tuple(self.params), body, ret, self.is_pure,
-                                     tuple(attrs.items()))
+        func = rx.Function(tuple(self.params), body, ret, self.is_pure, tuple(attrs.items()))
+        module = enclosing_module()
+        if module is None:
+            builder.result = func
+        else:  # inside `with I.ir_module():` the function joins the module under its name
+            module.add(self.name or f"func_{len(module.functions)}", func)
 
 
 @dataclass

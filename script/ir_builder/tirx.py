@@ -7,6 +7,7 @@ leaving it builds its statement from that list (`For`, `While`, `IfThenElse`, `A
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from ...tir import expr as tx
@@ -14,6 +15,7 @@ from ...tir import stmt as ts
 from ...tir.function import PrimFunc
 from ..tir_nodes import comm_reducer  # noqa: F401 (a value, built the same way as in T)
 from .base import IRBuilder, IRBuilderFrame
+from .ir import enclosing_module
 
 
 class _Frame(IRBuilderFrame):
@@ -50,8 +52,11 @@ def _frame(kind: type) -> Any:
 
 
 def _emit(stmt: ts.Stmt) -> None:
-    """Into the innermost TIR frame; outside every frame, into the builder's result."""
+    """Into the innermost TIR frame; outside every frame, into the builder's result. Under
+    `ib.with_source_span(span)`, a statement without a span takes that one."""
     builder = IRBuilder.current()
+    if builder.span is not None and getattr(stmt, "span", False) is None:
+        stmt = dataclasses.replace(stmt, span=builder.span)  # type: ignore[type-var]
     for f in reversed(builder.frames):
         if isinstance(f, _Frame):
             f.stmts.append(stmt)
@@ -73,10 +78,24 @@ class _PrimFuncFrame(_Frame):
     def __init__(self, is_private: bool, s_tir: bool) -> None:
         self.attrs: dict[str, Any] = {"s_tir": True} if s_tir else {}
         self.private = is_private
+        self.params: list[tx.Var] = []
+        self.buffer_map: list[tuple[tx.Var, ts.Buffer]] = []
+        self.ret_dtype = "void"
 
     def build(self, stmts: list[Any]) -> None:
-        func = PrimFunc((), (), self.body_of(stmts), tuple(self.attrs.items()))
-        IRBuilder.current().result = func
+        body = self.body_of(stmts) if stmts else ts.Evaluate(0)  # TVM's empty function body
+        module = enclosing_module()
+        attrs = dict(self.attrs)
+        if module is not None:  # in a module the function's name is its GlobalVar's
+            name = str(attrs.pop("global_symbol", f"func_{len(module.functions)}"))
+            if not self.private:
+                attrs["global_symbol"] = name
+        func = PrimFunc(tuple(self.params), tuple(self.buffer_map), body,
+                        tuple(attrs.items()), self.ret_dtype)
+        if module is not None:
+            module.add(name, func)
+        else:
+            IRBuilder.current().result = func
 
 
 def prim_func(is_private: bool = False, s_tir: bool = False) -> _PrimFuncFrame:
@@ -86,6 +105,51 @@ def prim_func(is_private: bool = False, s_tir: bool = False) -> _PrimFuncFrame:
 
 def func_attr(attrs: dict[str, Any]) -> None:
     _frame(_PrimFuncFrame).attrs.update(attrs)
+
+
+def func_name(name: str) -> None:
+    """`T.func_name("main")`: the function's global symbol."""
+    _frame(_PrimFuncFrame).attrs["global_symbol"] = name
+
+
+def func_ret(ret_type: Any) -> Any:
+    """`T.func_ret(ir.PrimType("int64"))`: what the function returns."""
+    _frame(_PrimFuncFrame).ret_dtype = str(getattr(ret_type, "dtype", ret_type))
+    return ret_type
+
+
+def arg(name: str, obj: Any) -> Any:
+    """`T.arg("A", T.Buffer(...))` or `T.arg("n", T.int32())`: the next parameter, named
+    `name`; a buffer parameter is passed as a handle mapped to the buffer."""
+    frame = _frame(_PrimFuncFrame)
+    if isinstance(obj, ts.Buffer):
+        obj = IRBuilder.name(name, obj)
+        handle = tx.Var(name, "handle")
+        frame.params.append(handle)
+        frame.buffer_map.append((handle, obj))
+        return obj
+    if not isinstance(obj, tx.Var):
+        raise TypeError(f"T.arg takes a buffer or a variable, not {type(obj).__name__}")
+    frame.params.append(IRBuilder.name(name, obj))
+    return obj
+
+
+def Buffer(shape: Any, dtype: str = "float32", data: Any = None, strides: Any = None,  # noqa: N802
+           elem_offset: Any = None, scope: str = "global", offset_factor: int = 0,
+           **tvm_only: Any) -> ts.Buffer:
+    """`T.Buffer((m, n), "float32")`: a buffer declaration (TVM's layout options ignored)."""
+    return ts.decl_buffer(shape, dtype, "buffer", data, strides, elem_offset, scope,
+                          offset_factor, **tvm_only)
+
+
+def match_buffer(param: Any, shape: Any, dtype: str = "float32", **kwargs: Any) -> ts.Buffer:
+    """`T.match_buffer(handle, shape, dtype)`: the buffer a handle parameter points to."""
+    frame = _frame(_PrimFuncFrame)
+    if not any(param is p for p in frame.params):
+        raise ValueError("T.match_buffer takes a handle parameter declared with T.arg")
+    buf = ts.decl_buffer(shape, dtype, param.name, **kwargs)
+    frame.buffer_map.append((param, buf))
+    return buf
 
 
 class _SBlockFrame(_Frame):
@@ -165,10 +229,11 @@ def writes(*regions: Any) -> None:
 class _ForFrame(_Frame):
     label = "T.grid"
 
-    def __init__(self, extents: tuple[Any, ...], kind: ts.ForKind) -> None:
+    def __init__(self, extents: tuple[Any, ...], kind: ts.ForKind,
+                 thread: str | None = None) -> None:
         ext = [tx.const(e) for e in extents]
         self.loops = [(tx.Var("v", e.dtype), e) for e in ext]
-        self.kind = kind
+        self.kind, self.thread = kind, thread
 
     def value(self) -> Any:
         vars_ = [v for v, _ in self.loops]
@@ -177,7 +242,8 @@ class _ForFrame(_Frame):
     def build(self, stmts: list[Any]) -> None:
         body = self.body_of(stmts)
         for var, extent in reversed(self.loops):
-            body = ts.For(var, tx.IntImm(extent.dtype, 0), extent, self.kind, body)
+            body = ts.For(var, tx.IntImm(extent.dtype, 0), extent, self.kind, body,
+                          self.thread)
         _emit(body)
 
 
@@ -197,6 +263,39 @@ serial = _loop(ts.ForKind.SERIAL)
 parallel = _loop(ts.ForKind.PARALLEL)
 vectorized = _loop(ts.ForKind.VECTORIZED)
 unroll = _loop(ts.ForKind.UNROLLED)
+
+
+def thread_binding(extent: Any, thread: str) -> _ForFrame:
+    """`with T.thread_binding(n, thread="threadIdx.x") as i:` a loop over [0, n) run by GPU
+    threads along `thread`."""
+    return _ForFrame((extent,), ts.ForKind.THREAD_BINDING, thread)
+
+
+def env_thread(thread_tag: str, dtype: str = "int32") -> ts.IterVar:
+    """`T.env_thread("blockIdx.x")`: a GPU thread axis (its extent comes with launch_thread)."""
+    return ts.IterVar(tx.Var(thread_tag.replace(".", "_"), dtype), None, ts.IterType.THREAD,
+                      thread_tag)
+
+
+class _LaunchFrame(_Frame):
+    label = "T.launch_thread"
+
+    def __init__(self, axis: ts.IterVar, extent: tx.PrimExpr) -> None:
+        self.axis, self.extent = axis, extent
+
+    def value(self) -> Any:
+        return self.axis.var
+
+    def build(self, stmts: list[Any]) -> None:
+        _emit(ts.AttrStmt(self.axis, "thread_extent", self.extent, self.body_of(stmts)))
+
+
+def launch_thread(thread: ts.IterVar | str, extent: Any) -> _LaunchFrame:
+    """`with T.launch_thread(env_thread_axis_or_tag, n):` n GPU threads along the axis."""
+    axis = env_thread(thread) if isinstance(thread, str) else thread
+    value = tx.const(extent, axis.var.dtype)
+    dom = ts.Range(tx.IntImm(value.dtype, 0), value)
+    return _LaunchFrame(ts.IterVar(axis.var, dom, axis.iter_type, axis.thread_tag), value)
 
 
 class _WhileFrame(_Frame):
@@ -303,10 +402,32 @@ def _dtype(name: str) -> Any:
     return make
 
 
+def handle(dtype: str | None = None) -> tx.Var:
+    """`T.handle()`: a new handle variable (a pointer)."""
+    return tx.Var("v", "handle")
+
+
+class MetaVar:
+    """`T.meta_var(x)`: a Python value carried as is (`.value`); a list unpacks into one
+    MetaVar per element."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __iter__(self) -> Any:
+        return (MetaVar(v) for v in self.value)
+
+
+def meta_var(value: Any) -> MetaVar:
+    return MetaVar(value)
+
+
 _DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
            "float16", "float32", "float64", "bfloat16")
 globals().update({name: _dtype(name) for name in _DTYPES})
 
-__all__ = ["prim_func", "func_attr", "sblock", "axis", "reads", "writes", "grid", "serial",
+__all__ = ["prim_func", "func_attr", "func_name", "func_ret", "arg", "Buffer", "match_buffer",
+           "thread_binding", "env_thread", "launch_thread", "handle", "meta_var", "MetaVar",
+           "sblock", "axis", "reads", "writes", "grid", "serial",
            "parallel", "vectorized", "unroll", "While", "If", "Then", "Else", "attr", "Assert",
            "evaluate", "buffer_store", "comm_reducer", *_DTYPES]

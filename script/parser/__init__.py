@@ -8,4 +8,8 @@ def __getattr__(name: str) -> object:
         import importlib
 
         return importlib.import_module("..tir" if name == "tirx" else f"..{name}", __name__)
+    if name == "ir_module":  # `from tvm.script.parser import ir_module`
+        from .entry import ir_module
+
+        return ir_module
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

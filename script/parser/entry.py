@@ -114,6 +114,7 @@ def _parse_class(cls: type, frame: Any, check_well_formed: bool = True) -> IRMod
     try:
         node, src = class_node(cls, codes, frame.f_code.co_filename, frame.f_lineno)
         mod = parse_module(node, src, env, check_well_formed, with_python)
+        mod.__name__ = cls.__name__  # type: ignore[attr-defined] (TVM keeps the class name)
     except TVMScriptError as err:
         raise err.with_traceback(None) from None
     if not with_python:

@@ -99,10 +99,19 @@ def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool | Non
     return header(body, module=True)
 
 
-def print_prim_func(f: PrimFunc, **options: Any) -> str:
+def print_marked(f: PrimFunc, name: str, marks: dict[int, str]) -> str:
+    """A module of `f` alone, with the statements of `marks` (by id) commented and underlined,
+    and no syntax sugar: how TVM shows the IR of a schedule error."""
+    text = _tir(f, name, in_module=True, marks=marks)
+    lines = ["@I.ir_module", f"class {MODULE_NAME}:"]
+    lines += ["    " + ln if ln else ln for ln in text.split("\n")]
+    return header("\n".join(lines), module=True)
+
+
+def print_prim_func(f: PrimFunc, namer: Any = None, **options: Any) -> str:
     if wants_underline(options):
-        return underlined_script(f, lambda: print_prim_func(f), options)
-    return header(_tir(f), module=False)
+        return underlined_script(f, lambda: print_prim_func(f, namer), options)
+    return header(_tir(f, namer=namer), module=False)
 
 
 def print_relax_function(f: rx.Function, show_all_ty: bool | None = None,

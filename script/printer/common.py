@@ -30,7 +30,8 @@ class Namer:
     does), while a clash with a live name gets a `_1`, `_2` suffix.
     """
 
-    def __init__(self, taken: set[str] | None = None) -> None:
+    def __init__(self, taken: set[str] | None = None, show_address: bool = False) -> None:
+        self.show_address = show_address  # TVM's show_object_address: `x_0x7f..` names
         self.names: dict[int, str] = {}
         self.keep: list[Any] = []  # NOTE: holds the objects so their ids stay unique
         self.scopes: list[list[int]] = [[]]
@@ -40,6 +41,8 @@ class Namer:
         if id(obj) in self.names:
             return self.names[id(obj)]
         base = _identifier(hint)
+        if self.show_address:
+            base = f"{base}_0x{id(obj):x}"
         name, k = base, 0
         while name in self.live or name in RESERVED or keyword.iskeyword(name):
             k += 1

@@ -21,12 +21,16 @@ IND = "    "
 
 
 class TIRPrinter:
-    def __init__(self, namer: Namer | None = None) -> None:
+    def __init__(self, namer: Namer | None = None, marks: dict[int, str] | None = None) -> None:
         self.namer = namer or Namer()
         self.expr = ExprPrinter(self.name_of)
         self.lines: list[str] = []
         self.depth = 0
         self.loops: dict[tx.Var, ts.For] = {}
+        # statements to point at (by id): each prints under a `# label` comment, every line
+        # underlined; TVM then prints without sugar (no T.grid, an explicit root block)
+        self.marks = marks or {}
+        self.sugar = not self.marks
 
     # -- names ------------------------------------------------------------------------------
 
@@ -119,6 +123,7 @@ class TIRPrinter:
                     and not (root.reads or root.writes or root.init or root.match_buffers
                              or root.annotations)
                     and _is_true(body.predicate))  # type: ignore[union-attr]
+        implicit = implicit and self.sugar  # TVM's unsugared form shows the root block
         if not implicit:
             if _has_blocks(body) and root is None:  # an explicit root block prints itself
                 self.emit('# with T.sblock("root"):')
@@ -136,10 +141,25 @@ class TIRPrinter:
     # -- statements -------------------------------------------------------------------------
 
     def stmt(self, s: ts.Stmt) -> None:
+        label = self.marks.get(id(s))
+        if label is None:
+            start = len(self.lines)
+            getattr(self, "_" + type(s).__name__)(s)
+            if WATCHED:
+                mark_lines(s, self.lines, start)
+            return
+        self.emit(f"# {label}")
         start = len(self.lines)
         getattr(self, "_" + type(s).__name__)(s)
-        if WATCHED:
-            mark_lines(s, self.lines, start)
+        marked, self.lines[start:] = self.lines[start:], []
+        comments = {f"# {m}" for m in self.marks.values()}
+        for k, line in enumerate(marked):
+            text = line.lstrip(" ")
+            self.lines.append(line)
+            underlined = k + 1 < len(marked) and not marked[k + 1].strip(" ^")
+            if text in comments or not text.strip("^") or underlined:
+                continue  # a nested mark's comment or carets, or a line it underlines
+            self.lines.append(" " * (len(line) - len(text)) + "^" * len(text))
 
     def _SeqStmt(self, s: ts.SeqStmt) -> None:
         for x in s.seq:
@@ -226,7 +246,7 @@ class TIRPrinter:
 
     def _For(self, s: ts.For) -> None:
         loops = [s]
-        while _grid_next(loops[-1]) is not None:
+        while self.sugar and _grid_next(loops[-1]) is not None:
             loops.append(_grid_next(loops[-1]))  # type: ignore[arg-type]
         with self.namer.scope():
             names = [self.namer.define(f.loop_var, f.loop_var.name) for f in loops]
@@ -430,7 +450,7 @@ def _free_vars(f: PrimFunc) -> list[tx.Var]:
 
 
 def print_prim_func(f: PrimFunc, name: str | None = None, in_module: bool = False,
-                    namer: Namer | None = None) -> str:
-    """The function as TVMScript (no header)."""
+                    namer: Namer | None = None, marks: dict[int, str] | None = None) -> str:
+    """The function as TVMScript (no header); `marks` point at statements (see TIRPrinter)."""
     fname = name or dict(f.attrs).get("global_symbol") or "main"
-    return "\n".join(TIRPrinter(namer).function(f, fname, in_module))
+    return "\n".join(TIRPrinter(namer, marks).function(f, fname, in_module))

@@ -31,9 +31,7 @@ def conv_ref(x, w, stride, pad, dil, groups):
 
 def _inputs_of(t):
     """The compute tensors `t` reads, directly."""
-    from tvmlite.te.prim_func import _inputs
-
-    return _inputs(t.op.body)
+    return t.op.input_tensors
 
 
 def conv(xshape, wshape, stride, pad, dil, groups):

@@ -13,6 +13,7 @@ from ..function import free_vars
 from ..functor import post_order_visit, simplify, substitute
 from ..stmt import BlockRealize, BufferStore, For, ForKind, IterType
 from . import tree
+from .located import LocatedScheduleError, label
 from .state import Ctx, ScheduleError
 from .trace import LoopRV
 
@@ -108,12 +109,21 @@ def _check_plain(loop: For, what: str) -> None:
                             f"{[k for k, _ in loop.annotations]}")
 
 
-def _chain(ctx: Ctx, rvs: tuple[LoopRV, ...], what: str) -> tuple[tree.Path, list[For]]:
+def _chain(ctx: Ctx, rvs: tuple[LoopRV, ...], what: str, ordered: bool = False
+           ) -> tuple[tree.Path, list[For]]:
     """The perfect nest from the outermost to the innermost of `rvs` (each loop's body is the
-    next loop), as (path to the outermost, the loops of the nest)."""
+    next loop), as (path to the outermost, the loops of the nest). `ordered`: `rvs` must be
+    given outermost first (fuse); else in any order (reorder)."""
     paths = [ctx.loop_path(rv) for rv in rvs]
     if len({id(p[-1]) for p in paths}) != len(paths):
         raise ScheduleError(f"{what}: a loop is given twice")
+    for a, b in zip(paths, paths[1:]) if ordered else ():
+        if b[:len(a)] != a:
+            marked = [a[-1], b[-1]]
+            raise LocatedScheduleError(
+                what, f"The loops can't be fused because the outer loop "
+                f"{label(marked, a[-1])} is not the parent of the inner loop "
+                f"{label(marked, b[-1])}", ctx.func, ctx.func_name, marked)
     outer = min(paths, key=len)
     inner = max(paths, key=len)
     nest = [s for s in inner[len(outer) - 1:] if isinstance(s, For)]
@@ -122,15 +132,17 @@ def _chain(ctx: Ctx, rvs: tuple[LoopRV, ...], what: str) -> tuple[tree.Path, lis
                             f"one another")
     for a, b in zip(nest, nest[1:]):
         if a.body is not b:
-            raise ScheduleError(f"{what}: loop {a.loop_var.name!r} holds more than loop "
-                                f"{b.loop_var.name!r}; the loops must be perfectly nested")
+            raise LocatedScheduleError(
+                what, f"The loops are not in a chain because loop {a.loop_var.name!r} "
+                f"({label([a], a)}) holds more than loop {b.loop_var.name!r}; the loops must be "
+                f"perfectly nested", ctx.func, ctx.func_name, [a])
     return outer, nest
 
 
 def fuse(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, LoopRV]:
     if not rvs:
         raise ScheduleError("fuse needs at least one loop")
-    path, nest = _chain(ctx, rvs, "fuse")
+    path, nest = _chain(ctx, rvs, "fuse", ordered=True)
     if len(nest) != len(rvs):
         raise ScheduleError(f"fuse: the loops {[rv.var.name for rv in rvs]} must be adjacent")
     for i, lp in enumerate(nest):

@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from ...ir.module import GlobalVar
-from ...tir import expr as tx
-from ..diagnostics import DiagnosticError, SourceText
+from ....ir.module import GlobalVar
+from ....tir import expr as tx
+from ...diagnostics import DiagnosticError, SourceText
 
 _MISSING = object()
 _STACK: list[Parser] = []

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import te
-from ..tir import expr as tx
-from ..tir.functor import simplify
-from . import transform as T
-from .conv2d_flat import conv2d_nchw_flat
-from .epilogue import apply_epilogue
-from .conv2d_schedule import column_reader, conv2d_nchw_nest, parallel_copy
-from .matmul_schedule import matmul_nest
+from ... import te
+from ...tir import expr as tx
+from ...tir.functor import simplify
+from .. import transform as T
+from ..conv2d_flat import conv2d_nchw_flat
+from ..epilogue import apply_epilogue
+from ..conv2d_schedule import column_reader, conv2d_nchw_nest, parallel_copy
+from ..matmul_schedule import matmul_nest
 
 B = tx.BinaryOp
 
@@ -327,7 +327,13 @@ def pool2d(data: te.Tensor, kind: str, pool_size: Any, strides: Any, padding: An
     return te.compute(s.shape, avg, name="pool_avg")
 
 
-def adaptive_pool(data: te.Tensor, output_size: Any, kind: str = "avg") -> te.Tensor:
+def adaptive_pool(data: te.Tensor, output_size: Any, pool_type: str = "avg",
+                  layout: str = "NCHW") -> te.Tensor:
+    """TVM's adaptive pooling of NCHW data: output cell (y, x) pools the input rows
+    [y*H//oh, ceil((y+1)*H/oh)) and the columns likewise."""
+    if layout != "NCHW" or pool_type not in ("avg", "max"):
+        raise ValueError(f"adaptive_pool supports NCHW 'avg' / 'max' pooling, not {layout!r} "
+                         f"{pool_type!r}")
     n, c, h, w = data.shape
     oh, ow = (tx.const(s, "int64") if isinstance(s, int) else s for s in output_size)
 
@@ -346,8 +352,13 @@ def adaptive_pool(data: te.Tensor, output_size: Any, kind: str = "avg") -> te.Te
         inside = tx.binop(B.AND, ry < ly, rx < lx)
         yy = tx.binop(B.MIN, sy + ry, h - 1)
         xw = tx.binop(B.MIN, sx + rx, w - 1)
-        return te.sum(tx.Select(inside, data[b, f, yy, xw], tx.const(0.0, data.dtype)),
+        if pool_type == "max":
+            return te.max(tx.Select(inside, data[b, f, yy, xw], te.min_value(data.dtype)),
+                          axis=[ry, rx])
+        return te.sum(tx.Select(inside, data[b, f, yy, xw], tx.const(0, data.dtype)),
                       axis=[ry, rx])
+    if pool_type == "max":
+        return te.compute((n, c, oh, ow), body, name="adaptive_pool_max")
     s = te.compute((n, c, oh, ow), body, name="adaptive_pool_sum")
 
     def avg(b: Any, f: Any, y: Any, xx: Any) -> tx.PrimExpr:
@@ -355,3 +366,6 @@ def adaptive_pool(data: te.Tensor, output_size: Any, kind: str = "avg") -> te.Te
         _, lx = bounds(xx, w, ow)
         return s[b, f, y, xx] / tx.Cast(data.dtype, ly * lx)
     return te.compute(s.shape, avg, name="adaptive_pool_avg")
+
+
+from .pooling import global_pool  # noqa: E402,F401 (TVM's name; pooling reads pool2d above)
