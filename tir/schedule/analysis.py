@@ -70,7 +70,7 @@ def deep_accesses(block: Block) -> tuple[list[Access], list[Access]]:
     acc.visit(block.body)
     if block.init is not None:
         acc.visit(block.init)
-    local = acc.local
+    local = acc.local + list(block.alloc_buffers)
     keep = [(b, i) for b, i in acc.reads if not any(b is x for x in local)]
     return keep, [(b, i) for b, i in acc.writes if not any(b is x for x in local)]
 

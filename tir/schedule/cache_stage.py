@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..arith import constant_difference
+from ..arith import _summands, constant_difference, subtract
 from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
 from ..functor import Mutator, simplify
 from ..stmt import (
@@ -171,11 +171,17 @@ def _shift(idx: tuple[PrimExpr, ...], base: list[PrimExpr], sign: int) -> tuple[
     for i, b in zip(idx, base):
         if _is_zero(b):
             out.append(i)
-        elif sign < 0:
-            out.append(BinOp(BinaryOp.SUB, i, b))
+        elif sign < 0:  # TVM cancels what it can (`v_o * 32 + v_i` less `v_o * 32`)
+            cut = subtract(i, b)
+            out.append(BinOp(BinaryOp.SUB, i, b) if _is_sub_of(cut, i, b) else cut)
         else:
             out.append(BinOp(BinaryOp.ADD, b, i))
     return tuple(out)
+
+
+def _is_sub_of(cut: PrimExpr, i: PrimExpr, b: PrimExpr) -> bool:
+    """Did `subtract` fall back to a plain difference (nothing of `b` cancelled)?"""
+    return not any(t == x for t in _summands(b) for x in _summands(i))
 
 
 # -- the stage ---------------------------------------------------------------------------------
