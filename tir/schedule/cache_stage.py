@@ -314,8 +314,23 @@ def _nth(found: list[Buffer], n: int, what: str, block: str, kind: str) -> Buffe
     return found[n]
 
 
-def _cache_buffer(buf: Buffer, scope: str, alloc: list[tuple[PrimExpr, PrimExpr]]) -> Buffer:
-    name = f"{buf.name}_{scope.replace('.', '_')}"
+def _fresh(func: Any, name: str) -> str:
+    """`name`, or `name_1`, `name_2`... when a block or buffer of `func` has it."""
+    taken = {b.block.name for b in tree.blocks_under(func.body)}
+    for p in tree.walk(func.body):
+        if isinstance(p[-1], Block):
+            taken.update(b.name for b in p[-1].alloc_buffers)
+    taken.update(b.name for _, b in func.buffer_map)
+    out, k = name, 0
+    while out in taken:
+        k += 1
+        out = f"{name}_{k}"
+    return out
+
+
+def _cache_buffer(sc: _Scope, buf: Buffer, scope: str, alloc: list[tuple[PrimExpr, PrimExpr]]
+                  ) -> Buffer:
+    name = _fresh(sc.func, f"{buf.name}_{scope.replace('.', '_')}")
     shape = tuple(ext for _, ext in alloc)
     return Buffer(name, shape, buf.dtype, Var(name, "handle"), scope=scope)
 
@@ -336,7 +351,8 @@ def cache_read(ctx: Ctx, rv: BlockRV, index: int, scope: str,
     buf = _nth(read_buffers(target.block), index, what, target.block.name, "read")
     writer = _only_writer(sc, buf, what)
     kids = child_blocks(sc.block.body)
-    readers = [b for b in kids if _reads(b.block, buf) and (writer is None or b is not writer)]
+    after = kids[next(k for k, b in enumerate(kids) if b is writer) + 1:] if writer else kids
+    readers = [b for b in after if _reads(b.block, buf)]  # what depends on the writer
     chosen = set(consumers) if consumers else None
     if writer is not None:
         related = chosen if chosen is not None else {b.block.name for b in readers}
@@ -349,7 +365,7 @@ def cache_read(ctx: Ctx, rv: BlockRV, index: int, scope: str,
         loc, pos = sc.block, 0
         at = alloc = _input_region(sc, target, readers, buf)
     alloc_r = _fit(alloc, buf)
-    cache = _cache_buffer(buf, scope, alloc_r)
+    cache = _cache_buffer(sc, buf, scope, alloc_r)
     stage = _stage(cache.name, cache, buf, _fit(at, buf), alloc_r, read=True)
     body = _insert(sc.path[0], loc, pos, stage)
     stage_block = tree.find(stage, lambda s: isinstance(s, Block))[-1]  # type: ignore[index]
@@ -397,12 +413,13 @@ def cache_write(ctx: Ctx, rv: BlockRV, index: int, scope: str,
         raise ScheduleError(f"{what}: block {target.block.name!r} is not the only block "
                             f"writing {buf.name!r}")
     chosen = set(consumers or ())
-    related = {b.block.name for b in child_blocks(sc.block.body)
-               if b is not target and _reads(b.block, buf) and b.block.name not in chosen}
+    kids = child_blocks(sc.block.body)
+    after = kids[next((k for k, b in enumerate(kids) if b is target), -1) + 1:]
+    related = {b.block.name for b in after if _reads(b.block, buf) and b.block.name not in chosen}
     loc, pos = _location(sc.block, target.block, related)
     at = _window(target, sc.path, loc, buf, False)
     alloc_r = _fit(_window(target, sc.path, sc.block, buf, False), buf)
-    cache = _cache_buffer(buf, scope, alloc_r)
+    cache = _cache_buffer(sc, buf, scope, alloc_r)
     stage = _stage(cache.name, cache, buf, _fit(at, buf), alloc_r, read=False)
     body = _insert(sc.path[0], loc, pos, stage)
     stage_block = tree.find(stage, lambda s: isinstance(s, Block))[-1]  # type: ignore[index]
