@@ -224,3 +224,21 @@ def test_cache_inplace_moves_declared_regions_and_the_opaque_handle():
     # the copy-in stage may now be cached again: D has one producer, the copy-out
     sch.cache_read(sch.get_block("D_local"), 0, "global", [sch.get_block("D_local")])
     assert "D_global[v0] = D[v0]" in sch.mod["main"].script()
+
+
+def test_reindex_cache_read_stages_for_the_block_only_where_cache_read_would():
+    sch = Schedule(two_users)
+    sch.reindex_cache_read("B", 0, "shared", lambda i: (i // 16, i % 16))
+    assert _loop_body_blocks(sch) == ["A", "A_shared", "B"]
+    text = sch.mod["main"].script()
+    assert 'A_shared = T.sblock_alloc_buffer((4, 16), scope="shared")' in text
+    assert "A_shared[vi // 16, vi % 16] = A[vi]" in text
+    assert "Z[vi] = A[vi] + B[vi]" in text  # other readers keep the buffer
+    verify_trace_roundtrip(sch, two_users)
+    _check(sch, _two_args, _two_expect)
+
+
+def test_reindex_cache_needs_one_point_access():
+    sch = Schedule(tiles)
+    with pytest.raises(ScheduleError, match="does not access one point of 'X'"):
+        sch.reindex_cache_read("tile", 0, "shared", lambda i: (i,))

@@ -8,7 +8,8 @@ from typing import Any
 
 from ..index_map import as_index_map
 from . import analysis, blockize, buffer_prims, layout, query, rfactor, structure
-from . import epilogue, pad_einsum, padding, read_write_at, reindex, sample_location, tensorize
+from . import epilogue, pad_einsum, padding, read_write_at, reindex, reindex_cache
+from . import sample_location, tensorize
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
 
@@ -241,7 +242,7 @@ class ExtraPrimitives:
         imap = as_index_map(index_map, ndim)
         return self._apply(f"reindex_cache_{kind}", {
             "block": block, f"{kind}_buffer_index": int(index), "storage_scope": scope,
-            "index_map": imap}, reindex.reindex_cache, block, kind, int(index), scope, imap)
+            "index_map": imap}, reindex_cache.reindex_cache, block, kind, int(index), scope, imap)
 
     def read_at(self, loop: LoopRV, block: BlockRV | str, read_buffer_index: int,
                 storage_scope: str) -> BlockRV:
