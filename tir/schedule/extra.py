@@ -196,11 +196,17 @@ class ExtraPrimitives:
 
     def annotate_buffer_access(self, block: BlockRV | str, buffer_index: int, buf_type: str,
                                gen_new_ranges: Any) -> None:
+        """Declares the region the block reads (writes) of a buffer: `gen_new_ranges` maps
+        the block's iter vars to one `(begin, end)` pair (or one point) per dim."""
+        block = self._block_rv(block)
+        node = self._ctx().block(block).block
+        found = (analysis.read_buffers(node) if buf_type == "read"
+                 else analysis.written_buffers(node))
+        ndim = found[buffer_index].ndim if 0 <= buffer_index < len(found) else 0
+        imap = buffer_prims.ranges_map(node, gen_new_ranges, ndim)
         self._apply("annotate_buffer_access", {"block": block, "buffer_index": buffer_index,
-                                               "buf_type": buf_type,
-                                               "gen_new_ranges": gen_new_ranges},
-                    buffer_prims.annotate_buffer_access, block, buffer_index, buf_type,
-                    gen_new_ranges)
+                                               "buf_type": buf_type, "gen_new_ranges": imap},
+                    buffer_prims.annotate_buffer_access, block, buffer_index, buf_type, imap)
 
     def reindex(self, block: BlockRV | str, buffer: Any) -> BlockRV:
         """Stages `buffer` through a new one indexed by the block's iter vars (reindex.py)."""
