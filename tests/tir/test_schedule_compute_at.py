@@ -192,30 +192,3 @@ def test_reverse_compute_at_refuses_a_consumer_reading_ahead():
     with pytest.raises(ScheduleError, match="reads only the part of 'B'"):
         sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[0])
     assert sch.mod["main"] is before
-
-
-@T.prim_func
-def unit_tiles(X: T.Buffer((4, 8), "float32"), Y: T.Buffer((4, 8), "float32")):
-    P = T.alloc_buffer((4, 8), "float32")
-    for i, j in T.grid(4, 8):
-        with T.block("P"):
-            vi, vj = T.axis.remap("SS", [i, j])
-            P[vi, vj] = X[vi, vj] + T.float32(1)
-    for i0, j0, i1, j1 in T.grid(2, 1, 2, 8):
-        with T.block("Y"):
-            vi = T.axis.spatial(4, i0 * 2 + i1)
-            vj = T.axis.spatial(8, j0 * 8 + j1)
-            Y[vi, vj] = P[vi, vj] * T.float32(3)
-
-
-def test_compute_at_under_a_unit_loop_drops_it_from_the_bindings():
-    sch = Schedule(unit_tiles)
-    sch.compute_at(sch.get_block("P"), sch.get_loops(sch.get_block("Y"))[1])
-    text = sch.mod["main"].script()
-    # j0 only takes 0: TVM's analyzer writes `ax1`, while i0 (two values) stays
-    assert "vi = T.axis.spatial(4, i0 * 2 + ax0)" in text
-    assert "vj = T.axis.spatial(8, ax1)" in text
-    x = RNG.random((4, 8), "float32")
-    y = np.zeros((4, 8), "float32")
-    interpret(sch.mod["main"], x, y)
-    np.testing.assert_allclose(y, (x + 1) * 3, rtol=1e-6)

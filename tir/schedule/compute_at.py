@@ -352,14 +352,17 @@ def _unit_loops(lpath: tree.Path) -> dict[Var, PrimExpr]:
 
 def _single_values(block: BlockRealize, dims: dict[Var, tuple[PrimExpr, int]],
                    lpath: tree.Path) -> dict[Var, tuple[PrimExpr, int]]:
-    """Window starts with the loops of extent 1 above as their only value, as TVM's analyzer
-    knows them (`T.axis.spatial(1, 0)`; `i2_0 * 8 + ax1` under `i2_0 in range(1)` is `ax1`)."""
+    """An iter var with a one-value domain whose window starts at loops of extent 1 takes
+    that start as a constant (TVM's analyzer knows those loops are 0: `T.axis.spatial(1, 0)`)."""
     units = _unit_loops(lpath)
     out = dict(dims)
     for iv in block.block.iter_vars:
         w = dims.get(iv.var)
-        if w is not None and units and any(v in units for v in free_vars(w[0])):
-            out[iv.var] = (simplify(substitute(w[0], units)), w[1])
+        if w is not None and w[1] == 1 and isinstance(iv.dom.extent, IntImm) \
+                and iv.dom.extent.value == 1:
+            start = simplify(substitute(w[0], units))
+            if isinstance(start, IntImm):
+                out[iv.var] = (start, 1)
     return out
 
 
