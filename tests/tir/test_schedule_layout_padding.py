@@ -90,3 +90,17 @@ def test_pad_value_must_have_the_buffers_dtype():
     with pytest.raises(ScheduleError, match="not a bijection"):
         sch.transform_layout("B", "B", lambda i: [i // 4, i % 4])
     assert sch.mod is before
+
+
+def test_assume_injective_leaves_the_padding_unused():
+    sch = Schedule(double)
+    sch.transform_layout("B", "B", lambda i: [i // 4, i % 4], assume_injective_transform=True)
+    text = sch.mod["main"].script()
+    assert "for i in range(14)" in text and "B[vi // 4, vi % 4] = A[vi] * 2" in text
+    a = np.arange(14, dtype="int32")
+    for b in _run_all(sch, a):
+        np.testing.assert_array_equal(b.reshape(-1)[:14], a * 2)
+        np.testing.assert_array_equal(b.reshape(-1)[14:], [0, 0])  # untouched
+    with pytest.raises(ScheduleError, match="not a bijection"):
+        Schedule(double).transform_layout("B", "B", lambda i: [i // 8, i % 4],
+                                          assume_injective_transform=True)

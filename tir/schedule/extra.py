@@ -139,7 +139,8 @@ class ExtraPrimitives:
                                          "index_map": imap, "pad_value": pad_value,
                                          "assume_injective_transform":
                                              assume_injective_transform},
-                    layout.transform_layout, block, kind, index, imap, pad_value)
+                    layout.transform_layout, block, kind, index, imap, pad_value,
+                    bool(assume_injective_transform))
 
     def transform_block_layout(self, block: BlockRV | str, index_map: Any) -> None:
         """Gives the block a new loop nest iterating its iter vars in `index_map`'s order."""

@@ -71,7 +71,9 @@ def buffer_of(ctx: Ctx, rv: BlockRV, kind: str, index: int, what: str) -> Buffer
 
 
 def transform_layout(ctx: Ctx, rv: BlockRV, kind: str, index: int, index_map: IndexMap,
-                     pad_value: Any) -> tuple[Any, None]:
+                     pad_value: Any, assume_injective: bool = False) -> tuple[Any, None]:
+    """Re-lays `buf` out through `index_map`. A map onto a bigger layout needs a pad_value
+    (layout_pad.py), or `assume_injective`: then the padding is only left unused."""
     what = "transform_layout"
     buf = buffer_of(ctx, rv, kind, index, what)
     if index_map.ndim != len(buf.shape):
@@ -86,7 +88,9 @@ def transform_layout(ctx: Ctx, rv: BlockRV, kind: str, index: int, index_map: In
     if pad_value is not None:
         pad_constant(pad_value, buf)  # the dtype must match, padded or not
     old_size = prod(int(simplify(d).value) for d in buf.shape)
-    if prod(int(d.value) for d in shape) != old_size:
+    new_size = prod(int(d.value) for d in shape)
+    if new_size != old_size and not (assume_injective and pad_value is None
+                                     and new_size > old_size):
         padded = None if pad_value is None else padded_producer(ctx.func, buf, new, index_map,
                                                                 pad_value)
         post = None
