@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import tvmlite as tvm
-from tvmlite.s_tir.schedule.testing import assert_structural_equal_ignore_global_symbol
+from tvmlite.s_tir.schedule.testing import (
+    assert_structural_equal_ignore_global_symbol, verify_trace_roundtrip,
+)
 from tvmlite.script import tir as T
 from tvmlite.tir.interpreter import run as interpret
 from tvmlite.tir.schedule import Schedule, ScheduleError
@@ -104,3 +106,20 @@ def test_assume_injective_leaves_the_padding_unused():
     with pytest.raises(ScheduleError, match="not a bijection"):
         Schedule(double).transform_layout("B", "B", lambda i: [i // 8, i % 4],
                                           assume_injective_transform=True)
+
+
+def test_pad_value_may_be_a_function_of_the_new_indices():
+    sch = Schedule(double)
+    sch.transform_layout("B", "B", lambda i: [i // 4, i % 4], pad_value=lambda i, j: i * 10 + j)
+    assert "pad_value=lambda i, j: (i * 10 + j,)" in str(sch.trace)
+    verify_trace_roundtrip(sch, double)
+    a = np.arange(14, dtype="int32")
+    for b in _run_all(sch, a):
+        np.testing.assert_array_equal(b.reshape(-1)[:14], a * 2)
+        np.testing.assert_array_equal(b[3, 2:], [32, 33])
+    from tvmlite.tir.stmt import decl_buffer
+
+    extra = decl_buffer((1,), "int32", name="other")
+    with pytest.raises(ScheduleError, match="may not read a buffer"):
+        Schedule(double).transform_layout("B", "B", lambda i: [i // 4, i % 4],
+                                          pad_value=lambda i, j: extra[0])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..index_map import as_index_map
+from ..index_map import IndexMap, as_index_map
 from . import analysis, blockize, buffer_prims, layout, query, rfactor, structure
 from . import epilogue, pad_einsum, padding, read_write_at, reindex, reindex_cache
 from . import sample_location, tensorize
@@ -135,6 +135,8 @@ class ExtraPrimitives:
         kind, index = self._buffer_arg(block, buffer)
         buf = layout.buffer_of(self._ctx(), block, kind, index, "transform_layout")
         imap = as_index_map(index_map, len(buf.shape))
+        if callable(pad_value) and not isinstance(pad_value, IndexMap):
+            pad_value = as_index_map(pad_value, len(imap.final_indices))
         self._apply("transform_layout", {"block": block, "buffer": (kind, index),
                                          "index_map": imap, "pad_value": pad_value,
                                          "assume_injective_transform":

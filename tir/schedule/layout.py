@@ -85,8 +85,8 @@ def transform_layout(ctx: Ctx, rv: BlockRV, kind: str, index: int, index_map: In
         raise ScheduleError(f"{what}: buffer {buf.name!r}: {err}") from None
     new = dataclasses.replace(buf, shape=tuple(shape), data=Var(buf.name, "handle"))
     body, producer = ctx.func.body, None
-    if pad_value is not None:
-        pad_constant(pad_value, buf)  # the dtype must match, padded or not
+    if pad_value is not None:  # the dtype must match, padded or not
+        pad_constant(pad_value, buf, tuple(Var(f"i{k}", "int32") for k in range(len(shape))))
     old_size = prod(int(simplify(d).value) for d in buf.shape)
     new_size = prod(int(d.value) for d in shape)
     if new_size != old_size and not (assume_injective and pad_value is None

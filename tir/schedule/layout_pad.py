@@ -28,11 +28,21 @@ from .analysis import accesses
 from .state import ScheduleError
 
 
-def pad_constant(pad_value: Any, buf: Buffer) -> PrimExpr:
+def pad_constant(pad_value: Any, buf: Buffer, at: tuple[PrimExpr, ...] = ()) -> PrimExpr:
     """The pad value as TVM converts it: a Python int (float) takes an integer (float)
-    buffer's dtype; anything else must already have the buffer's dtype."""
+    buffer's dtype; anything else must already have the buffer's dtype. An IndexMap (a
+    function of the new indices) is evaluated `at` them; it may not read a buffer."""
     from ..dtype import is_float
 
+    if isinstance(pad_value, IndexMap):
+        if len(at) != pad_value.ndim or len(pad_value.final_indices) != 1:
+            raise ScheduleError(f"transform_layout: pad_value must map the {len(at)} new "
+                                f"indices of buffer {buf.name!r} to one value")
+        value = pad_value.map_indices(list(at))[0]
+        if _reads_buffer(value):
+            raise ScheduleError(f"transform_layout: pad_value {value} of buffer {buf.name!r} "
+                                f"may not read a buffer")
+        pad_value = value
     if isinstance(pad_value, bool) or not isinstance(pad_value, (int, float, PrimExpr)):
         raise ScheduleError(f"transform_layout: pad_value must be a number or an expression "
                             f"of buffer {buf.name!r}'s dtype {buf.dtype}, got {pad_value!r}")
@@ -45,6 +55,20 @@ def pad_constant(pad_value: Any, buf: Buffer) -> PrimExpr:
         raise ScheduleError(f"transform_layout: pad_value {pad_value!r} has dtype {value.dtype} "
                             f"but buffer {buf.name!r} holds {buf.dtype}")
     return value
+
+
+def _reads_buffer(e: PrimExpr) -> bool:
+    from ..functor import Visitor
+
+    class _Loads(Visitor):
+        found = False
+
+        def visit_BufferLoad(self, x: BufferLoad) -> None:
+            self.found = True
+
+    finder = _Loads()
+    finder.visit(e)
+    return finder.found
 
 
 def _split_factor(index_map: IndexMap) -> int | None:
@@ -126,7 +150,7 @@ def padded_producer(func: Any, buf: Buffer, new: Buffer, index_map: IndexMap,
     lo, lin = Var(loop_var.name, dtype), Var(f"{loop_var.name}_1", dtype)
     pad = BinOp(BinaryOp.AND, BinOp(BinaryOp.EQ, vo, const(outer - 1, dtype)),
                 BinOp(BinaryOp.GE, vin, const(n.value % c, dtype)))
-    value = pad_constant(pad_value, buf)
+    value = pad_constant(pad_value, buf, (vo, vin))
     rewrite = _PadStores(buf, new, vi, (vo, vin), pad, value)
     recover = {vi: BinOp(BinaryOp.ADD, BinOp(BinaryOp.MUL, vo, const(c, dtype)), vin)}
     block = br.block
@@ -170,7 +194,7 @@ def padding_block(body: Stmt, buf: Buffer, new: Buffer, index_map: IndexMap,
                   BinOp(BinaryOp.GE, j, const(n.value % c, dtype)))
     ivs = (IterVar(vi, Range(const(0, dtype), const(outer, dtype)), IterType.SPATIAL),
            IterVar(vj, Range(const(0, dtype), const(c, dtype)), IterType.SPATIAL))
-    store = BufferStore(new, pad_constant(pad_value, buf), (vi, vj))
+    store = BufferStore(new, pad_constant(pad_value, buf, (vi, vj)), (vi, vj))
     pad: Stmt = BlockRealize((i, j), where, Block(f"{name}_pad_{buf.name}", ivs, store))
     pad = For(i, const(0, dtype), const(outer, dtype), ForKind.SERIAL,
               For(j, const(0, dtype), const(c, dtype), ForKind.SERIAL, pad))
