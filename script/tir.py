@@ -9,6 +9,7 @@ current frame. Both syntax generations are accepted (`T.Buffer[...]`/`T.Buffer(.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any
@@ -137,8 +138,10 @@ def match_buffer(param: Any, shape: Any = None, dtype: Any = None, **kwargs: Any
                       for r in region(param).region)  # as if written as numbers
     if dtype is None:
         dtype = region(param).buffer.dtype if is_region else "float32"
-    buf = make_buffer(p.pending_name or "buffer", _shape(shape, 1), _dtype(dtype, 2), **kwargs)
+    name = p.pending_name or "buffer"
+    buf = make_buffer(name, _shape(shape, 1), _dtype(dtype, 2), **kwargs)
     if is_region:
+        buf = _with_offset_var(buf, kwargs)
         source = region(param)
         _check_region_shape(source, buf)
         block_frame(p, "T.match_buffer of a region").match_buffers.append(
@@ -151,6 +154,17 @@ def match_buffer(param: Any, shape: Any = None, dtype: Any = None, **kwargs: Any
         raise ArgError(f"parameter {param.name!r} is already matched to a buffer", 0)
     frame.buffer_map.append((param, buf))
     return buf
+
+
+def _with_offset_var(buf: ts.Buffer, kwargs: dict[str, Any]) -> ts.Buffer:
+    """A region matched with an `offset_factor` and no `elem_offset` starts where the region
+    does, as TVM declares it: its element offset is a variable of its own (`A0.elem_offset`),
+    bound to the region's start when the block is lowered."""
+    factor = kwargs.get("offset_factor", 0)
+    if not factor or kwargs.get("elem_offset") is not None:
+        return buf
+    return dataclasses.replace(buf, elem_offset=tx.Var("elem_offset", "int32"),
+                               offset_factor=factor)
 
 
 def _check_region_shape(source: ts.BufferRegion, buf: ts.Buffer) -> None:

@@ -116,7 +116,24 @@ def _substitute_match_buffers(
         if m.buffer.ndim > len(mins):
             raise ValueError(f"match_buffer {m.buffer.name!r} has more dims than its source region")
         table[m.buffer] = (src, mins)
-    return _BufferRedirect(table).visit(body)
+    body = _BufferRedirect(table).visit(body)
+    return substitute(body, _matched_handles(matches, table)) if matches else body
+
+
+def _matched_handles(matches: tuple[MatchBufferRegion, ...],
+                     table: dict[Buffer, tuple[Buffer, tuple[PrimExpr, ...]]]
+                     ) -> dict[Var, PrimExpr]:
+    """What an opaque access's `A0.data` and `A0.elem_offset` stand for: the source's handle,
+    and the flat offset of the region's first element in it."""
+    out: dict[Var, PrimExpr] = {}
+    for m in matches:
+        src, mins = table[m.buffer]
+        if isinstance(m.buffer.data, Var) and src.data is not None:
+            out[m.buffer.data] = src.data
+        off = m.buffer.elem_offset
+        if isinstance(off, Var):
+            out[off] = _cast(flat_index(src, mins), off.dtype)
+    return out
 
 
 class _BufferRedirect(Mutator):

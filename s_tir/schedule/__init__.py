@@ -6,7 +6,7 @@ from ...tir.schedule import (  # noqa: F401
 
 from ...tir.schedule.extra import ScheduleState, StmtSRef  # noqa: F401
 from ...tir.schedule.instruction import InstructionKind  # noqa: F401
-from . import schedule  # noqa: F401  (the module, as TVM's path has it)
+from . import schedule, state  # noqa: F401  (the modules, as TVM's path has them)
 
 SBlockRV = BlockRV  # TVM 0.27's name of a block handle
 

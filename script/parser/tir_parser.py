@@ -351,7 +351,11 @@ def extent_of(lo: tx.PrimExpr, hi: tx.PrimExpr) -> tx.PrimExpr:
     `lo` with extent `e` as `lo, lo + e`, and must read back the same extent."""
     if isinstance(hi, tx.BinOp) and hi.op is tx.BinaryOp.ADD and _same(hi.a, lo):
         return hi.b
-    return hi - lo
+    from ...tir.arith import constant_difference
+
+    # TVM's parser simplifies the extent: `x[v * 2 - 3:v * 2 + 3]` has extent 6
+    d = constant_difference(hi, lo)
+    return tx.IntImm(promote(hi.dtype, lo.dtype), d) if d is not None else hi - lo
 
 
 def _same(a: tx.PrimExpr, b: tx.PrimExpr) -> bool:

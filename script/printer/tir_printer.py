@@ -100,6 +100,18 @@ class TIRPrinter:
         name = self.define_buffer(buf)
         return f"{name}: T.Buffer({self._buffer_args(buf, True)})"
 
+    def _alias_own_offset(self, buf: ts.Buffer, name: str) -> None:
+        """A matched region's offset variable (made by `offset_factor=`) prints as
+        `A0.elem_offset`, as its `data` prints as `A0.data`."""
+        off = buf.elem_offset
+        if isinstance(off, tx.Var) and buf.offset_factor and not self.namer.has(off):
+            self.namer.alias(off, f"{name}.elem_offset")
+
+    def _is_own_offset(self, buf: ts.Buffer) -> bool:
+        off = buf.elem_offset
+        return (isinstance(off, tx.Var) and self.namer.has(off)
+                and self.name_of(off).endswith(".elem_offset"))
+
     def _buffer_args(self, buf: ts.Buffer, with_dtype: bool) -> str:
         shape = ", ".join(self.expr(d) for d in buf.shape)
         parts = [f"({shape},)" if len(buf.shape) == 1 else f"({shape})"]
@@ -107,7 +119,7 @@ class TIRPrinter:
             parts.append(f'"{buf.dtype}"')
         if buf.strides:
             parts.append(f"strides=({', '.join(self.expr(s) for s in buf.strides)},)")
-        if buf.elem_offset is not None:
+        if buf.elem_offset is not None and not self._is_own_offset(buf):
             parts.append(f"elem_offset={self.expr(buf.elem_offset)}")
         if buf.scope != "global":
             parts.append(f'scope="{buf.scope}"')
@@ -297,6 +309,7 @@ class TIRPrinter:
                 self._alloc(buf)
             for m in b.match_buffers:
                 name = self.define_buffer(m.buffer)
+                self._alias_own_offset(m.buffer, name)
                 self.emit(f"{name} = T.match_buffer({self._region(m.source)}, "
                           f"{self._buffer_args(m.buffer, True)})")
             if b.init is not None:

@@ -53,6 +53,10 @@ def tir_defs_and_uses(node: Any) -> tuple[set[tx.Var], list[tx.Var]]:
             defs.update(x.lhs + x.rhs)
         elif isinstance(x, ts.Block):  # an allocation defines its data pointer
             defs.update(b.data for b in x.alloc_buffers if b.data is not None)
+            # a matched region defines its buffer's handle and offset variable
+            for m in x.match_buffers:
+                defs.update(v for v in (m.buffer.data, m.buffer.elem_offset)
+                            if isinstance(v, tx.Var))
         elif isinstance(x, ts.Allocate) and x.buffer.data is not None:
             defs.add(x.buffer.data)
         elif hasattr(x, "params") and hasattr(x, "buffer_map"):

@@ -189,12 +189,26 @@ def test_reindex_cache_read_write_match_tvm():
     np.testing.assert_allclose(c, a @ b, rtol=1e-5)
 
 
-def test_reindex_cache_needs_a_map_onto_iter_vars():
+def test_reindex_cache_needs_a_map_keeping_the_accessed_iter_vars():
     sch = Schedule(mm)
     before = sch.mod
-    with pytest.raises(ScheduleError, match="distinct iter vars of block 'C'"):
-        sch.reindex_cache_read("C", 1, "shared", lambda i, j, k: (j * 32 + k,))
+    with pytest.raises(ScheduleError, match="loses iter vars the access B"):
+        sch.reindex_cache_read("C", 1, "shared", lambda i, j, k: (j,))
     assert sch.mod is before
+
+
+def test_reindex_cache_with_computed_indices_sizes_the_cache_by_their_range():
+    sch = Schedule(mm)
+    sch.reindex_cache_read("C", 1, "shared", lambda i, j, k: (j * 32 + k, i // 4, i % 4))
+    text = sch.mod["main"].script()
+    assert 'B_shared = T.sblock_alloc_buffer((256, 4, 4), scope="shared")' in text
+    assert "B_shared[vj * 32 + vk, vi // 4, vi % 4] = B[vk, vj]" in text
+    verify_trace_roundtrip(sch, mm)
+    rng = np.random.default_rng(11)
+    a, b = rng.random((16, 32), "float32"), rng.random((32, 8), "float32")
+    c = np.zeros((16, 8), "float32")
+    tvm.build(sch.mod)(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
 
 
 @T.prim_func(s_tir=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..expr import IntImm
 from ..stmt import ForKind
-from . import blockize, cache, compute, loops, sample_location, sampling
+from . import blockize, cache, cache_stage, compute, loops, sample_location, sampling
 from . import rolling_buffer as rolling
 from .extra import ExtraPrimitives
 from .state import ScheduleBase, ScheduleError
@@ -131,18 +131,43 @@ class Schedule(ExtraPrimitives, ScheduleBase):
         self._apply("reverse_compute_inline", {"block": block}, compute.reverse_compute_inline,
                     block)
 
-    def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
-                   consumer_blocks: Any = None) -> BlockRV:
-        return self._apply("cache_read", {"block": block, "read_buffer_index": read_buffer_index,
-                                          "storage_scope": storage_scope},
-                           cache.cache_read, block, int(read_buffer_index), storage_scope)
+    def cache_read(self, block: BlockRV | str, read_buffer_index: Any, storage_scope: str,
+                   consumer_blocks: list[Any] | None = None) -> BlockRV:
+        """A `storage_scope` copy of a buffer the block reads, read by its consumers instead
+        (all readers, or `consumer_blocks`); where and how big: cache_stage.py."""
+        return self._cache("read", block, read_buffer_index, storage_scope, consumer_blocks)
 
-    def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str,
-                    consumer_blocks: Any = None) -> BlockRV:
-        return self._apply("cache_write", {"block": block,
-                                           "write_buffer_index": write_buffer_index,
-                                           "storage_scope": storage_scope},
-                           cache.cache_write, block, int(write_buffer_index), storage_scope)
+    def cache_write(self, block: BlockRV | str, write_buffer_index: Any, storage_scope: str,
+                    consumer_blocks: list[Any] | None = None) -> BlockRV:
+        """The block writes a `storage_scope` copy of its buffer, copied back after it
+        (`consumer_blocks` read the copy directly)."""
+        return self._cache("write", block, write_buffer_index, storage_scope, consumer_blocks)
+
+    def _cache(self, kind: str, block: Any, buffer: Any, scope: str, consumers: Any) -> BlockRV:
+        block = self._block_rv(block)
+        index = self._access_index(block, buffer, kind == "read")
+        rvs = [self._block_rv(c) for c in consumers or ()]
+        kwargs = {"block": block, f"{kind}_buffer_index": index, "storage_scope": scope}
+        if rvs:
+            kwargs["consumer_blocks"] = rvs
+        fn = cache_stage.cache_read if kind == "read" else cache_stage.cache_write
+        return self._apply(f"cache_{kind}", kwargs, fn, block, index, scope,
+                           [r.name for r in rvs] or None)
+
+    def _access_index(self, block: BlockRV, buffer: Any, reads: bool) -> int:
+        """A buffer given by index, name or Buffer, as its index among the block's reads
+        (or writes)."""
+        if isinstance(buffer, int) or hasattr(buffer, "__index__"):
+            return int(buffer)
+        from . import analysis
+
+        node = self._ctx().block(block).block
+        found = analysis.read_buffers(node) if reads else analysis.written_buffers(node)
+        for i, buf in enumerate(found):
+            if buf is buffer or (isinstance(buffer, str) and buf.name == buffer):
+                return i
+        raise ScheduleError(f"block {node.name!r} {'reads' if reads else 'writes'} no buffer "
+                            f"{buffer!r}")
 
     def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
         return self._apply("decompose_reduction", {"block": block, "loop": loop},

@@ -18,9 +18,11 @@ Access = tuple[Buffer, tuple[PrimExpr, ...]]
 
 
 class _Accesses(Visitor):
-    def __init__(self) -> None:
+    def __init__(self, deep: bool = False) -> None:
         self.reads: list[Access] = []
         self.writes: list[Access] = []
+        self.deep = deep
+        self.local: list[Buffer] = []  # allocated or matched by a nested block
 
     def visit_BufferLoad(self, e: BufferLoad) -> None:
         self.reads.append((e.buffer, e.indices))
@@ -31,7 +33,19 @@ class _Accesses(Visitor):
         self.generic_visit(s)
 
     def visit_BlockRealize(self, s: BlockRealize) -> None:
-        pass  # a nested block's accesses are its own
+        # a nested block's accesses are its own, unless its parent's are inferred (deep)
+        if self.deep:
+            self.local += s.block.alloc_buffers
+            self.visit(s.iter_values)
+            self.visit(s.predicate)
+            self.visit(s.block.body)
+            if s.block.init is not None:
+                self.visit(s.block.init)
+            for m in s.block.match_buffers:
+                self.local.append(m.buffer)
+                self.visit(m.source.region)
+                kind = self.writes if _matched_write(s.block, m) else self.reads
+                kind.append((m.source.buffer, tuple(r.min for r in m.source.region)))
 
 
 def accesses(block: Block) -> tuple[list[Access], list[Access]]:
@@ -43,13 +57,31 @@ def accesses(block: Block) -> tuple[list[Access], list[Access]]:
     return acc.reads, acc.writes
 
 
+def _matched_write(block: Block, m: Any) -> bool:
+    """Does the block write through the matched buffer (declared, or stored to)?"""
+    return any(w.buffer is m.source.buffer for w in block.writes) or any(
+        b is m.buffer for b, _ in accesses(block)[1])
+
+
+def deep_accesses(block: Block) -> tuple[list[Access], list[Access]]:
+    """(reads, writes) of a block with its nested blocks', what TVM infers for a block
+    without `T.reads`/`T.writes`: buffers the nested blocks allocate are left out."""
+    acc = _Accesses(deep=True)
+    acc.visit(block.body)
+    if block.init is not None:
+        acc.visit(block.init)
+    local = acc.local + list(block.alloc_buffers)
+    keep = [(b, i) for b, i in acc.reads if not any(b is x for x in local)]
+    return keep, [(b, i) for b, i in acc.writes if not any(b is x for x in local)]
+
+
 def read_buffers(block: Block) -> list[Buffer]:
     """What `read_buffer_index` counts, as in TVM: the declared `T.reads`, else the loaded
     buffers in order of first load -- without the buffer a reduction block (one with an init)
     accumulates into, which TVM leaves out of its reads."""
     if block.reads:
         return _unique([r.buffer for r in block.reads])
-    reads, writes = accesses(block)
+    reads, writes = deep_accesses(block)
     found = _unique(_sources(block, [b for b, _ in reads]))
     if block.init is not None:
         written = _sources(block, [w for w, _ in writes])
@@ -60,7 +92,7 @@ def read_buffers(block: Block) -> list[Buffer]:
 def written_buffers(block: Block) -> list[Buffer]:
     if block.writes:
         return _unique([r.buffer for r in block.writes])
-    return _unique(_sources(block, [b for b, _ in accesses(block)[1]]))
+    return _unique(_sources(block, [b for b, _ in deep_accesses(block)[1]]))
 
 
 def _sources(block: Block, bufs: list[Buffer]) -> list[Buffer]:

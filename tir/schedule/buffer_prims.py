@@ -10,8 +10,8 @@ import dataclasses
 from typing import Any
 
 from ..dtype import check_dtype
-from ..expr import BufferLoad, Cast, IntImm, PrimExpr, Var
-from ..functor import Mutator
+from ..expr import BufferLoad, Cast, IntImm, PrimExpr, Var, const
+from ..functor import Mutator, simplify
 from ..stmt import Block, BlockRealize, Buffer, BufferStore, For, ForKind, Stmt
 from . import tree
 from .analysis import read_buffers, written_buffers
@@ -182,7 +182,67 @@ def annotate_buffer_access(ctx: Ctx, rv: BlockRV, index: int, buf_type: str,
                             f"{len(found)} {buf_type} buffers; index {index} is out of range")
     key = f"explicit_{buf_type}_region"
     old = [int(v) for v in dict(br.block.annotations).get(key, []) if int(v) != index]
-    return _set_block_ann(ctx, rv, key, old + [index]), None
+    func = _set_block_ann(ctx, rv, key, old + [index])
+    region = _annotated_region(br.block, found[index], gen_new_ranges)
+    path = tree.block_path(func.body, br.block.name)
+    assert path is not None
+    blk = path[-1].block  # type: ignore[attr-defined]
+    declared = list(blk.reads if buf_type == "read" else blk.writes) or _inferred(blk, buf_type)
+    declared = [region if r.buffer is found[index] else r for r in declared]
+    blk = dataclasses.replace(blk, **{f"{buf_type}s": tuple(declared)})
+    return func.with_body(tree.replace(path, dataclasses.replace(path[-1], block=blk))), None
+
+
+def ranges_map(block: Block, gen_new_ranges: Any, ndim: int) -> Any:
+    """`gen_new_ranges` as the IndexMap TVM records: the block's iter vars to the flat list
+    `[begin0, end0, begin1, end1, ...]` (a point `e` stands for `(e, e + 1)`). A function
+    giving that flat list itself (a replayed trace's lambda) is taken as it is."""
+    from ..index_map import IndexMap
+
+    if isinstance(gen_new_ranges, IndexMap):
+        return gen_new_ranges
+    params = [iv.var for iv in block.iter_vars]
+    spec = list(gen_new_ranges(*params))
+    if len(spec) == 2 * ndim and not any(isinstance(r, (tuple, list)) for r in spec):
+        return IndexMap(params, [const(x) for x in spec])
+    flat: list[Any] = []
+    for rng in spec:
+        if isinstance(rng, (tuple, list)):
+            if len(rng) != 2:
+                raise ScheduleError("annotate_buffer_access: a range is (begin, end), got "
+                                    f"{len(rng)} values")
+            flat.extend(const(x) for x in rng)
+        else:
+            flat.extend([const(rng), const(rng) + 1])
+    return IndexMap(params, flat)
+
+
+def _annotated_region(block: Block, buf: Buffer, imap: Any) -> Any:
+    from ..arith import constant_difference
+    from ..stmt import BufferRegion, Range
+
+    ends = imap.map_indices([iv.var for iv in block.iter_vars])
+    if len(ends) != 2 * buf.ndim:
+        raise ScheduleError(f"annotate_buffer_access: buffer {buf.name!r} has {buf.ndim} dims, "
+                            f"got {len(ends) // 2} ranges")
+    out = []
+    for begin, end in zip(ends[::2], ends[1::2]):
+        d = constant_difference(end, begin)
+        out.append(Range(begin, IntImm(begin.dtype, d) if d is not None
+                         else simplify(end - begin)))
+    return BufferRegion(buf, tuple(out))
+
+
+def _inferred(block: Block, buf_type: str) -> list[Any]:
+    from .regions import point
+    from .analysis import accesses
+
+    found = read_buffers(block) if buf_type == "read" else written_buffers(block)
+    reads, writes = accesses(block)
+    first: dict[Any, Any] = {}
+    for b, idx in (reads if buf_type == "read" else writes):
+        first.setdefault(b, idx)
+    return [point(b, first[b]) for b in found if b in first]
 
 
 def unsafe_hide_buffer_access(ctx: Ctx, rv: BlockRV, buf_type: str, indices: list[int]

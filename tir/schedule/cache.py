@@ -1,8 +1,8 @@
-"""Buffer-staging primitives: cache_read, cache_write, decompose_reduction.
+"""Buffer-staging primitives: cache_inplace, decompose_reduction (cache_read and cache_write
+are in cache_stage.py).
 
-A cache stage is a copy block over the whole buffer (`B_local[v0, v1] = B[v0, v1]`) in its own
-loop nest, as TVM makes it; `compute_at`/`reverse_compute_at` then move it into a tile, and
-lowering compacts the cache to the tile (tir.lower.compact_local_buffers).
+A cache_inplace stage is a copy block over the whole buffer (`B_local[v0, v1] = B[v0, v1]`) in
+its own loop nest, as TVM makes it.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
 from ..function import free_vars
 from ..functor import Mutator, substitute
 from ..stmt import (
-    Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, IterVar, Range, SeqStmt,
-    Stmt, seq,
+    Block, BlockRealize, Buffer, BufferRegion, BufferStore, For, ForKind, IterType, IterVar,
+    Range, Stmt, seq,
 )
 from . import tree
-from .analysis import read_buffers, writers, written_buffers
+from .analysis import read_buffers, written_buffers
 from .state import Ctx, ScheduleError
 from .trace import BlockRV, LoopRV
 
@@ -28,6 +28,11 @@ class _Rename(Mutator):
 
     def __init__(self, old: Buffer, new: Buffer, loads: bool, stores: bool) -> None:
         self.old, self.new, self.loads, self.stores = old, new, loads, stores
+
+    def visit_Var(self, v: Var) -> PrimExpr:
+        # an opaque access (`T.call_extern(..., A.data)`) follows the buffer too
+        hit = self.stores and v is self.old.data and self.new.data is not None
+        return self.new.data if hit else v  # type: ignore[return-value]
 
     def visit_BufferLoad(self, e: BufferLoad) -> PrimExpr:
         idx = self.visit(e.indices)
@@ -73,60 +78,6 @@ def copy_nest(name: str, dst: Buffer, src: Buffer) -> Stmt:
     for ax, iv in reversed(list(zip(loops, ivs))):
         body = For(ax, IntImm(dtype, 0), iv.dom.extent, ForKind.SERIAL, body)
     return body
-
-
-def _stage(ctx: Ctx, rv: BlockRV, index: int, scope: str, write: bool) -> tuple[Any, BlockRV]:
-    what = "cache_write" if write else "cache_read"
-    path = ctx.block_path(rv)
-    br: BlockRealize = path[-1]  # type: ignore[assignment]
-    found = written_buffers(br.block) if write else read_buffers(br.block)
-    buf = _nth(found, index, what, br.block.name, "written" if write else "read")
-    cache = _cache_buffer(buf, scope)
-    renamed = dataclasses.replace(br, block=_Rename(buf, cache, loads=True,
-                                                     stores=write).generic_visit(br.block))
-    if write:  # the write-back stage follows the block's own loop nest
-        top = tree.exclusive_top(path)
-        nest = tree.replace(path[top:], renamed)
-        body = tree.replace(path[:top + 1], seq([nest, copy_nest(cache.name, buf, cache)]))
-    else:
-        body = _insert_read_stage(tree.replace(path, renamed), br.block.name, buf,
-                                  copy_nest(cache.name, cache, buf))
-    func = tree.add_root_alloc(ctx.func.with_body(body), cache)
-    return func, BlockRV(cache.name, ctx.func_name)
-
-
-def _insert_read_stage(body: Stmt, consumer: str, buf: Buffer, stage: Stmt) -> Stmt:
-    """Where TVM puts a cache_read stage: right after the last block that writes `buf`, in the
-    innermost statement list holding it and the consumer; for an input buffer, first in the
-    consumer's scope (its enclosing block). compute_at then moves it into a tile."""
-    cpath = tree.block_path(body, consumer)
-    assert cpath is not None
-    scope = max((i for i, s in enumerate(cpath[:-1]) if isinstance(s, Block)), default=-1)
-    order = {id(p[-1]): k for k, p in enumerate(tree.walk(body))}
-    in_scope = [p for p in writers(body, buf) if scope < 0 or any(s is cpath[scope] for s in p)]
-    before = [p for p in in_scope if order[id(p[-1])] < order[id(cpath[-1])]]
-    if before:
-        wpath = before[-1]
-        common = 0
-        while common < min(len(wpath), len(cpath)) and wpath[common] is cpath[common]:
-            common += 1
-        lca = cpath[common - 1]
-        if isinstance(lca, SeqStmt):
-            items = list(lca.seq)
-            at = next(k for k, c in enumerate(items) if c is wpath[common]) + 1
-            return tree.replace(cpath[:common], seq(items[:at] + [stage] + items[at:]))
-    if scope < 0:
-        return seq([stage, body])
-    blk: Block = cpath[scope]  # type: ignore[assignment]
-    return tree.replace(cpath[:scope + 1], dataclasses.replace(blk, body=seq([stage, blk.body])))
-
-
-def cache_read(ctx: Ctx, rv: BlockRV, index: int, scope: str) -> tuple[Any, BlockRV]:
-    return _stage(ctx, rv, index, scope, write=False)
-
-
-def cache_write(ctx: Ctx, rv: BlockRV, index: int, scope: str) -> tuple[Any, BlockRV]:
-    return _stage(ctx, rv, index, scope, write=True)
 
 
 def decompose_reduction(ctx: Ctx, rv: BlockRV, loop_rv: LoopRV) -> tuple[Any, BlockRV]:
@@ -198,9 +149,17 @@ def cache_inplace(ctx: Ctx, rv: BlockRV, index: int, scope: str) -> tuple[Any, l
         raise ScheduleError(f"{what}: block {br.block.name!r} reads {buf.name!r} but does not "
                             f"write it: it is not an in-place access (use cache_read)")
     cache = _cache_buffer(buf, scope)
-    renamed = dataclasses.replace(br, block=_Rename(buf, cache, loads=True,
-                                                     stores=True).generic_visit(br.block))
+    block = _Rename(buf, cache, loads=True, stores=True).generic_visit(br.block)
+    block = dataclasses.replace(block, reads=_renamed(block.reads, buf, cache),
+                                writes=_renamed(block.writes, buf, cache))
+    renamed = dataclasses.replace(br, block=block)
     copy_in, copy_out = cache.name, f"{cache.name}_1"
     staged = seq([copy_nest(copy_in, cache, buf), renamed, copy_nest(copy_out, buf, cache)])
     func = tree.add_root_alloc(ctx.func.with_body(tree.replace(path, staged)), cache)
     return func, [BlockRV(copy_in, ctx.func_name), BlockRV(copy_out, ctx.func_name)]
+
+
+def _renamed(regions: tuple[BufferRegion, ...], old: Buffer, new: Buffer
+             ) -> tuple[BufferRegion, ...]:
+    """Declared regions of `old` name `new` instead (same region: the copy is whole)."""
+    return tuple(BufferRegion(new, r.region) if r.buffer is old else r for r in regions)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..index_map import as_index_map
+from ..index_map import IndexMap, as_index_map
 from . import analysis, blockize, buffer_prims, layout, query, rfactor, structure
-from . import epilogue, pad_einsum, padding, read_write_at, reindex, sample_location, tensorize
+from . import epilogue, pad_einsum, padding, read_write_at, reindex, reindex_cache
+from . import sample_location, tensorize
 from .state import ScheduleError
 from .trace import BlockRV, ExprRV, LoopRV
 
@@ -135,11 +136,14 @@ class ExtraPrimitives:
         kind, index = self._buffer_arg(block, buffer)
         buf = layout.buffer_of(self._ctx(), block, kind, index, "transform_layout")
         imap = as_index_map(index_map, len(buf.shape))
+        if callable(pad_value) and not isinstance(pad_value, IndexMap):
+            pad_value = as_index_map(pad_value, len(imap.final_indices))
         self._apply("transform_layout", {"block": block, "buffer": (kind, index),
                                          "index_map": imap, "pad_value": pad_value,
                                          "assume_injective_transform":
                                              assume_injective_transform},
-                    layout.transform_layout, block, kind, index, imap, pad_value)
+                    layout.transform_layout, block, kind, index, imap, pad_value,
+                    bool(assume_injective_transform))
 
     def transform_block_layout(self, block: BlockRV | str, index_map: Any) -> None:
         """Gives the block a new loop nest iterating its iter vars in `index_map`'s order."""
@@ -196,11 +200,17 @@ class ExtraPrimitives:
 
     def annotate_buffer_access(self, block: BlockRV | str, buffer_index: int, buf_type: str,
                                gen_new_ranges: Any) -> None:
+        """Declares the region the block reads (writes) of a buffer: `gen_new_ranges` maps
+        the block's iter vars to one `(begin, end)` pair (or one point) per dim."""
+        block = self._block_rv(block)
+        node = self._ctx().block(block).block
+        found = (analysis.read_buffers(node) if buf_type == "read"
+                 else analysis.written_buffers(node))
+        ndim = found[buffer_index].ndim if 0 <= buffer_index < len(found) else 0
+        imap = buffer_prims.ranges_map(node, gen_new_ranges, ndim)
         self._apply("annotate_buffer_access", {"block": block, "buffer_index": buffer_index,
-                                               "buf_type": buf_type,
-                                               "gen_new_ranges": gen_new_ranges},
-                    buffer_prims.annotate_buffer_access, block, buffer_index, buf_type,
-                    gen_new_ranges)
+                                               "buf_type": buf_type, "gen_new_ranges": imap},
+                    buffer_prims.annotate_buffer_access, block, buffer_index, buf_type, imap)
 
     def reindex(self, block: BlockRV | str, buffer: Any) -> BlockRV:
         """Stages `buffer` through a new one indexed by the block's iter vars (reindex.py)."""
@@ -242,7 +252,7 @@ class ExtraPrimitives:
         imap = as_index_map(index_map, ndim)
         return self._apply(f"reindex_cache_{kind}", {
             "block": block, f"{kind}_buffer_index": int(index), "storage_scope": scope,
-            "index_map": imap}, reindex.reindex_cache, block, kind, int(index), scope, imap)
+            "index_map": imap}, reindex_cache.reindex_cache, block, kind, int(index), scope, imap)
 
     def read_at(self, loop: LoopRV, block: BlockRV | str, read_buffer_index: int,
                 storage_scope: str) -> BlockRV:

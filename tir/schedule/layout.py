@@ -24,6 +24,7 @@ from . import tree
 from .analysis import read_buffers, written_buffers
 from .block_layout_fuse import fused_layout, recovered_value
 from .bounded import BoundedDivision
+from .layout_pad import pad_constant, padded_producer, padding_block
 from .state import Ctx, ScheduleError
 from .trace import BlockRV
 
@@ -31,8 +32,12 @@ from .trace import BlockRV
 class _Remap(Mutator):
     """Accesses of `old` become accesses of `new` at the mapped indices."""
 
-    def __init__(self, old: Buffer, new: Buffer, index_map: IndexMap) -> None:
-        self.old, self.new, self.map = old, new, index_map
+    def __init__(self, old: Buffer, new: Buffer, index_map: IndexMap,
+                 skip: BlockRealize | None = None) -> None:
+        self.old, self.new, self.map, self.skip = old, new, index_map, skip
+
+    def visit_BlockRealize(self, s: BlockRealize) -> Stmt:
+        return s if s is self.skip else self.generic_visit(s)
 
     def visit_buffer(self, buf: Buffer) -> Buffer:  # type: ignore[override]
         return self.new if buf is self.old else buf
@@ -66,7 +71,9 @@ def buffer_of(ctx: Ctx, rv: BlockRV, kind: str, index: int, what: str) -> Buffer
 
 
 def transform_layout(ctx: Ctx, rv: BlockRV, kind: str, index: int, index_map: IndexMap,
-                     pad_value: Any) -> tuple[Any, None]:
+                     pad_value: Any, assume_injective: bool = False) -> tuple[Any, None]:
+    """Re-lays `buf` out through `index_map`. A map onto a bigger layout needs a pad_value
+    (layout_pad.py), or `assume_injective`: then the padding is only left unused."""
     what = "transform_layout"
     buf = buffer_of(ctx, rv, kind, index, what)
     if index_map.ndim != len(buf.shape):
@@ -76,14 +83,28 @@ def transform_layout(ctx: Ctx, rv: BlockRV, kind: str, index: int, index_map: In
         shape = index_map.map_shape(buf.shape)
     except ValueError as err:
         raise ScheduleError(f"{what}: buffer {buf.name!r}: {err}") from None
-    old_size = prod(int(simplify(d).value) for d in buf.shape)
-    if prod(int(d.value) for d in shape) != old_size:
-        dims = [int(simplify(d).value) for d in buf.shape]
-        raise ScheduleError(f"{what}: mapping buffer {buf.name!r} {dims} to "
-                            f"{[int(d.value) for d in shape]} is not a bijection; padded "
-                            f"layouts (pad_value) are not supported")
     new = dataclasses.replace(buf, shape=tuple(shape), data=Var(buf.name, "handle"))
-    body = _Remap(buf, new, index_map).visit(ctx.func.body)
+    body, producer = ctx.func.body, None
+    if pad_value is not None:  # the dtype must match, padded or not
+        pad_constant(pad_value, buf, tuple(Var(f"i{k}", "int32") for k in range(len(shape))))
+    old_size = prod(int(simplify(d).value) for d in buf.shape)
+    new_size = prod(int(d.value) for d in shape)
+    if new_size != old_size and not (assume_injective and pad_value is None
+                                     and new_size > old_size):
+        padded = None if pad_value is None else padded_producer(ctx.func, buf, new, index_map,
+                                                                pad_value)
+        post = None
+        if padded is None and pad_value is not None:
+            post = padding_block(_Remap(buf, new, index_map).visit(body), buf, new, index_map,
+                                 pad_value)
+        if padded is None and post is None:
+            dims = [int(simplify(d).value) for d in buf.shape]
+            raise ScheduleError(f"{what}: mapping buffer {buf.name!r} {dims} to "
+                                f"{[int(d.value) for d in shape]} is not a bijection; padded "
+                                f"layouts are only supported for one producer splitting a 1-d "
+                                f"buffer as `lambda i: [i // c, i % c]`, with a pad_value")
+        body, producer = padded if padded is not None else (post, None)
+    body = _Remap(buf, new, index_map, producer).visit(body)
     bmap = tuple((v, new if b is buf else b) for v, b in ctx.func.buffer_map)
     func = dataclasses.replace(ctx.func.with_body(body), buffer_map=bmap)
     return func, None

@@ -1,0 +1,125 @@
+"""transform_layout with padding (`pad_value`): a 14-element buffer split as
+`lambda i: [i // 4, i % 4]` becomes (4, 4). Its producer iterates the new layout storing the
+pad value in the padding when it does nothing else; otherwise a padding block follows it.
+Checked against numpy, compiled and interpreted, padding cells included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite.s_tir.schedule.testing import (
+    assert_structural_equal_ignore_global_symbol, verify_trace_roundtrip,
+)
+from tvmlite.script import tir as T
+from tvmlite.tir.interpreter import run as interpret
+from tvmlite.tir.schedule import Schedule, ScheduleError
+
+
+@T.prim_func(s_tir=True)
+def double(A: T.Buffer((14,), "int32"), B: T.Buffer((14,), "int32")):
+    for i in range(14):
+        with T.sblock("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] * 2
+
+
+@T.prim_func(s_tir=True)
+def double_padded(A: T.Buffer((14,), "int32"), B: T.Buffer((4, 4), "int32")):
+    for i, j in T.grid(4, 4):
+        with T.sblock("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = T.if_then_else(vi == 3 and 2 <= vj, -1, A[vi * 4 + vj] * 2)
+
+
+def _expected(a: np.ndarray, pad: int) -> np.ndarray:
+    out = np.full(16, pad, "int32")
+    out[:14] = a * 2
+    return out.reshape(4, 4)
+
+
+def _run_all(sch: Schedule, a: np.ndarray) -> list[np.ndarray]:
+    outs = []
+    for run in (lambda *x: tvm.build(sch.mod)(*x), lambda *x: interpret(sch.mod["main"], *x)):
+        b = np.zeros((4, 4), "int32")
+        run(a, b)
+        outs.append(b)
+    return outs
+
+
+def test_a_producer_doing_nothing_else_iterates_the_padded_layout():
+    sch = Schedule(double)
+    sch.transform_layout("B", "B", lambda i: [i // 4, i % 4], pad_value=-1)
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], double_padded)
+    a = np.arange(14, dtype="int32")
+    for b in _run_all(sch, a):
+        np.testing.assert_array_equal(b, _expected(a, -1))
+
+
+@T.prim_func(s_tir=True)
+def double_and_mark(A: T.Buffer((14,), "int32"), B: T.Buffer((14,), "int32"),
+                    C: T.Buffer((14,), "int32")):
+    for i in range(14):
+        with T.sblock("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] * 2
+            C[vi] = 1
+
+
+def test_a_producer_with_other_effects_gets_a_padding_block():
+    sch = Schedule(double_and_mark)
+    sch.transform_layout("B", "B", lambda i: [i // 4, i % 4], pad_value=7)
+    text = sch.mod["main"].script()
+    assert "B[vi // 4, vi % 4] = A[vi] * 2" in text and "C[vi] = 1" in text
+    assert 'T.sblock("B_pad_B")' in text and "T.where(i == 3 and j >= 2)" in text
+    a = np.arange(14, dtype="int32")
+    for run in (lambda *x: tvm.build(sch.mod)(*x), lambda *x: interpret(sch.mod["main"], *x)):
+        b, c = np.zeros((4, 4), "int32"), np.zeros(14, "int32")
+        run(a, b, c)
+        np.testing.assert_array_equal(b, _expected(a, 7))
+        np.testing.assert_array_equal(c, np.ones(14, "int32"))
+
+
+def test_pad_value_must_have_the_buffers_dtype():
+    sch = Schedule(double)
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="has dtype int8 but buffer 'B' holds int32"):
+        sch.transform_layout("B", "B", lambda i: [i // 4, i % 4],
+                             pad_value=T.int8(0))
+    with pytest.raises(ScheduleError, match="has dtype float32 but buffer 'B' holds int32"):
+        sch.transform_layout("B", "B", lambda i: [i // 4, i % 4], pad_value=0.5)
+    with pytest.raises(ScheduleError, match="not a bijection"):
+        sch.transform_layout("B", "B", lambda i: [i // 4, i % 4])
+    assert sch.mod is before
+
+
+def test_assume_injective_leaves_the_padding_unused():
+    sch = Schedule(double)
+    sch.transform_layout("B", "B", lambda i: [i // 4, i % 4], assume_injective_transform=True)
+    text = sch.mod["main"].script()
+    assert "for i in range(14)" in text and "B[vi // 4, vi % 4] = A[vi] * 2" in text
+    a = np.arange(14, dtype="int32")
+    for b in _run_all(sch, a):
+        np.testing.assert_array_equal(b.reshape(-1)[:14], a * 2)
+        np.testing.assert_array_equal(b.reshape(-1)[14:], [0, 0])  # untouched
+    with pytest.raises(ScheduleError, match="not a bijection"):
+        Schedule(double).transform_layout("B", "B", lambda i: [i // 8, i % 4],
+                                          assume_injective_transform=True)
+
+
+def test_pad_value_may_be_a_function_of_the_new_indices():
+    sch = Schedule(double)
+    sch.transform_layout("B", "B", lambda i: [i // 4, i % 4], pad_value=lambda i, j: i * 10 + j)
+    assert "pad_value=lambda i, j: (i * 10 + j,)" in str(sch.trace)
+    verify_trace_roundtrip(sch, double)
+    a = np.arange(14, dtype="int32")
+    for b in _run_all(sch, a):
+        np.testing.assert_array_equal(b.reshape(-1)[:14], a * 2)
+        np.testing.assert_array_equal(b[3, 2:], [32, 33])
+    from tvmlite.tir.stmt import decl_buffer
+
+    extra = decl_buffer((1,), "int32", name="other")
+    with pytest.raises(ScheduleError, match="may not read a buffer"):
+        Schedule(double).transform_layout("B", "B", lambda i: [i // 4, i % 4],
+                                          pad_value=lambda i, j: extra[0])

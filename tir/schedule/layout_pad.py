@@ -1,0 +1,206 @@
+"""transform_layout with padding, for the case TVM rewrites the producer in place: a buffer
+`B` of n elements split as `lambda i: [i // c, i % c]` (n not a multiple of c) grows to
+`(ceil(n / c), c)`, and the one block writing `B[vi]` -- vi bound to a loop of its own over
+[0, n) -- instead iterates the new layout row by row, storing `pad_value` in the padding:
+
+    for i in range(14): B[vi] = A[vi]
+becomes
+    for i, j in T.grid(4, 4): B[vi, vj] = T.if_then_else(vi == 3 and 2 <= vj, 0, A[vi * 4 + vj])
+
+Every other access goes through the map. Layouts this does not cover stay refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..expr import BinaryOp, BinOp, BufferLoad, Call, IntImm, PrimExpr, Var, const
+from ..function import free_vars
+from ..functor import Mutator, substitute
+from ..index_map import IndexMap
+from ..stmt import (
+    Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, IterVar, Range, SeqStmt,
+    Stmt, seq,
+)
+from . import tree
+from .analysis import accesses
+from .state import ScheduleError
+
+
+def pad_constant(pad_value: Any, buf: Buffer, at: tuple[PrimExpr, ...] = ()) -> PrimExpr:
+    """The pad value as TVM converts it: a Python int (float) takes an integer (float)
+    buffer's dtype; anything else must already have the buffer's dtype. An IndexMap (a
+    function of the new indices) is evaluated `at` them; it may not read a buffer."""
+    from ..dtype import is_float
+
+    if isinstance(pad_value, IndexMap):
+        if len(at) != pad_value.ndim or len(pad_value.final_indices) != 1:
+            raise ScheduleError(f"transform_layout: pad_value must map the {len(at)} new "
+                                f"indices of buffer {buf.name!r} to one value")
+        value = pad_value.map_indices(list(at))[0]
+        if _reads_buffer(value):
+            raise ScheduleError(f"transform_layout: pad_value {value} of buffer {buf.name!r} "
+                                f"may not read a buffer")
+        pad_value = value
+    if isinstance(pad_value, bool) or not isinstance(pad_value, (int, float, PrimExpr)):
+        raise ScheduleError(f"transform_layout: pad_value must be a number or an expression "
+                            f"of buffer {buf.name!r}'s dtype {buf.dtype}, got {pad_value!r}")
+    if isinstance(pad_value, int) and not is_float(buf.dtype):
+        return IntImm(buf.dtype, pad_value)
+    if isinstance(pad_value, float) and is_float(buf.dtype):
+        return const(pad_value, buf.dtype)
+    value = const(pad_value)
+    if value.dtype != buf.dtype:
+        raise ScheduleError(f"transform_layout: pad_value {pad_value!r} has dtype {value.dtype} "
+                            f"but buffer {buf.name!r} holds {buf.dtype}")
+    return value
+
+
+def _reads_buffer(e: PrimExpr) -> bool:
+    from ..functor import Visitor
+
+    class _Loads(Visitor):
+        found = False
+
+        def visit_BufferLoad(self, x: BufferLoad) -> None:
+            self.found = True
+
+    finder = _Loads()
+    finder.visit(e)
+    return finder.found
+
+
+def _split_factor(index_map: IndexMap) -> int | None:
+    """c when the map is `lambda i: [i // c, i % c]`."""
+    if index_map.ndim != 1 or len(index_map.final_indices) != 2:
+        return None
+    (i,), (q, r) = index_map.initial_indices, index_map.final_indices
+    ok = (isinstance(q, BinOp) and q.op in (BinaryOp.FLOORDIV, BinaryOp.DIV) and q.a is i
+          and isinstance(r, BinOp) and r.op in (BinaryOp.FLOORMOD, BinaryOp.MOD) and r.a is i
+          and isinstance(q.b, IntImm) and isinstance(r.b, IntImm) and q.b.value == r.b.value)
+    return q.b.value if ok else None  # type: ignore[union-attr]
+
+
+class _PadStores(Mutator):
+    """In the producer: `B[vi]` becomes `B'[vo, vin]`, stores guarded by the padding."""
+
+    def __init__(self, old: Buffer, new: Buffer, vi: Var, new_idx: tuple[Var, Var],
+                 pad: PrimExpr, pad_value: PrimExpr) -> None:
+        self.old, self.new, self.vi, self.idx = old, new, vi, new_idx
+        self.pad, self.pad_value = pad, pad_value
+
+    def _is_point(self, idx: tuple[PrimExpr, ...]) -> bool:
+        return len(idx) == 1 and idx[0] is self.vi
+
+    def visit_BufferLoad(self, e: BufferLoad) -> PrimExpr:
+        if e.buffer is self.old and self._is_point(e.indices):
+            return BufferLoad(self.new, self.idx, e.span)
+        return self.generic_visit(e)
+
+    def visit_BufferStore(self, s: BufferStore) -> Stmt:
+        value = self.visit(s.value)
+        if s.buffer is not self.old:
+            return dataclasses.replace(s, value=value, indices=self.visit(s.indices))
+        guarded = Call(value.dtype, "tir.if_then_else", (self.pad, self.pad_value, value))
+        return BufferStore(self.new, guarded, self.idx, s.span)
+
+
+def padded_producer(func: Any, buf: Buffer, new: Buffer, index_map: IndexMap,
+                    pad_value: Any) -> tuple[Stmt, BlockRealize] | None:
+    """The function body with `buf`'s producer rewritten over the padded layout (and that
+    producer's new BlockRealize), or None when the pattern does not apply."""
+    c = _split_factor(index_map)
+    n = buf.shape[0] if len(buf.shape) == 1 else None
+    if c is None or not isinstance(n, IntImm) or n.value % c == 0:
+        return None
+    writers = [p for p in tree.walk(func.body) if isinstance(p[-1], BlockRealize)
+               and any(b is buf for b, _ in accesses(p[-1].block)[1])]
+    if len(writers) != 1:
+        return None
+    path = writers[0]
+    br: BlockRealize = path[-1]  # type: ignore[assignment]
+    stores = [idx for b, idx in accesses(br.block)[1] if b is buf]
+    vi = stores[0][0] if stores and len(stores[0]) == 1 else None
+    if not isinstance(vi, Var) or any(len(s) != 1 or s[0] is not vi for s in stores):
+        return None
+    k = next((k for k, iv in enumerate(br.block.iter_vars) if iv.var is vi), None)
+    if k is None or br.block.iter_vars[k].iter_type is not IterType.SPATIAL:
+        return None
+    loop_var = br.iter_values[k]
+    lpath = tree.find(func.body, lambda s: isinstance(s, For) and s.loop_var is loop_var)
+    if lpath is None:
+        return None
+    loop: For = lpath[-1]  # type: ignore[assignment]
+    others = [v for j, v in enumerate(br.iter_values) if j != k]
+    if not (isinstance(loop.min, IntImm) and loop.min.value == 0 and loop.extent == n) or \
+            any(loop_var in free_vars(v) for v in others) or \
+            any(loop_var in free_vars(v) for v in [br.predicate]):
+        return None
+    # only the producer under the loop (a perfect nest), and it has no other effect
+    nest = path[len(lpath) - 1:-1]
+    if any(not isinstance(s, For) or s.body is not nxt for s, nxt in zip(nest, nest[1:] +
+                                                                          [br])):
+        return None
+    if any(b is not buf for b, _ in accesses(br.block)[1]) or br.block.alloc_buffers:
+        return None
+    dtype = vi.dtype
+    outer = -(-n.value // c)
+    vo, vin = Var(vi.name, dtype), Var(f"{vi.name}_1", dtype)
+    lo, lin = Var(loop_var.name, dtype), Var(f"{loop_var.name}_1", dtype)
+    pad = BinOp(BinaryOp.AND, BinOp(BinaryOp.EQ, vo, const(outer - 1, dtype)),
+                BinOp(BinaryOp.GE, vin, const(n.value % c, dtype)))
+    value = pad_constant(pad_value, buf, (vo, vin))
+    rewrite = _PadStores(buf, new, vi, (vo, vin), pad, value)
+    recover = {vi: BinOp(BinaryOp.ADD, BinOp(BinaryOp.MUL, vo, const(c, dtype)), vin)}
+    block = br.block
+    ivs = list(block.iter_vars)
+    ivs[k:k + 1] = [IterVar(vo, Range(const(0, dtype), const(outer, dtype)), IterType.SPATIAL),
+                    IterVar(vin, Range(const(0, dtype), const(c, dtype)), IterType.SPATIAL)]
+    body = substitute(rewrite.visit(block.body), recover)
+    init = None if block.init is None else substitute(rewrite.visit(block.init), recover)
+    new_block = dataclasses.replace(block, iter_vars=tuple(ivs), body=body, init=init,
+                                    reads=(), writes=())
+    values = list(br.iter_values)
+    values[k:k + 1] = [lo, lin]
+    new_br = dataclasses.replace(br, iter_values=tuple(values), block=new_block)
+    inner = tree.replace(path[len(lpath) - 1:], new_br).body  # type: ignore[attr-defined]
+    nest = For(lo, const(0, dtype), const(outer, dtype), loop.kind,
+               For(lin, const(0, dtype), const(c, dtype), loop.kind, inner))
+    return tree.replace(lpath, nest), new_br
+
+
+def padding_block(body: Stmt, buf: Buffer, new: Buffer, index_map: IndexMap,
+                  pad_value: Any) -> Stmt | None:
+    """After the loop nest of `buf`'s one producer (its accesses already remapped), a block
+    storing `pad_value` into the padding of `new`, as TVM adds when the producer cannot be
+    rewritten in place (it has other effects)."""
+    c = _split_factor(index_map)
+    n = buf.shape[0] if len(buf.shape) == 1 else None
+    if c is None or not isinstance(n, IntImm) or n.value % c == 0:
+        return None
+    writers = [p for p in tree.walk(body) if isinstance(p[-1], BlockRealize)
+               and any(b is new for b, _ in accesses(p[-1].block)[1])]
+    if len(writers) != 1:
+        return None
+    path = writers[0]
+    name = path[-1].block.name  # type: ignore[attr-defined]
+    top = tree.exclusive_top(path)
+    dtype = n.dtype
+    outer = -(-n.value // c)
+    i, j = Var("i", dtype), Var("j", dtype)
+    vi, vj = Var("vi", dtype), Var("vj", dtype)
+    where = BinOp(BinaryOp.AND, BinOp(BinaryOp.EQ, i, const(outer - 1, dtype)),
+                  BinOp(BinaryOp.GE, j, const(n.value % c, dtype)))
+    ivs = (IterVar(vi, Range(const(0, dtype), const(outer, dtype)), IterType.SPATIAL),
+           IterVar(vj, Range(const(0, dtype), const(c, dtype)), IterType.SPATIAL))
+    store = BufferStore(new, pad_constant(pad_value, buf, (vi, vj)), (vi, vj))
+    pad: Stmt = BlockRealize((i, j), where, Block(f"{name}_pad_{buf.name}", ivs, store))
+    pad = For(i, const(0, dtype), const(outer, dtype), ForKind.SERIAL,
+              For(j, const(0, dtype), const(c, dtype), ForKind.SERIAL, pad))
+    parent = path[top - 1]
+    if isinstance(parent, SeqStmt):
+        items = list(parent.seq)
+        at = next(k for k, x in enumerate(items) if x is path[top]) + 1
+        return tree.replace(path[:top], seq(items[:at] + [pad] + items[at:]))
+    return tree.replace(path[:top + 1], seq([path[top], pad]))
