@@ -38,6 +38,7 @@ from ...transforms.matmul_rewrites import (
     ReorderTakeAfterMatmul,
 )
 from ...transforms.lift_params import LiftTransformParams
+from ...transforms.optimize_layout_transform import OptimizeLayoutTransform
 from ...transforms.lower_runtime_builtin import LowerRuntimeBuiltin
 from ...transforms.reshape_rewrite import RemoveRedundantReshape, RewriteDataflowReshape
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
@@ -66,4 +67,4 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "Gradient", "BindSymbolicVars",
            "RemoveRedundantReshape", "LazyGetInput", "LazySetOutput",
            "LazyTransformParams", "ToMixedPrecision",
            "AttachExternModules", "FastMathTransform", "AlterOpImpl",
-           "DataflowUseInplaceCalls", "LowerRuntimeBuiltin"]
+           "DataflowUseInplaceCalls", "LowerRuntimeBuiltin", "OptimizeLayoutTransform"]
