@@ -131,7 +131,8 @@ class FunctionCreator:
             return  # dead code: TVM asks for DeadCodeElimination first
         outs = [sub.get(id(v), v) for v in self.outputs]
         body: rx.Expr = outs[0] if len(outs) == 1 else rx.Tuple(tuple(outs))
-        attrs = {**attrs, "Primitive": True}
+        if "Codegen" not in attrs:  # an offloaded function is not one of ours to lower
+            attrs = {**attrs, "Primitive": True}
         fn = self.make(bindings, body, attrs)
         free = free_symbolic_vars(fn)
         if free:
@@ -232,6 +233,7 @@ class GroupedFunctions:
         self.funcs: dict[GlobalVar, Any] = dict(mod.functions)
         self.names = set(mod.names())
         self.added: list[tuple[GlobalVar, rx.Function]] = []
+        self.unnamed: list[rx.Function] = []  # each added function before it got its name
         self.tuple_index: dict[int, int] = {}
         self.deps: dict[int, list[Group]] = {}
         self.outer: dict[int, rx.Expr] = {}
@@ -368,10 +370,16 @@ class GroupedFunctions:
         return var
 
     def add_function(self, fn: rx.Function, name: str) -> GlobalVar:
-        for gv, f in self.added:
+        for (gv, _), f in zip(self.added, self.unnamed):
             if structural_equal(f, fn):
                 return gv
-        gv = GlobalVar(fresh_name(name, self.names))
+        self.unnamed.append(fn)
+        name = fresh_name(name, self.names)
+        codegen = fn.attr_dict.get("Codegen")
+        if codegen is not None:  # TVM's name: the fresh one, then the backend; and public
+            name = fresh_name(f"{name}_{codegen}", self.names)
+            fn = fn.with_attr("global_symbol", name)
+        gv = GlobalVar(name)
         self.names.add(gv.name_hint)
         self.added.append((gv, fn))
         return gv
