@@ -1,9 +1,10 @@
 """Offloaded graph functions as step programs: the compile side of the Python backends.
 
 `to_program(func, mod)` writes a relax Function as the plain-data program of program.py (calls
-of composite functions, global or local, become nested programs, constants become named arrays), which the
-`blas` and `cupy` runtimes run and an exported executable saves. `compile_function(func, mod)`
-is the shortcut for a backend of your own: an exportable numpy callable (kind "blas").
+of composite functions, global or local, become nested programs, constants become named
+arrays), which the `blas` and `cupy` runtimes run and an exported executable saves.
+`compile_function(func, mod)` is the shortcut for a backend of your own: an exportable numpy
+callable (kind "blas").
 """
 
 from __future__ import annotations
