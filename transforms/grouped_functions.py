@@ -22,6 +22,7 @@ from ..ir.structural import structural_equal
 from ..ir.usage_analysis import free_symbolic_vars
 from ..tir import expr as tx
 from ..vm.errors import TVMError
+from .bind_symbolic import renew_symbolic_vars
 from .graph_partition import Group
 
 
@@ -45,6 +46,7 @@ class FunctionCreator:
         self.n_const = 0
         self.partial_tuples: dict[int, list[int]] = {}  # tuple param -> indices it is read at
         self.function: rx.Function | None = None
+        self.result_struct_info: Any = None
 
     def append(self, b: Any) -> None:
         value = b.value if isinstance(b, rx.VarBinding) else None
@@ -139,7 +141,8 @@ class FunctionCreator:
             self.params.append(rx.Var("tir_vars", si.ShapeStructInfo(tuple(free))))
             self.arguments.append(rx.ShapeExpr(tuple(free)))
             fn = self.make(bindings, body, attrs)
-        self.function = fn
+        self.result_struct_info = fn.ret_struct_info  # in the caller's symbolic dims
+        self.function = renew_symbolic_vars(fn)
 
     def make(self, bindings: list[Any], body: rx.Expr, attrs: dict[str, Any]) -> rx.Function:
         blocks = (rx.DataflowBlock(tuple(bindings)),) if bindings else ()
@@ -343,7 +346,7 @@ class GroupedFunctions:
         fn = creator.function
         gv = self.add_function(fn, creator.name)  # type: ignore[arg-type]
         args = tuple(self.bind_item(_substitute(a, remap), out) for a in creator.arguments)
-        ret = fn.ret_struct_info  # type: ignore[union-attr]
+        ret = creator.result_struct_info
         call = rx.Call(rx.GlobalVarRef(gv, fn.struct_info), args,  # type: ignore[union-attr]
                        struct_info=ret)
         # a fresh variable, named as TVM's builder names those it emits; a sole output stands
