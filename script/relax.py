@@ -222,12 +222,28 @@ def _sinfo(x: Any) -> si.StructInfo:
 # -- function-level -----------------------------------------------------------------------------
 
 
-def dataflow() -> DataflowSpec:
+def dataflow() -> Any:
+    """The parser's marker; under an IRBuilder (`with IRBuilder():`), the builder's frame."""
+    if _building():
+        from .ir_builder import relax as builder
+
+        return builder.dataflow()
     return DataflowSpec()
 
 
 def output(*vars_: Any) -> None:
+    if _building():
+        from .ir_builder import relax as builder
+
+        builder.output(*vars_)
+        return
     check_output(vars_)
+
+
+def _building() -> bool:
+    from .ir_builder.base import IRBuilder
+
+    return IRBuilder.is_in_scope() and bool(IRBuilder.current().frames)
 
 
 def func_attr(attrs: dict[str, Any]) -> None:
