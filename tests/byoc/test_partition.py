@@ -226,3 +226,23 @@ def test_a_variable_shared_by_two_functions_is_refused():
     assert AddRelu.names() == ["main"]  # the clone is a copy
     with pytest.raises(ValueError, match="more than one place"):
         FuseOpsByPattern([("a.add", is_op("relax.add")(wildcard(), wildcard()))])(mod)
+
+
+def test_cublas_patterns_skip_a_match_whose_inner_value_escapes():
+    from tvmlite.backend.cublas import partition_for_cublas
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 16), "float16"), w: R.Tensor((16, 16), "float16")):
+            with R.dataflow():
+                w1 = R.permute_dims(w)
+                y = R.matmul(x, w1)
+                y1 = y  # y escapes the matmul + bias match through this binding
+                out = R.add(x, y1)
+                R.output(out)
+            return out
+
+    mod = partition_for_cublas(Mod)
+    # as TVM: the bias add is not taken in, the transposed matmul alone is offloaded
+    assert sorted(mod.names()) == ["fused_relax_permute_dims_relax_matmul_cublas", "main"]
