@@ -114,3 +114,30 @@ def test_fused_function_has_its_own_symbolic_dims():
     vm = relax.VirtualMachine(relax.build(relax.transform.FuseTIR()(fused), "llvm"), tvm.cpu())
     x = np.arange(12, dtype="float32").reshape(3, 4) / 10
     np.testing.assert_allclose(vm["main"](x).numpy(), np.exp(x) + x, rtol=1e-5)
+
+
+def test_fuse_tir_allocates_a_callees_buffers_before_its_result():
+    def mean(x):
+        return topi.divide(topi.sum(x, 1, keepdims=True), 8)
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", R.Tensor((4, 8), "float32"))
+    with bb.function("fused", [x], attrs={"Primitive": True}, private=True):
+        with bb.dataflow():
+            m = bb.emit_te(mean, x)
+            gv = bb.emit_output(bb.call_te(topi.sqrt, m))
+        bb.emit_func_output(gv)
+    fused_gv = bb.get().get_global_var("fused")
+    x = relax.Var("x", R.Tensor((4, 8), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            gv = bb.emit_output(relax.Call(fused_gv, (x,)))
+        bb.emit_func_output(gv)
+    after = relax.transform.FuseTIR()(bb.get())
+    (prim,) = [f for gv, f in after.functions.items() if gv.name_hint != "main"]
+    # the sum the mean keeps for itself comes first, then the mean's result (as TVM orders)
+    assert [b.name for b in prim.body.block.alloc_buffers] == ["T_sum", m.name_hint]
+    vm = relax.VirtualMachine(relax.build(after, "llvm"), tvm.cpu())
+    data = np.arange(32, dtype="float32").reshape(4, 8)
+    np.testing.assert_allclose(vm["main"](data).numpy(),
+                               np.sqrt(data.sum(1, keepdims=True) / 8), rtol=1e-6)
