@@ -63,6 +63,10 @@ def as_expr(value: Any) -> rx.Expr:
         return rx.PrimValue(e, si.PrimStructInfo(e.dtype, e))
     if isinstance(value, str):
         return rx.StringImm(value)
+    from ..module import GlobalVar
+
+    if isinstance(value, GlobalVar):  # `(cls.func, R.prim_value(0))` passes a function along
+        return rx.GlobalVarRef(value)
     raise TypeError(f"{value!r} ({type(value).__name__}) is not a relax value")
 
 
