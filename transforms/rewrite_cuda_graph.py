@@ -64,6 +64,7 @@ class _Planner:
         self.current: _Region | None = None
 
     def plan(self, func: rx.Function) -> None:
+        self.escaping = _returned_storages(func)
         for block in func.body.blocks:
             self.current = None
             for b in block.bindings:
@@ -94,7 +95,7 @@ class _Planner:
     def visit_call(self, b: Any, call: rx.Call) -> None:
         name = call.op.name if isinstance(call.op, Op) else None
         if name == _ALLOC_STORAGE:
-            if _constant_size(call):
+            if _constant_size(call) and id(b.var) not in self.escaping:
                 self.alloc.bindings.append(b)
                 self.region_of[id(b.var)] = self.alloc
                 self.static.add(id(b.var))
@@ -155,6 +156,27 @@ class _Planner:
         if isinstance(e, rx.Var):
             return id(e) in self.static and _no_symbolic_dims(e.struct_info)
         return False
+
+
+def _returned_storages(func: rx.Function) -> set[int]:
+    """The storages of tensors the function returns: a replayed graph would overwrite them
+    while the caller still holds them, so they stay allocated per call."""
+    value_of = {id(b.var): b.value for blk in func.body.blocks for b in blk.bindings
+                if isinstance(b, rx.VarBinding)}
+    out: set[int] = set()
+    todo, seen = _vars(func.body.body), set()
+    while todo:
+        v = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        value = value_of.get(id(v))
+        if isinstance(value, rx.Call) and isinstance(value.op, Op) and \
+                value.op.name == "relax.memory.alloc_tensor" and isinstance(value.args[0], rx.Var):
+            out.add(id(value.args[0]))
+        elif isinstance(value, (rx.Var, rx.Tuple, rx.TupleGetItem)):
+            todo.extend(_vars(value))
+    return out
 
 
 def _constant_size(call: rx.Call) -> bool:
@@ -252,10 +274,14 @@ class _Rewriter:
                         [rx.GlobalVarRef(gv), args, _prim(index)], ret)
         var = rx.Var("gv", ret)
         out.append(rx.VarBinding(var, call))
-        for i, v in enumerate(region.outputs):
-            new = type(v)(v.name_hint, v.struct_info)
-            out.append(rx.VarBinding(new, rx.TupleGetItem(var, i, v.struct_info)))
-            sub[id(v)] = new
+        index_of = {id(v): i for i, v in enumerate(region.outputs)}
+        for b in region.bindings:  # NOTE: in binding order; the tuple is in order of first use
+            if id(b.var) in index_of:
+                v = b.var
+                new = type(v)(v.name_hint, v.struct_info)
+                out.append(rx.VarBinding(new, rx.TupleGetItem(var, index_of[id(v)],
+                                                              v.struct_info)))
+                sub[id(v)] = new
 
     def add_function(self, base: str, fn: rx.Function) -> GlobalVar:
         gv = GlobalVar(fresh_name(base, self.names))
