@@ -1,0 +1,131 @@
+"""RewriteCUDAGraph: static storages lifted into `cuda_graph_alloc`, static runs that start at a
+kernel launch lifted into capture functions, only when `relax.backend.use_cuda_graph` is set."""
+
+import tvmlite as tvm
+from tvmlite import relax
+from tvmlite.ir.structural import assert_structural_equal
+from tvmlite.script import ir as I
+from tvmlite.script import relax as R
+from tvmlite.script import tir as T
+
+ENABLED = {"relax.backend.use_cuda_graph": True}
+
+
+def rewrite(mod, config=ENABLED):
+    with tvm.transform.PassContext(config=config):
+        return relax.transform.RewriteCUDAGraph()(mod)
+
+
+@I.ir_module
+class OneLaunch:
+    @R.function(pure=False)
+    def main():
+        storage0 = R.memory.alloc_storage(R.shape([8]), 0, "global", "float32")
+        alloc0 = R.memory.alloc_tensor(storage0, 0, R.shape([8]), "float32")
+        _ = R.call_packed("dummy_func", alloc0, R.dtype("float32"))
+        return R.tuple()
+
+
+@I.ir_module
+class OneLaunchRewritten:
+    @R.function(private=True)
+    def cuda_graph_alloc() -> R.Tuple(R.Any):
+        R.func_attr({"relax.force_pure": True})
+        storage0: R.Any = R.memory.alloc_storage(R.shape([8]), 0, "global", "float32")
+        gv: R.Tuple(R.Any) = (storage0,)
+        return gv
+
+    @R.function(private=True)
+    def main_cuda_graph_capture(alloc0: R.Tensor((8,), "float32")) -> R.Tuple:
+        R.func_attr({"relax.force_pure": True})
+        _: R.Any = R.call_packed("dummy_func", alloc0, R.dtype("float32"))
+        gv: R.Tuple = R.tuple()
+        return gv
+
+    @R.function(pure=False)
+    def main() -> R.Tuple:
+        cls = OneLaunchRewritten
+        gv: R.Tuple(R.Any) = R.call_builtin_with_ctx(
+            "vm.builtin.cuda_graph.get_cached_alloc", (cls.cuda_graph_alloc, R.prim_value(0)),
+            ty_args=(R.Tuple(R.Any),))
+        storage0: R.Any = gv[0]
+        alloc0 = R.memory.alloc_tensor(storage0, 0, R.shape([8]), "float32")
+        gv1: R.Tuple = R.call_builtin_with_ctx(
+            "vm.builtin.cuda_graph.run_or_capture",
+            (cls.main_cuda_graph_capture, (alloc0,), R.prim_value(0)), ty_args=(R.Tuple,))
+        return R.tuple()
+
+
+def test_storage_and_launch_are_lifted():
+    assert_structural_equal(rewrite(OneLaunch), OneLaunchRewritten)
+
+
+def test_nothing_happens_unless_enabled():
+    assert rewrite(OneLaunch, {}) is OneLaunch
+    assert rewrite(OneLaunch, {"relax.backend.use_cuda_graph": False}) is OneLaunch
+
+
+@I.ir_module
+class Chain:
+    @T.prim_func
+    def copy(a: T.Buffer((4,), "float32"), b: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("copy"):
+                vi = T.axis.remap("S", [i])
+                b[vi] = a[vi]
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32")):
+        R.func_attr({"relax.force_pure": True})
+        cls = Chain
+        s0 = R.memory.alloc_storage(R.shape([16]), 0, "global", "float32")
+        a0 = R.memory.alloc_tensor(s0, 0, R.shape([4]), "float32")
+        _0 = cls.copy(x, a0)  # reads the input: not static, stays
+        s1 = R.memory.alloc_storage(R.shape([16]), 0, "global", "float32")
+        a1 = R.memory.alloc_tensor(s1, 0, R.shape([4]), "float32")
+        _1 = cls.copy(a0, a1)  # static from here on: captured
+        a2 = R.memory.alloc_tensor(s0, 0, R.shape([4]), "float32")
+        _2 = cls.copy(a1, a2)
+        out = R.builtin.alloc_tensor(R.shape([4]), "float32", 0)
+        _3 = cls.copy(a2, out)  # `out` is allocated per call: not static
+        return out
+
+
+def test_a_capture_takes_what_it_reads_and_returns_what_is_read_later():
+    after = rewrite(Chain)
+    assert sorted(after.names()) == ["copy", "cuda_graph_alloc", "main",
+                                     "main_cuda_graph_capture"]
+    capture = after["main_cuda_graph_capture"]
+    assert [p.name_hint for p in capture.params] == ["a0", "a1", "s0"]
+    assert capture.attr_dict["relax.force_pure"]
+    inner = [b.var.name_hint for blk in capture.body.blocks for b in blk.bindings]
+    assert inner == ["_1", "a2", "_2", "gv"]
+    main = [b for blk in after["main"].body.blocks for b in blk.bindings]
+    names = [b.var.name_hint for b in main]
+    assert names == ["gv", "s0", "a0", "_0", "s1", "a1", "gv", "a2", "out", "_3"]
+    run = main[6].value
+    assert run.args[0].global_symbol == "vm.builtin.cuda_graph.run_or_capture"
+    a2 = main[7]
+    assert a2.value.tuple_value is main[6].var and a2.value.index == 0
+    assert main[9].value.args[0] is a2.var  # the launch after the capture reads its result
+
+
+def test_the_storage_of_a_returned_tensor_is_not_lifted():
+    @I.ir_module
+    class Returned:
+        @R.function
+        def main():
+            R.func_attr({"relax.force_pure": True})
+            s0 = R.memory.alloc_storage(R.shape([8]), 0, "global", "float32")
+            a0 = R.memory.alloc_tensor(s0, 0, R.shape([8]), "float32")
+            s1 = R.memory.alloc_storage(R.shape([8]), 0, "global", "float32")
+            a1 = R.memory.alloc_tensor(s1, 0, R.shape([8]), "float32")
+            _ = R.call_packed("dummy", a0, a1, ty_args=(R.Tuple,))
+            out = (a1,)
+            return out
+
+    after = rewrite(Returned)
+    alloc = after["cuda_graph_alloc"]
+    assert [b.var.name_hint for blk in alloc.body.blocks for b in blk.bindings] == ["s0", "gv"]
+    # a1's storage stays in main, so a1 is not static and no launch is captured
+    assert "main_cuda_graph_capture" not in after.names()
