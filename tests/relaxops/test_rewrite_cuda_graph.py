@@ -50,7 +50,7 @@ class OneLaunchRewritten:
             ty_args=(R.Tuple(R.Any),))
         storage0: R.Any = gv[0]
         alloc0 = R.memory.alloc_tensor(storage0, 0, R.shape([8]), "float32")
-        gv1: R.Tuple = R.call_builtin_with_ctx(
+        _run: R.Tuple = R.call_builtin_with_ctx(
             "vm.builtin.cuda_graph.run_or_capture",
             (cls.main_cuda_graph_capture, (alloc0,), R.prim_value(0)), ty_args=(R.Tuple,))
         return R.tuple()
