@@ -5,7 +5,8 @@ PassContext's config.
 A value is static when it depends on nothing that changes between calls: constants, the
 function's fixed parameters (those after `num_input`), storages of constant size, and what is
 computed from static values only. Static `alloc_storage`s move into one `cuda_graph_alloc`
-function that `vm.builtin.cuda_graph.get_cached_alloc` runs once. A run of static bindings
+function that `vm.builtin.cuda_graph.get_cached_alloc` runs once; the functions of a module
+share it, each storage taking a slot by its rank in size within its memory scope. A run of static bindings
 that starts at a kernel launch (a prim_func call, or a packed function other than the VM's own
 builtins) becomes a capture function `<func>_cuda_graph_capture`, run by
 `vm.builtin.cuda_graph.run_or_capture`; it takes the values it reads from before it and
@@ -211,6 +212,7 @@ class _Rewriter:
         self.names = names
         self.graph_index = graph_index
         self.added: list[tuple[GlobalVar, rx.Function]] = []
+        self.slot_of: dict[int, int] = {}
 
     def lift(self, func: rx.Function, name: str, plan: _Planner) -> rx.Function:
         first_of: set[int] = set()
@@ -222,7 +224,7 @@ class _Rewriter:
             # NOTE: called where the region ends: a storage it reads may be bound inside it
             last_of[id(region.bindings[-1].var)] = region
             lifted.update(id(b.var) for b in region.bindings)
-        alloc_items: dict[int, int] = {id(b.var): i for i, b in enumerate(plan.alloc.bindings)}
+        alloc_items = {id(b.var): self.slot_of[id(b.var)] for b in plan.alloc.bindings}
         sub: dict[int, rx.Expr] = {}
         alloc_var: rx.Var | None = None
         blocks = []
@@ -230,7 +232,7 @@ class _Rewriter:
             out: list[Any] = []
             for b in block.bindings:
                 if id(b.var) in first_of:
-                    alloc_var = self.emit_alloc(plan.alloc, out)
+                    alloc_var = self.emit_alloc(out)
                 if id(b.var) in alloc_items:
                     item = rx.TupleGetItem(alloc_var, alloc_items[id(b.var)], b.var.struct_info)
                     sub[id(b.var)] = new = type(b.var)(b.var.name_hint, b.var.struct_info)
@@ -243,16 +245,21 @@ class _Rewriter:
         body = _subst(func.body.body, sub)
         return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
 
-    def emit_alloc(self, region: _Region, out: list[Any]) -> rx.Var:
-        storages = [b.var for b in region.bindings]
+    def make_alloc_function(self, slots: list[Any]) -> None:
+        """One `cuda_graph_alloc` for the whole module: its storages are the slots."""
+        storages = [b.var for b in slots]
         ret = si.TupleStructInfo(tuple(v.struct_info for v in storages))
         result = rx.Var("gv", ret)
-        body = rx.SeqExpr((rx.BindingBlock((*region.bindings, rx.VarBinding(
+        body = rx.SeqExpr((rx.BindingBlock((*slots, rx.VarBinding(
             result, _tuple(storages)))),), result)
-        gv = self.add_function("cuda_graph_alloc", rx.Function((), body, ret, True, _FORCE_PURE))
+        self.alloc_ret = ret
+        self.alloc_gv = self.add_function("cuda_graph_alloc",
+                                          rx.Function((), body, ret, True, _FORCE_PURE))
+
+    def emit_alloc(self, out: list[Any]) -> rx.Var:
         call = _builtin("vm.builtin.cuda_graph.get_cached_alloc",
-                        [rx.GlobalVarRef(gv), _prim(0)], ret)
-        var = rx.Var("gv", ret)
+                        [rx.GlobalVarRef(self.alloc_gv), _prim(0)], self.alloc_ret)
+        var = rx.Var("gv", self.alloc_ret)
         out.append(rx.VarBinding(var, call))
         return var
 
@@ -326,17 +333,53 @@ def _substituted(b: Any, sub: dict[int, rx.Expr]) -> Any:
     return b if value is b.value else replace(b, value=value)
 
 
+def _storage_slots(per_function: list[list[Any]]) -> tuple[list[Any], dict[int, int]]:
+    """The storages of all functions as shared slots, as TVM merges the alloc functions: per
+    memory scope, each function's storages from largest to smallest take slots 0, 1, ...;
+    a slot is as large as its largest storage. Returns the slots (a binding each, the
+    largest's) and each storage's slot."""
+    scopes: dict[str, list[list[Any]]] = {}
+    for bindings in per_function:
+        mine: dict[str, list[Any]] = {}
+        for b in bindings:
+            mine.setdefault(_scope(b.value), []).append(b)
+        for scope, group in mine.items():
+            scopes.setdefault(scope, []).append(sorted(group, key=lambda b: -_size(b.value)))
+    slots: list[Any] = []
+    slot_of: dict[int, int] = {}
+    for ranked in scopes.values():
+        for rank in range(max(len(r) for r in ranked)):
+            members = [r[rank] for r in ranked if len(r) > rank]
+            slots.append(max(members, key=lambda b: _size(b.value)))
+            slot_of.update({id(b.var): len(slots) - 1 for b in members})
+    return slots, slot_of
+
+
+def _scope(call: rx.Call) -> str:
+    scope = call.args[2]
+    return str(scope.value) if isinstance(scope, rx.StringImm) else "global"
+
+
+def _size(call: rx.Call) -> int:
+    return int(call.args[0].values[0].value)  # type: ignore[attr-defined]
+
+
 def rewrite_cuda_graph(mod: IRModule) -> IRModule:
     names = set(mod.names())
     rewriter = _Rewriter(names, [0])
     funcs = dict(mod.functions)
+    plans = []
     for gv, func in mod.functions.items():
-        if not isinstance(func, rx.Function):
-            continue
-        plan = _Planner(mod, func)
-        plan.plan(func)
-        if plan.alloc.bindings or plan.captures:
-            funcs[gv] = rewriter.lift(func, gv.name_hint, plan)
+        if isinstance(func, rx.Function):
+            plan = _Planner(mod, func)
+            plan.plan(func)
+            if plan.alloc.bindings or plan.captures:
+                plans.append((gv, func, plan))
+    slots, rewriter.slot_of = _storage_slots([p.alloc.bindings for _, _, p in plans])
+    if slots:
+        rewriter.make_alloc_function(slots)
+    for gv, func, plan in plans:
+        funcs[gv] = rewriter.lift(func, gv.name_hint, plan)
     funcs.update(rewriter.added)
     return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
 

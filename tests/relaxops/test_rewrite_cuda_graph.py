@@ -129,3 +129,48 @@ def test_the_storage_of_a_returned_tensor_is_not_lifted():
     assert [b.var.name_hint for blk in alloc.body.blocks for b in blk.bindings] == ["s0", "gv"]
     # a1's storage stays in main, so a1 is not static and no launch is captured
     assert "main_cuda_graph_capture" not in after.names()
+
+
+def test_functions_share_one_alloc_function_by_storage_slots():
+    @I.ir_module
+    class Two:
+        @R.function
+        def f1():
+            R.func_attr({"relax.force_pure": True})
+            s1 = R.memory.alloc_storage(R.shape([128]), 0, "global", "float32")
+            s2 = R.memory.alloc_storage(R.shape([256]), 0, "global", "float32")
+            a1 = R.memory.alloc_tensor(s1, 0, R.shape([128]), "float32")
+            a2 = R.memory.alloc_tensor(s2, 0, R.shape([256]), "float32")
+            _ = R.call_packed("dummy", a1, a2, ty_args=(R.Tuple,))
+            return R.tuple()
+
+        @R.function
+        def f2():
+            R.func_attr({"relax.force_pure": True})
+            t1 = R.memory.alloc_storage(R.shape([64]), 0, "global", "float32")
+            t2 = R.memory.alloc_storage(R.shape([512]), 0, "ipc_memory", "float32")
+            t3 = R.memory.alloc_storage(R.shape([32]), 0, "global", "float32")
+            b1 = R.memory.alloc_tensor(t1, 0, R.shape([64]), "float32")
+            b2 = R.memory.alloc_tensor(t2, 0, R.shape([512]), "float32")
+            b3 = R.memory.alloc_tensor(t3, 0, R.shape([32]), "float32")
+            _ = R.call_packed("dummy", b1, b2, b3, ty_args=(R.Tuple,))
+            return R.tuple()
+
+    after = rewrite(Two)
+    assert "cuda_graph_alloc1" not in after.names()
+    alloc = [b for blk in after["cuda_graph_alloc"].body.blocks for b in blk.bindings][:-1]
+    # per scope, largest first: global slot 0 = max(256, 64), slot 1 = max(128, 32); then ipc
+    assert [b.var.name_hint for b in alloc] == ["s2", "s1", "t2"]
+
+    def slots(func):
+        return {b.var.name_hint: b.value.index for blk in func.body.blocks
+                for b in blk.bindings if isinstance(b.value, relax.TupleGetItem)}
+
+    assert slots(after["f1"]) == {"s1": 1, "s2": 0}
+    assert slots(after["f2"]) == {"t1": 0, "t2": 2, "t3": 1}
+    # each function's capture has its own graph index
+    indices = [b.value.args[1].fields[2].value.value for name in ("f1", "f2")
+               for blk in after[name].body.blocks for b in blk.bindings
+               if isinstance(b.value, relax.Call) and hasattr(b.value.args[0], "global_symbol")
+               and b.value.args[0].global_symbol.endswith("run_or_capture")]
+    assert indices == [0, 1]
