@@ -6,9 +6,9 @@ A value is static when it depends on nothing that changes between calls: constan
 function's fixed parameters (those after `num_input`), storages of constant size, and what is
 computed from static values only. Static `alloc_storage`s move into one `cuda_graph_alloc`
 function that `vm.builtin.cuda_graph.get_cached_alloc` runs once; the functions of a module
-share it, each storage taking a slot by its rank in size within its memory scope. A run of static bindings
-that starts at a kernel launch (a prim_func call, or a packed function other than the VM's own
-builtins) becomes a capture function `<func>_cuda_graph_capture`, run by
+share it, each storage taking a slot by its rank in size within its memory scope. A run of
+static bindings that starts at a kernel launch (a prim_func call, or a packed function other
+than the VM's own builtins) becomes a capture function `<func>_cuda_graph_capture`, run by
 `vm.builtin.cuda_graph.run_or_capture`; it takes the values it reads from before it and
 returns those read after it. A binding that is not static ends the run. Symbolic shapes are not
 captured (TVM's symbolic-var hints are not read).
