@@ -198,3 +198,12 @@ def test_rewrite_rounds_canonicalize_and_update_struct_info():
     # the product is int32 now, and so is what reads it
     assert [b.var.struct_info.dtype for blk in after.body.blocks for b in blk.bindings] == \
         ["int32", "int32"]
+
+
+def test_a_call_of_untyped_variables_is_built_and_matched():
+    from tvmlite import relax
+
+    call = relax.op.add(relax.Var("x"), relax.Var("y"))  # no struct info yet: none inferred
+    assert call.struct_info is None
+    assert is_op("relax.add")(wildcard(), wildcard()).match(call)
+    assert not is_op("relax.multiply")(wildcard(), wildcard()).match(call)
