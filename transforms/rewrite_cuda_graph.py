@@ -375,6 +375,8 @@ def rewrite_cuda_graph(mod: IRModule) -> IRModule:
             plan.plan(func)
             if plan.alloc.bindings or plan.captures:
                 plans.append((gv, func, plan))
+    if not plans:
+        return mod
     slots, rewriter.slot_of = _storage_slots([p.alloc.bindings for _, _, p in plans])
     if slots:
         rewriter.make_alloc_function(slots)

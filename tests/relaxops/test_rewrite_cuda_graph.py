@@ -174,3 +174,26 @@ def test_functions_share_one_alloc_function_by_storage_slots():
                if isinstance(b.value, relax.Call) and hasattr(b.value.args[0], "global_symbol")
                and b.value.args[0].global_symbol.endswith("run_or_capture")]
     assert indices == [0, 1]
+
+
+def test_runs_after_the_pipeline_tvm_runs_before_it():
+    @I.ir_module
+    class Model:
+        @R.function
+        def main(x: R.Tensor((4, 4), "float32"), w: R.Tensor((4, 4), "float32")):
+            R.func_attr({"num_input": 1})
+            with R.dataflow():
+                y = R.matmul(x, w)  # its result is planned into a storage of its own
+                z = R.sum(y, axis=1)
+                R.output(z)
+            return z
+
+    # the passes TVM's test runs before this one, through `relax.pipeline` as TVM names it
+    mod = tvm.transform.Sequential([
+        relax.pipeline.get_pipeline(), relax.transform.ToNonDataflow(),
+        relax.transform.RemovePurityChecking(), relax.transform.CallTIRRewrite(),
+        relax.transform.StaticPlanBlockMemory()])(Model)
+    # tvmlite plans call_tir's memory when lowering to the VM, later: no storage to lift yet,
+    # and the launches read the input `x`, so nothing is captured
+    assert rewrite(mod) is mod
+    assert relax.pipeline.get_pipeline is relax.get_pipeline
