@@ -13,7 +13,12 @@ from typing import Any
 from ..vm.registry import register_func
 from .cupy import codegen
 from .pattern_registry import register_patterns
-from .patterns import make_matmul_pattern
+from .patterns import has_leaking_intermediate_variables, make_matmul_pattern
+
+
+def _check_matmul(context: Any) -> bool:
+    """As TVM's: a match whose intermediate values are used elsewhere is not offloaded."""
+    return not has_leaking_intermediate_variables(context)
 
 
 def _patterns() -> list[tuple[Any, ...]]:
@@ -21,9 +26,10 @@ def _patterns() -> list[tuple[Any, ...]]:
     out = []
     for transposed in (True, False):
         stem = "cublas.matmul_transposed" if transposed else "cublas.matmul"
-        out += [(f"{stem}_bias_relu", *make_matmul_pattern(True, "relax.nn.relu", transposed)),
-                (f"{stem}_bias", *make_matmul_pattern(True, None, transposed)),
-                (stem, *make_matmul_pattern(False, None, transposed))]
+        out += [(f"{stem}_bias_relu", *make_matmul_pattern(True, "relax.nn.relu", transposed),
+                 _check_matmul),
+                (f"{stem}_bias", *make_matmul_pattern(True, None, transposed), _check_matmul),
+                (stem, *make_matmul_pattern(False, None, transposed), _check_matmul)]
     return out
 
 

@@ -60,7 +60,9 @@ def _ops_in(func: Function, mod: IRModule) -> set[str]:
     """The operators `func` runs, through the composite functions it calls."""
     ops: set[str] = set()
     for value in bindings_of(func).values():
-        if isinstance(value, Call) and isinstance(value.op, Op):
+        if isinstance(value, Function):  # a composite inlined as a local function
+            ops |= _ops_in(value, mod)
+        elif isinstance(value, Call) and isinstance(value.op, Op):
             ops.add(value.op.name)
         elif isinstance(value, Call) and isinstance(value.op, GlobalVarRef):
             callee = mod.functions.get(value.op.gvar)

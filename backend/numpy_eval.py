@@ -1,9 +1,10 @@
 """Offloaded graph functions as step programs: the compile side of the Python backends.
 
 `to_program(func, mod)` writes a relax Function as the plain-data program of program.py (calls
-of composite functions become nested programs, constants become named arrays), which the
-`blas` and `cupy` runtimes run and an exported executable saves. `compile_function(func, mod)`
-is the shortcut for a backend of your own: an exportable numpy callable (kind "blas").
+of composite functions, global or local, become nested programs, constants become named
+arrays), which the `blas` and `cupy` runtimes run and an exported executable saves.
+`compile_function(func, mod)` is the shortcut for a backend of your own: an exportable numpy
+callable (kind "blas").
 """
 
 from __future__ import annotations
@@ -29,13 +30,19 @@ def _program(func: Function, mod: IRModule | None, arrays: dict[str, np.ndarray]
              ) -> dict[str, Any]:
     refs: dict[Var, list[Any]] = {p: ["input", i] for i, p in enumerate(func.params)}
     steps: list[dict[str, Any]] = []
+    local: dict[Var, Function] = {}  # composites inlined as local functions (as TVM does)
     for block in func.body.blocks:
         for b in block.bindings:
+            if isinstance(b, VarBinding) and isinstance(b.value, Function):
+                local[b.var] = b.value
+                continue
             if not isinstance(b, VarBinding) or not isinstance(b.value, Call):
                 raise NotImplementedError(f"cannot offload the binding of {b.var.name_hint}")
             call = b.value
             args = [_ref(a, refs, arrays) for a in call.args]
-            if isinstance(call.op, Op):
+            if isinstance(call.op, Var) and call.op in local:
+                steps.append({"call": _program(local[call.op], mod, arrays), "args": args})
+            elif isinstance(call.op, Op):
                 if call.op.name not in NUMPY_OPS:
                     raise NotImplementedError(f"no numpy implementation of {call.op.name}")
                 attrs = {k: _plain(v, f"{call.op.name}.{k}") for k, v in dict(call.attrs).items()}
@@ -45,6 +52,10 @@ def _program(func: Function, mod: IRModule | None, arrays: dict[str, np.ndarray]
             else:
                 raise NotImplementedError(f"cannot offload a call of {call.op!r}")
             refs[b.var] = ["step", len(steps) - 1]
+    if len(steps) == 1 and "call" in steps[0] and func.body.body in refs and \
+            refs[func.body.body] == ["step", 0] and \
+            steps[0]["args"] == [["input", i] for i in range(len(func.params))]:
+        return steps[0]["call"]  # a function that only calls one composite is that composite
     composite = func.attr_dict.get("Composite")
     return {"composite": None if composite is None else str(composite),
             "inputs": len(func.params), "steps": steps,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ir.dpl import DFPattern, is_op, wildcard
 
 
@@ -39,3 +41,17 @@ def _with_bias_activation(out: DFPattern, annotations: dict[str, DFPattern], wit
         out = is_op(activation)(out)
         annotations["activation"] = out
     return out, annotations
+
+
+def has_leaking_intermediate_variables(context: Any) -> bool:
+    """Whether a value inside a match (not its result) is also used outside it, or could be
+    (a non-dataflow variable): offloading the match would then lose it (TVM's check of the
+    same name, in `relax.backend.utils`)."""
+    from ..ir.expr import DataflowVar
+
+    defined = set(context.matched_bindings)
+    output = context.value_to_bound_var[context.matched_expr]
+    inner = [v for v in context.matched_bindings if v is not output]
+    if any(not isinstance(v, DataflowVar) for v in inner):
+        return True
+    return any(user not in defined for v in inner for user in context.var_usages.get(v, ()))

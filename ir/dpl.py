@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..tir.expr import IntImm
+from ..tir.expr import Var as TirVar
 from .expr import (
     Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, Op, SeqExpr,
     ShapeExpr, Tuple, TupleGetItem, Var, VarBinding,
@@ -306,12 +307,13 @@ class Matcher:
     def __init__(self, var2val: dict[Var, Expr]) -> None:
         self.var2val = var2val
         self.memo: dict[DFPattern, Expr] = {}
+        self.dims: dict[Any, Any] = {}  # symbolic dims of `has_ty` patterns, once matched
 
     def match(self, pattern: DFPattern, expr: Expr) -> bool:
         if pattern in self.memo:
             seen = self.memo[pattern]
             return self.value_of(seen) is self.value_of(expr) or _same_leaf(seen, expr)
-        saved = dict(self.memo)
+        saved, saved_dims = dict(self.memo), dict(self.dims)
         ok = getattr(self, "match_" + type(pattern).__name__)(pattern, expr)
         if ok:
             # NOTE: a structural pattern records the node it matched (the call, not the
@@ -319,7 +321,7 @@ class Matcher:
             structural = isinstance(pattern, _STRUCTURAL)
             self.memo[pattern] = self.value_of(expr) if structural else expr
         else:
-            self.memo = saved
+            self.memo, self.dims = saved, saved_dims
         return ok
 
     def value_of(self, expr: Expr) -> Expr:
@@ -374,7 +376,28 @@ class Matcher:
         from .type_analysis import is_base_of
 
         sinfo = _sinfo(e, self)
-        return sinfo is not None and is_base_of(p.ty, sinfo) and self.match(p.pattern, e)
+        if sinfo is None:
+            return False
+        ok = self.bind_dims(p.ty, sinfo) if _symbolic_tensor(p.ty) else is_base_of(p.ty, sinfo)
+        return ok and self.match(p.pattern, e)
+
+    def bind_dims(self, want: TensorStructInfo, have: Any) -> bool:
+        """A tensor type whose symbolic dims take the first value they meet and must keep it
+        (TVM's `has_ty(R.Tensor([m, n]))` finds elementwise operands)."""
+        from ..tir.analyzer import Analyzer
+
+        if not isinstance(have, TensorStructInfo) or have.shape is None or \
+                len(have.shape) != len(want.shape) or (want.dtype and want.dtype != have.dtype):
+            return False
+        analyzer = Analyzer()
+        for w, h in zip(want.shape, have.shape):
+            if isinstance(w, TirVar) and w not in self.dims:
+                self.dims[w] = _dim(h)
+                continue
+            expected = self.dims.get(w, w) if isinstance(w, TirVar) else w
+            if not analyzer.can_prove_equal(_dim(expected), _dim(h)):
+                return False
+        return True
 
     def match_CallPattern(self, p: CallPattern, e: Expr) -> bool:  # noqa: N802
         call = self.value_of(e)
@@ -455,6 +478,11 @@ _COMMUTATIVE = ("relax.add", "relax.multiply")
 _STRUCTURAL = (CallPattern, TuplePattern, TupleGetItemPattern, CallTIRPattern)
 
 
+def _symbolic_tensor(ty: Any) -> bool:
+    return isinstance(ty, TensorStructInfo) and ty.shape is not None and \
+        isinstance(ty.shape, tuple) and any(isinstance(d, TirVar) for d in ty.shape)
+
+
 def _sinfo(e: Expr, m: Matcher) -> Any:
     return e.struct_info if e.struct_info is not None else m.value_of(e).struct_info
 
@@ -502,6 +530,8 @@ def _attr_equal(have: Any, want: Any) -> bool:
         return len(have) == len(want) and all(_attr_equal(h, w) for h, w in zip(have, want))
     if isinstance(have, IntImm):
         have = have.value
+    if isinstance(want, IntImm):  # `has_attr({"indices_or_sections": T.int64(2)})`
+        want = want.value
     return bool(have == want)
 
 

@@ -12,40 +12,52 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from .dpl import DFPattern
+from .dpl import DFPattern, OrPattern
 from .expr import (
     Call, DataflowBlock, DataflowVar, Expr, Function, MatchCast, Op, SeqExpr, Tuple,
     TupleGetItem, Var, VarBinding,
 )
+from .functor import substitute_vars
 from .op import with_inferred_struct_info
+from .structural import structural_equal
 
 _MAX_REWRITES = 10000
+_MAX_ROUNDS = 100
 
 
 def rewrite_call(pattern: DFPattern, rewriter: Callable[[Expr, dict[DFPattern, Expr]], Expr],
                  func: Function) -> Function:
     """Replace every bound value matching `pattern` by `rewriter(value, matches)`."""
+    from ..transforms.canonicalize import canonicalize
     from ..transforms.simple_passes import remove_unused
 
-    var2val: dict[Var, Expr] = {}
-    blocks = tuple(_rewrite_block(pattern, rewriter, b, var2val) for b in func.body.blocks)
-    if all(a is b for a, b in zip(blocks, func.body.blocks)):
-        return func
-    out = replace(func, body=replace(func.body, blocks=blocks))
-    if any(isinstance(b, VarBinding) and isinstance(b.value, Var)
-           for blk in blocks for b in blk.bindings):
-        from ..transforms.canonicalize import canonicalize
-
-        out = canonicalize(out)
-    return remove_unused(out)
+    out = func
+    for _ in range(_MAX_ROUNDS):
+        # NOTE: as TVM, each round's rewrites are canonicalized and dead code removed before
+        # matching again: `t = (a, b); x = t[0]` is `a` for the next round's patterns
+        var2val: dict[Var, Expr] = {}
+        renamed: dict[Var, Expr] = {}
+        blocks = tuple(_rewrite_block(pattern, rewriter, b, var2val, renamed)
+                       for b in out.body.blocks)
+        if all(a is b for a, b in zip(blocks, out.body.blocks)):
+            return out
+        body = substitute_vars(out.body.body, renamed) if renamed else out.body.body
+        out = replace(out, body=replace(out.body, blocks=blocks, body=body))
+        out = remove_unused(canonicalize(out))
+    return out
 
 
 def _rewrite_block(pattern: DFPattern, rewriter: Callable, block: Any,
-                   var2val: dict[Var, Expr]) -> Any:
+                   var2val: dict[Var, Expr], renamed: dict[Var, Expr]) -> Any:
     bindings = list(block.bindings)
     changed, i, budget = False, 0, _MAX_REWRITES
     while i < len(bindings):
         b = bindings[i]
+        if renamed:
+            b = _reemit(b, renamed)
+            if b is not bindings[i]:
+                bindings[i] = b
+                changed = True
         new = _rewritten(pattern, rewriter, b, var2val)
         if new is None:
             var2val[b.var] = b.value
@@ -56,24 +68,56 @@ def _rewrite_block(pattern: DFPattern, rewriter: Callable, block: Any,
             raise RuntimeError("rewrite_call: the rewriter keeps producing matches")
         prefix: list[Any] = []
         top = Emitter(prefix, isinstance(block, DataflowBlock)).flatten(new)
-        bindings[i:i + 1] = [*prefix, replace(b, value=top)]
+        var = b.var
+        if isinstance(b, VarBinding) and top.struct_info is not None and \
+                not structural_equal(top.struct_info, var.struct_info):
+            # the variable takes the new value's struct info (TVM re-emits the binding)
+            var = type(var)(var.name_hint, top.struct_info)
+            renamed[b.var] = var
+        bindings[i:i + 1] = [*prefix, replace(b, var=var, value=top)]
         changed = True  # NOTE: i stays, so the new bindings are matched too
     return replace(block, bindings=tuple(bindings)) if changed else block
+
+
+def _reemit(b: Any, renamed: dict[Var, Expr]) -> Any:
+    """`b` reading the renamed variables; a call's struct info is inferred again, and its
+    variable renamed in turn when that changed it (as TVM's normalizer re-emits)."""
+    value = substitute_vars(b.value, renamed)
+    if value is b.value:
+        return b
+    if isinstance(value, Call) and isinstance(value.op, Op):
+        value = with_inferred_struct_info(replace(value, struct_info=None))
+    var = b.var
+    if isinstance(b, VarBinding) and value.struct_info is not None and \
+            not structural_equal(value.struct_info, var.struct_info):
+        var = type(var)(var.name_hint, value.struct_info)
+        renamed[b.var] = var
+    return replace(b, var=var, value=value)
 
 
 def _rewritten(pattern: DFPattern, rewriter: Callable, b: Any,
                var2val: dict[Var, Expr]) -> Expr | None:
     if isinstance(b, MatchCast):
         return None
-    matches = pattern.extract_matched_expr(b.value, var2val)
-    if matches is None:
-        return None
-    new = rewriter(b.value, matches)
-    if new is None or new is b.value:
-        return None
-    from .structural import structural_equal
+    # NOTE: a rewriter that declines one alternative of an `|` pattern (returns the value as
+    # it is) lets the next alternative try, as TVM backtracks
+    for alternative in _alternatives(pattern):
+        matches = alternative.extract_matched_expr(b.value, var2val)
+        if matches is None:
+            continue
+        matches.setdefault(pattern, matches[alternative])
+        new = rewriter(b.value, matches)
+        if new is None or new is b.value:
+            continue
+        if not structural_equal(new, b.value):
+            return new
+    return None
 
-    return None if structural_equal(new, b.value) else new
+
+def _alternatives(pattern: DFPattern) -> list[DFPattern]:
+    if isinstance(pattern, OrPattern):
+        return [*_alternatives(pattern.left), *_alternatives(pattern.right)]
+    return [pattern]
 
 
 class Emitter:

@@ -44,7 +44,8 @@ from ..vm.vm import VirtualMachine  # noqa: F401
 from ..vm.instrument import VMInstrumentReturnKind  # noqa: F401
 from ..vm.exec_builder import ExecBuilder  # noqa: F401
 from . import (  # noqa: F401
-    analysis, backend, block_builder, dpl, expr_functor, frontend, op, testing, training,
+    analysis, backend, block_builder, dpl, expr_functor, frontend, op, pipeline, testing,
+    training,
     transform, vm,
 )
 from .block_builder import BlockBuilder  # noqa: F401

@@ -11,7 +11,7 @@ from ..tir import expr as tx
 from ..tir.functor import simplify
 from . import creation, indexing, linalg_stats, losses, scatter_index
 from .math_ext import mod  # noqa: F401 (re-exported)
-from .transform import _call, _prod, _reduce, argmax, cast, reshape, strided_slice, transpose, unary
+from .transform import _call, _prod, _reduce, argmax, cast, strided_slice, transpose, unary
 
 B = tx.BinaryOp
 log2, log10 = unary("log2", _call("log2")), unary("log10", _call("log10"))
@@ -101,7 +101,14 @@ def squeeze(a: te.Tensor, axis: Any = None) -> te.Tensor:
         bad = [k for k in drop if dims[k] != 1]
         if bad:
             raise InvalidShapeError(f"topi.squeeze: axis {bad[0]} has size {dims[bad[0]]}, not 1")
-    return reshape(a, tuple(d for k, d in enumerate(a.shape) if k not in drop))
+    kept = [k for k in range(a.ndim) if k not in drop]
+    zero = tx.const(0, "int64")
+
+    def read(*i: Any) -> Any:  # each kept dim is read at its own index: elementwise, as TVM
+        at = dict(zip(kept, i))
+        return a(*(at.get(k, zero) for k in range(a.ndim)))
+
+    return te.compute(tuple(a.shape[k] for k in kept), read, name="T_squeeze")
 
 
 def split(ary: te.Tensor, indices_or_sections: Any, axis: int = 0) -> list[te.Tensor]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..ir import expr as rx
 from ..ir.module import IRModule
+from ..ir.usage_analysis import defined_symbolic_vars
 from ..tir import expr as tx
 from ..tir.attrs import Attrs
 from ..tir.functor import simplify
@@ -20,8 +21,10 @@ from .pass_infra import Pass, PassContext
 
 
 class _Substitute:
-    def __init__(self, mapping: dict[tx.Var, tx.PrimExpr]) -> None:
+    def __init__(self, mapping: dict[tx.Var, tx.PrimExpr], simplify_changed: bool = True
+                 ) -> None:
         self.mapping = mapping
+        self.simplify_changed = simplify_changed  # off for a renaming: keep each dim as written
         self.memo: dict[int, Any] = {}
 
     def __call__(self, obj: Any) -> Any:
@@ -31,7 +34,7 @@ class _Substitute:
         if key in self.memo:
             return self.memo[key]
         out = self._rebuild(obj)
-        if isinstance(obj, tx.PrimExpr) and out is not obj:
+        if self.simplify_changed and isinstance(obj, tx.PrimExpr) and out is not obj:
             out = _constant_last(simplify(out))  # `m + n`, m = 3: `n + 3`, as TVM writes it
         self.memo[key] = out
         return out
@@ -100,6 +103,13 @@ def _resolve(func: rx.Function, binding_map: dict[Any, Any]) -> dict[tx.Var, tx.
         for var in targets:
             out[var] = tx.const(value, var.dtype) if isinstance(value, int) else value
     return out
+
+
+def renew_symbolic_vars(func: rx.Function) -> rx.Function:
+    """`func` with a new tir.Var for every symbolic dim it defines (TVM's
+    SymbolicVarRenewMutator): a function made from part of another shares none of its dims."""
+    mapping = {v: tx.Var(v.name, v.dtype) for v in defined_symbolic_vars(func)}
+    return _Substitute(mapping, simplify_changed=False)(func) if mapping else func
 
 
 def bind_symbolic_vars(func: rx.Function, binding_map: dict[Any, Any]) -> rx.Function:

@@ -15,12 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..ir.dpl import CallPattern, DFPattern, TupleGetItemPattern
-from ..ir.expr import Call, DataflowBlock, Expr, Function, Var, VarBinding
-from ..ir.functor import var_use_counts
-from ..ir.module import IRModule
+from ..ir.expr import (
+    BindingBlock, Call, DataflowBlock, Expr, Function, GlobalVarRef, SeqExpr, Var, VarBinding,
+)
+from ..ir.functor import ExprMutator, var_use_counts
+from ..ir.module import GlobalVar, IRModule
 from ..ir.ops.base import OPAQUE
 from .graph_partition import Group
 from .grouped_functions import group_functions
+from .merge_composite import fresh_copy
 from .pass_infra import Pass, PassContext
 
 
@@ -74,14 +77,45 @@ def _is_entry(name: str, func: Any, entries: list[str] | None) -> bool:
 
 
 def _annotate_codegen(mod: IRModule, before: set[str]) -> IRModule:
-    """The new composite functions are offloaded as they are: each names its backend (the
-    pattern name's prefix) and is public."""
+    """Each new composite function is offloaded on its own, as TVM's CompositeFunctionAnnotator
+    does: a public `<composite>_<backend>` function with `Codegen` calls it, inlined as a local
+    function, in its place."""
     funcs = dict(mod.functions)
+    renamed: dict[GlobalVar, GlobalVar] = {}
     for gv, f in mod.items():
         if gv.name_hint not in before and isinstance(f, Function) and "Composite" in f.attr_dict:
             backend = str(f.attr_dict["Composite"]).split(".")[0]
-            funcs[gv] = f.with_attr({"Codegen": backend, "global_symbol": gv.name_hint})
-    return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
+            name = f"{gv.name_hint}_{backend}"
+            del funcs[gv]
+            renamed[gv] = GlobalVar(name)
+            funcs[renamed[gv]] = _offload_wrapper(f, backend, name)
+    if not renamed:
+        return mod
+    out = IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
+    return out.map_functions(lambda gv, f: _Retarget(renamed).visit(f)
+                             if isinstance(f, Function) and gv not in renamed.values() else f)
+
+
+def _offload_wrapper(composite: Function, backend: str, name: str) -> Function:
+    params = tuple(Var(p.name_hint, p.struct_info) for p in composite.params)
+    inner = fresh_copy(composite).without_attr("Primitive")
+    fvar = Var("gv", inner.struct_info)
+    result = Var("gv1", composite.ret_struct_info)
+    call = Call(fvar, params, struct_info=composite.ret_struct_info)
+    body = SeqExpr((BindingBlock((VarBinding(fvar, inner), VarBinding(result, call))),), result)
+    return Function(params, body, composite.ret_struct_info, composite.is_pure,
+                    (("Codegen", backend), ("global_symbol", name)))
+
+
+class _Retarget(ExprMutator):
+    """Calls of the composites now offloaded call their offload functions."""
+
+    def __init__(self, renamed: dict[GlobalVar, GlobalVar]) -> None:
+        self.renamed = renamed
+
+    def visit_GlobalVarRef(self, r: GlobalVarRef) -> Expr:  # noqa: N802
+        new = self.renamed.get(r.gvar)
+        return r if new is None else GlobalVarRef(new, r.struct_info)
 
 
 class _Partitioner:

@@ -142,15 +142,17 @@ class _Fuser:
             outs = [inputs[int(i)] if int(i) >= 0 else None for i in idx]
         else:
             outs = [None] * len(_tensors(var.struct_info))
+        made = []
         for i, t in enumerate(_tensors(var.struct_info)):
             if outs[i] is None:
                 outs[i] = make_buffer(f"{var.name_hint}_{i}" if len(outs) > 1 else var.name_hint,
                                       t.shape, t.dtype)
-                self.allocs.append(outs[i])
+                made.append(outs[i])
         self.values[id(var)] = outs
         extra = list(call.args[2].values) if len(call.args) > 2 else []  # type: ignore
         actual = inputs + (outs if call.op == CALL_TIR else []) + extra
         self.inline(prim, actual)
+        self.allocs.extend(made)  # NOTE: after the callee's own allocations, as TVM orders them
 
     def inline(self, prim: PrimFunc, actual: list[Any]) -> None:
         bufs: dict[Buffer, Buffer] = {}

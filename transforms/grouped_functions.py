@@ -22,6 +22,7 @@ from ..ir.structural import structural_equal
 from ..ir.usage_analysis import free_symbolic_vars
 from ..tir import expr as tx
 from ..vm.errors import TVMError
+from .bind_symbolic import renew_symbolic_vars
 from .graph_partition import Group
 
 
@@ -45,6 +46,7 @@ class FunctionCreator:
         self.n_const = 0
         self.partial_tuples: dict[int, list[int]] = {}  # tuple param -> indices it is read at
         self.function: rx.Function | None = None
+        self.result_struct_info: Any = None
 
     def append(self, b: Any) -> None:
         value = b.value if isinstance(b, rx.VarBinding) else None
@@ -131,14 +133,16 @@ class FunctionCreator:
             return  # dead code: TVM asks for DeadCodeElimination first
         outs = [sub.get(id(v), v) for v in self.outputs]
         body: rx.Expr = outs[0] if len(outs) == 1 else rx.Tuple(tuple(outs))
-        attrs = {**attrs, "Primitive": True}
+        if "Codegen" not in attrs:  # an offloaded function is not one of ours to lower
+            attrs = {**attrs, "Primitive": True}
         fn = self.make(bindings, body, attrs)
         free = free_symbolic_vars(fn)
         if free:
             self.params.append(rx.Var("tir_vars", si.ShapeStructInfo(tuple(free))))
             self.arguments.append(rx.ShapeExpr(tuple(free)))
             fn = self.make(bindings, body, attrs)
-        self.function = fn
+        self.result_struct_info = fn.ret_struct_info  # in the caller's symbolic dims
+        self.function = renew_symbolic_vars(fn)
 
     def make(self, bindings: list[Any], body: rx.Expr, attrs: dict[str, Any]) -> rx.Function:
         blocks = (rx.DataflowBlock(tuple(bindings)),) if bindings else ()
@@ -232,6 +236,7 @@ class GroupedFunctions:
         self.funcs: dict[GlobalVar, Any] = dict(mod.functions)
         self.names = set(mod.names())
         self.added: list[tuple[GlobalVar, rx.Function]] = []
+        self.unnamed: list[rx.Function] = []  # each added function before it got its name
         self.tuple_index: dict[int, int] = {}
         self.deps: dict[int, list[Group]] = {}
         self.outer: dict[int, rx.Expr] = {}
@@ -341,7 +346,7 @@ class GroupedFunctions:
         fn = creator.function
         gv = self.add_function(fn, creator.name)  # type: ignore[arg-type]
         args = tuple(self.bind_item(_substitute(a, remap), out) for a in creator.arguments)
-        ret = fn.ret_struct_info  # type: ignore[union-attr]
+        ret = creator.result_struct_info
         call = rx.Call(rx.GlobalVarRef(gv, fn.struct_info), args,  # type: ignore[union-attr]
                        struct_info=ret)
         # a fresh variable, named as TVM's builder names those it emits; a sole output stands
@@ -368,10 +373,16 @@ class GroupedFunctions:
         return var
 
     def add_function(self, fn: rx.Function, name: str) -> GlobalVar:
-        for gv, f in self.added:
+        for (gv, _), f in zip(self.added, self.unnamed):
             if structural_equal(f, fn):
                 return gv
-        gv = GlobalVar(fresh_name(name, self.names))
+        self.unnamed.append(fn)
+        name = fresh_name(name, self.names)
+        codegen = fn.attr_dict.get("Codegen")
+        if codegen is not None:  # TVM's name: the fresh one, then the backend; and public
+            name = fresh_name(f"{name}_{codegen}", self.names)
+            fn = fn.with_attr("global_symbol", name)
+        gv = GlobalVar(name)
         self.names.add(gv.name_hint)
         self.added.append((gv, fn))
         return gv

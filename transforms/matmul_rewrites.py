@@ -1,6 +1,6 @@
 """Rewrites around matmul that TVM runs before fusing or combining kernels:
-ExpandMatmulOfSum, ReorderTakeAfterMatmul, ReorderPermuteDimsAfterConcat and
-CombineParallelMatmul (TVM's passes of those names).
+ExpandMatmulOfSum, ReorderTakeAfterMatmul and ReorderPermuteDimsAfterConcat (TVM's passes of
+those names; CombineParallelMatmul is in combine_parallel_matmul.py).
 
 Each is a `BlockRewriter` (graph_rewrites.py): a binding is kept, or replaced by new bindings
 made with the operators' own builders, so every new call carries inferred struct info.
@@ -14,6 +14,7 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.module import IRModule
 from ..ir.usage_analysis import computable_at_compile_time
+from .combine_parallel_matmul import CombineParallelMatmul  # noqa: F401  (its home before)
 from .graph_rewrites import BlockRewriter, op
 from .pass_infra import Pass, PassContext
 
@@ -148,73 +149,3 @@ def ReorderPermuteDimsAfterConcat() -> Pass:  # noqa: N802
     """`concat([permute_dims(a), permute_dims(b)])` becomes `permute_dims(concat([a, b]))`
     when every item is permuted the same way."""
     return _pass("ReorderPermuteDimsAfterConcat", _PermuteAfterConcat)
-
-
-# -- CombineParallelMatmul -------------------------------------------------------------------
-
-
-def _static_rhs(w: rx.Expr) -> tuple[int, ...] | None:
-    s = w.struct_info
-    return s.static_shape if isinstance(s, si.TensorStructInfo) and s.ndim == 2 else None
-
-
-def _groups(block: rx.BindingBlock) -> dict[rx.Var, list[Any]]:
-    """Matmuls of one block that share their left operand and have 2-d static right operands
-    of one dtype and inner dim, keyed by the first one's var."""
-    by_lhs: dict[Any, list[Any]] = {}
-    where = {b.var: i for i, b in enumerate(block.bindings)}
-    for b in block.bindings:
-        v = b.value
-        if isinstance(b, rx.VarBinding) and _is(v, "matmul") and _static_rhs(v.args[1]):
-            w = v.args[1]
-            key = (v.args[0], w.struct_info.dtype, _static_rhs(w)[0], v.attr("out_dtype"))
-            group = by_lhs.setdefault(key, [])
-            # NOTE: the combined matmul sits where the first one was: later weights cannot join
-            if not group or where.get(w, -1) < where[group[0].var]:
-                group.append(b)
-    return {bs[0].var: bs for bs in by_lhs.values() if len(bs) > 1}
-
-
-class _Combine(BlockRewriter):
-    """The first matmul of a group becomes the combined one plus its split; every member of
-    the group then reads its slice."""
-
-    def begin_block(self) -> None:
-        self.pending: dict[rx.Var, list[Any]] = {}
-        self.slices: dict[rx.Var, rx.Expr] = {}
-
-    def run(self, func: rx.Function) -> rx.Function:
-        self.groups = {k: v for blk in func.body.blocks for k, v in _groups(blk).items()}
-        return super().run(func)
-
-    def rewrite(self, b: Any) -> Any:
-        if b.var in self.groups:
-            self.combine(self.groups[b.var])
-        return self.slices.get(b.var)
-
-    def combine(self, members: list[Any]) -> None:
-        first = members[0].value
-        x = first.args[0]
-        weights = [m.value.args[1] for m in members]
-        widths = [_static_rhs(w)[1] for w in weights]
-        joined = self.emit(op("concat")(rx.Tuple(tuple(weights), si.TupleStructInfo(
-            tuple(w.struct_info for w in weights))), 1))
-        product = self.emit(op("matmul")(x, joined, first.attr("out_dtype")))
-        points, total = [], 0
-        for w in widths[:-1]:
-            total += w
-            points.append(total)
-        parts = self.emit(op("split")(product, points, _ndim(product) - 1))
-        for i, m in enumerate(members):
-            item = rx.TupleGetItem(parts, i, parts.struct_info.fields[i])
-            self.slices[m.var] = item
-
-
-def CombineParallelMatmul(check: Any = None) -> Pass:  # noqa: N802
-    """Matmuls sharing their left operand become one matmul with the right operands
-    concatenated, split afterwards (2-d static right operands; bias and activation branches
-    stay as they are, reading their slices)."""
-    def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        return mod.map_functions(lambda gv, f: _Combine().run(f)
-                                 if isinstance(f, rx.Function) else f)
-    return Pass(run, "CombineParallelMatmul")

@@ -30,6 +30,20 @@ def _is_const(e: Any, value: int) -> bool:
     return isinstance(e, tx.IntImm) and e.value == value
 
 
+def _elementwise(store: BufferStore, load: tx.BufferLoad) -> bool:
+    """The same indices; a unit dim read at 0 where the store's dim is a unit dim too counts
+    as the same (our legalization writes `a[0, i]` where topi writes `a[v0, i]`)."""
+    if len(store.indices) != len(load.indices):
+        return False
+    for i, (s, idx) in enumerate(zip(store.indices, load.indices)):
+        if s is idx:
+            continue
+        if not (_is_const(idx, 0) and _is_const(load.buffer.shape[i], 1)
+                and _is_const(store.buffer.shape[i], 1)):
+            return False
+    return True
+
+
 def _broadcast(store: BufferStore, load: tx.BufferLoad) -> bool:
     j, n = 0, len(store.indices)
     for dim, idx in zip(load.buffer.shape, load.indices):
@@ -130,7 +144,9 @@ class _Analyzer(Visitor):
             return
         pattern = self.index_pattern(self.store)
         if pattern != OPAQUE:
-            output = any(id(w.buffer) in self.params for w in b.writes)
+            # NOTE: blocks made by te carry no write regions; the store says where it goes
+            output = id(self.store.buffer) in self.params or \
+                any(id(w.buffer) in self.params for w in b.writes)
             self.kind = OUT_EWISE_FUSABLE if output and self.kind == REDUCE \
                 else max(self.kind, pattern)
             return
@@ -139,7 +155,7 @@ class _Analyzer(Visitor):
     def index_pattern(self, store: BufferStore) -> int:
         pattern, elemwise = ELEMWISE, False
         for load in self.loads:
-            if _same(store.indices, load.indices):
+            if _elementwise(store, load):
                 elemwise = True
             elif _broadcast(store, load):
                 pattern = max(pattern, BROADCAST)

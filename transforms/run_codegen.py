@@ -1,7 +1,6 @@
-"""MergeCompositeFunctions and RunCodegen: BYOC steps 2 and 3, with codegens written in Python.
+"""RunCodegen: BYOC step 3, with codegens written in Python (MergeCompositeFunctions, step 2,
+is in merge_composite.py).
 
-MergeCompositeFunctions puts runs of consecutive calls to composite functions of one backend
-(the prefix of the composite's name) into one function carrying `Codegen` and `global_symbol`.
 RunCodegen hands every function with a `Codegen` attribute to the Python function registered
 as `relax.ext.<codegen>`, registers what it returns as external functions, and replaces the
 calls with destination-passing calls of them. Nothing is rebuilt: a backend is a registration.
@@ -12,17 +11,16 @@ the functions that are `ExternalFunction`s and name the backend of one that is n
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 from typing import Any, Callable
 
 from ..ir.expr import (
-    Call, DataflowBlock, DataflowVar, Expr, ExternFunc, Function, GlobalVarRef, SeqExpr, Tuple,
-    Var, VarBinding,
+    Call, Expr, ExternFunc, Function, GlobalVarRef, Tuple,
 )
-from ..ir.functor import ExprMutator, ExprVisitor, var_use_counts
-from ..ir.module import GlobalVar, IRModule, fresh_name
+from ..ir.functor import ExprMutator, ExprVisitor
+from ..ir.module import GlobalVar, IRModule
 from ..ir.op import CALL_DPS_PACKED
 from ..vm import external, registry
+from .merge_composite import MergeCompositeFunctions  # noqa: F401  (its home before)
 from .pass_infra import Pass, PassContext
 
 
@@ -33,100 +31,9 @@ class CodegenNotFoundError(ValueError):
     """No `relax.ext.<name>` is registered; the message says how to register one."""
 
 
-def MergeCompositeFunctions() -> Pass:  # noqa: N802
-    """Merge consecutive composite calls of one backend into one `Codegen` function."""
-
-    def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        merger = _Merger(mod)
-        for gv, func in list(mod.items()):
-            if isinstance(func, Function) and not _is_offload_unit(func):
-                merged = merger.merge_function(func)  # adds functions to merger.mod first
-                merger.mod = merger.mod.with_function(gv, merged)
-        return merger.mod
-
-    return Pass(run, "MergeCompositeFunctions")
-
-
 def _is_offload_unit(func: Function) -> bool:
     attrs = func.attr_dict
     return "Composite" in attrs or "Codegen" in attrs
-
-
-def _backend_of(mod: IRModule, value: Expr) -> str | None:
-    if isinstance(value, Call) and isinstance(value.op, GlobalVarRef):
-        callee = mod.functions.get(value.op.gvar)
-        if isinstance(callee, Function) and "Composite" in callee.attr_dict:
-            return str(callee.attr_dict["Composite"]).split(".")[0]
-    return None
-
-
-class _Merger:
-    def __init__(self, mod: IRModule) -> None:
-        self.mod = mod
-
-    def merge_function(self, func: Function) -> Function:
-        uses = var_use_counts(func.body)
-        blocks = []
-        for block in func.body.blocks:
-            if isinstance(block, DataflowBlock):
-                block = replace(block, bindings=tuple(self.merge_block(block.bindings, uses)))
-            blocks.append(block)
-        return replace(func, body=replace(func.body, blocks=tuple(blocks)))
-
-    def merge_block(self, bindings: tuple[Any, ...], uses: dict[Var, int]) -> list[Any]:
-        out: list[Any] = []
-        run: list[VarBinding] = []
-        backend: str | None = None
-        for b in (*bindings, None):
-            kind = _backend_of(self.mod, b.value) if isinstance(b, VarBinding) else None
-            if kind is not None and kind == backend and self.can_extend(run, b, uses):
-                run.append(b)
-                continue
-            out.extend(self.flush(run, backend))
-            run, backend = ([b], kind) if kind is not None else ([], None)
-            if kind is None and b is not None:
-                out.append(b)
-        return out
-
-    def can_extend(self, run: list[VarBinding], b: VarBinding, uses: dict[Var, int]) -> bool:
-        """Every value of the run so far must be used only by the run (one output escapes)."""
-        inner = var_use_counts(*[x.value for x in (*run, b)])
-        return all(uses.get(x.var, 0) == inner.get(x.var, 0) for x in run)
-
-    def flush(self, run: list[VarBinding], backend: str | None) -> list[VarBinding]:
-        if not run:
-            return []
-        inner = {b.var for b in run}
-        inputs: list[Expr] = []
-        for b in run:
-            for a in b.value.args:  # type: ignore[union-attr]
-                if a not in inner and not any(a is i for i in inputs):
-                    inputs.append(a)
-        params = [Var(getattr(e, "name_hint", f"param_{i}"), e.struct_info)
-                  for i, e in enumerate(inputs)]
-        mapping: dict[Any, Expr] = {id(e): p for e, p in zip(inputs, params)}
-        new_bindings = []
-        for b in run:
-            args = tuple(mapping.get(id(a), a) for a in b.value.args)  # type: ignore[union-attr]
-            var = (Var if b is run[-1] else DataflowVar)(b.var.name_hint, b.var.struct_info)
-            mapping[id(b.var)] = var
-            new_bindings.append(VarBinding(var, replace(b.value, args=args)))
-        name = self.fresh_name(f"fused_{backend}_{'_'.join(_callee(b) for b in run)}")
-        body = SeqExpr((DataflowBlock(tuple(new_bindings)),), new_bindings[-1].var)
-        func = Function(tuple(params), body, run[-1].var.struct_info, True,
-                        (("Codegen", backend), ("global_symbol", name)))
-        gv = GlobalVar(name)
-        self.mod = self.mod.with_function(gv, func)
-        call = Call(GlobalVarRef(gv, func.struct_info), tuple(inputs),
-                    struct_info=run[-1].var.struct_info)
-        return [replace(run[-1], value=call)]
-
-    def fresh_name(self, base: str) -> str:
-        return fresh_name(base, self.mod)
-
-
-def _callee(b: VarBinding) -> str:
-    return b.value.op.gvar.name_hint.removeprefix("fused_")  # type: ignore[union-attr]
 
 
 def RunCodegen(target_options: dict[str, Any] | None = None,  # noqa: N802

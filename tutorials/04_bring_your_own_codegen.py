@@ -87,13 +87,14 @@ print("blas patterns:", [p.name for p in get_patterns_with_prefix("blas")])
 # ## Partition
 #
 # `FuseOpsByPattern` wraps every match in a *composite* function; with
-# `annotate_codegen=True` each also names the backend that will compile it.
+# `annotate_codegen=True` each is then wrapped once more, in a function that names the backend
+# that will compile it (`Codegen`) and calls the composite, inlined as a local function.
 
 # %%
 partitioned = relax.transform.FuseOpsByPattern(
     get_patterns_with_prefix("blas"), bind_constants=True, annotate_codegen=True)(mod)
-composites = [(gv.name_hint, f.attrs["Composite"]) for gv, f in partitioned.functions.items()
-              if "Composite" in f.attrs]
+composites = [(gv.name_hint, f.attrs["Codegen"]) for gv, f in partitioned.functions.items()
+              if "Codegen" in f.attrs]
 print(f"{len(composites)} offloaded functions, e.g.", composites[:2])
 print(partitioned["main"].script()[:1500])
 

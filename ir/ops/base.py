@@ -41,6 +41,8 @@ def call(name: str, args: tuple[Any, ...], **attrs: Any) -> rx.Call:
 
     c = rx.Call(get_op(name), tuple(as_expr(a) for a in args),
                 tuple((k, _freeze(v)) for k, v in attrs.items()))
+    if any(isinstance(a, rx.Var) and a.struct_info is None for a in c.args):
+        return c  # a variable of unknown type (`relax.Var("x")`): inferred when normalized, as TVM
     return rx.Call(c.op, c.args, c.attrs, struct_info=op_attr(name, "infer_struct_info")(c))
 
 
@@ -63,6 +65,10 @@ def as_expr(value: Any) -> rx.Expr:
         return rx.PrimValue(e, si.PrimStructInfo(e.dtype, e))
     if isinstance(value, str):
         return rx.StringImm(value)
+    from ..module import GlobalVar
+
+    if isinstance(value, GlobalVar):  # `(cls.func, R.prim_value(0))` passes a function along
+        return rx.GlobalVarRef(value)
     raise TypeError(f"{value!r} ({type(value).__name__}) is not a relax value")
 
 

@@ -235,9 +235,20 @@ def _infer_split(c: rx.Call) -> si.StructInfo:
     fields = []
     for lo, hi in split_bounds("relax.split", x.shape[axis], c.attr("indices_or_sections")):
         shape = list(x.shape)
-        shape[axis] = dim(hi) - lo
+        shape[axis] = _piece_extent(dim(hi) - lo)
         fields.append(out_tensor(tuple(shape), x.dtype))
     return si.TupleStructInfo(tuple(fields))
+
+
+def _piece_extent(e: Any) -> Any:
+    """`(640 + M) - 640` is `M`, as TVM's analyzer finds; what does not cancel to one variable
+    or constant stays as written."""
+    if not isinstance(e, tx.PrimExpr) or isinstance(e, (tx.Var, tx.IntImm)):
+        return e
+    from ...tir.analyzer import Analyzer
+
+    s = Analyzer().simplify(e)
+    return s if isinstance(s, (tx.Var, tx.IntImm)) else e
 
 
 def _ints(values: Any) -> tuple[Any, ...]:

@@ -41,6 +41,7 @@ from ...transforms.lift_params import LiftTransformParams
 from ...transforms.optimize_layout_transform import OptimizeLayoutTransform
 from ...transforms.lower_runtime_builtin import LowerRuntimeBuiltin
 from ...transforms.reshape_rewrite import RemoveRedundantReshape, RewriteDataflowReshape
+from ...transforms.rewrite_cuda_graph import RewriteCUDAGraph
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from ...transforms.simple_passes import (
     CallTIRRewrite, CanonicalizeBindings, DeadCodeElimination, KillAfterLastUse,
@@ -54,7 +55,8 @@ __all__ = ["AnnotateTIROpPattern", "BindParams", "Gradient", "BindSymbolicVars",
            "FoldBatchnormToConv2D", "FoldConstant", "LiftTransformParams", "FuseOps",
            "FuseOpsByPattern", "FuseTIR",
            "FuseTransposeMatmul", "FusionPattern", "KillAfterLastUse", "LambdaLift",
-           "LegalizeOps", "MergeCompositeFunctions", "MetaScheduleApplyDatabase",
+           "LegalizeOps", "MergeCompositeFunctions",
+           "RewriteCUDAGraph", "MetaScheduleApplyDatabase",
            "MetaScheduleTuneTIR", "Normalize", "RunCodegen", "StaticPlanBlockMemory",
            "ToNonDataflow", "function_pass", "AttachGlobalSymbol", "ExpandTupleArguments",
            "InlinePrivateFunctions", "NormalizeGlobalVar", "RemoveUnusedOutputs",

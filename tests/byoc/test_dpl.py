@@ -122,3 +122,88 @@ def test_call_tir_pattern_and_rewrite_call():
     new = rewrite_call(is_call_tir("add_one"), lambda e, m: Call(Op("relax.nn.relu"), (
         func.params[0],), struct_info=e.struct_info), func)
     assert next(iter(bindings_of(new).values())).op == Op("relax.nn.relu")
+
+
+def test_has_ty_symbolic_dims_bind_once():
+    from tvmlite import tirx
+
+    m, n = tirx.Var("m", "int64"), tirx.Var("n", "int64")
+    pat = is_op("relax.add")(wildcard().has_ty(R.Tensor([m, n])),
+                             wildcard().has_ty(R.Tensor([m, n])))
+
+    @R.function
+    def f(a: R.Tensor((4, 8), "float32"), b: R.Tensor((4, 8), "float32"),
+          c: R.Tensor((1, 8), "float32")):
+        with R.dataflow():
+            same = R.add(a, b)
+            broadcast = R.add(a, c)
+            out = (same, broadcast)
+            R.output(out)
+        return out
+
+    bound = bindings_of(f)
+    same, broadcast = (bound[v] for v in list(bound)[:2])
+    assert pat.match(same, bound) and not pat.match(broadcast, bound)
+
+
+def test_rewriter_declining_one_alternative_lets_the_next_one_try():
+    first = is_op("relax.add")(wildcard(), wildcard())
+    arg = wildcard()
+    second = is_op("relax.add")(arg, is_op("relax.zeros")(wildcard()))
+
+    def rewriter(expr, matches):
+        return matches[arg] if second in matches else expr  # declines `first`
+
+    @R.function
+    def f():
+        with R.dataflow():
+            a = R.ones((2, 2), "int32")
+            b = R.zeros((2, 2), "int32")
+            c = R.add(a, b)
+            R.output(c)
+        return c
+
+    after = rewrite_call(first | second, rewriter, f)
+    (binding,) = [b for blk in after.body.blocks for b in blk.bindings]
+    assert binding.value.op.name == "relax.ones"
+
+
+def test_rewrite_rounds_canonicalize_and_update_struct_info():
+    from tvmlite import relax
+
+    pat_args = wildcard()
+    unwrap = is_op("relax.split")(is_op("relax.concat")(pat_args))
+    pat_arg = wildcard()
+    double = is_op("relax.add")(pat_arg, pat_arg)
+
+    def rewriter(expr, matches):
+        if unwrap in matches:
+            return matches[pat_args]
+        return relax.op.multiply(matches[pat_arg], relax.const(2, "int32"))
+
+    @R.function
+    def f(a: R.Tensor((4,)), b: R.Tensor((4,))):
+        with R.dataflow():
+            c = R.concat([a, b])
+            d = R.split(c, 2)
+            g = R.add(a, d[0])
+            h = R.add(d[1], g)
+            R.output(h)
+        return h
+
+    after = rewrite_call(unwrap | double, rewriter, f)
+    ops = [b.value.op.name for blk in after.body.blocks for b in blk.bindings]
+    # round 1 unwraps the split of a concat; d[0] is then `a`, so round 2 doubles `a`
+    assert ops == ["relax.multiply", "relax.add"]
+    # the product is int32 now, and so is what reads it
+    assert [b.var.struct_info.dtype for blk in after.body.blocks for b in blk.bindings] == \
+        ["int32", "int32"]
+
+
+def test_a_call_of_untyped_variables_is_built_and_matched():
+    from tvmlite import relax
+
+    call = relax.op.add(relax.Var("x"), relax.Var("y"))  # no struct info yet: none inferred
+    assert call.struct_info is None
+    assert is_op("relax.add")(wildcard(), wildcard()).match(call)
+    assert not is_op("relax.multiply")(wildcard(), wildcard()).match(call)

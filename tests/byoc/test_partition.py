@@ -76,9 +76,13 @@ def test_priority_and_annotate_codegen():
     conv_only = ("blas.conv2d", *make_fused_bias_activation_pattern("relax.nn.conv2d"))
     mod = FuseOpsByPattern([conv_only], annotate_codegen=True)(ConvBiasRelu)
     first = calls_in_main(mod)[0]
-    attrs = mod[first.op.gvar].attr_dict
-    assert attrs["Composite"] == "blas.conv2d" and attrs["Codegen"] == "blas"
-    assert attrs["global_symbol"] == first.op.gvar.name_hint
+    assert first.op.gvar.name_hint == "fused_relax_nn_conv2d_blas"
+    offload = mod[first.op.gvar]
+    assert offload.attr_dict == {"Codegen": "blas", "global_symbol": first.op.gvar.name_hint}
+    # as TVM 0.27: the composite is inlined as a local function (no `Primitive`) and called
+    local, call = [b.value for blk in offload.body.blocks for b in blk.bindings]
+    assert local.attr_dict == {"Composite": "blas.conv2d"} and call.args == offload.params
+    assert "fused_relax_nn_conv2d" not in mod.names()
     assert [c.op.name for c in calls_in_main(mod)[1:]] == ["relax.add", "relax.nn.relu"]
 
 
@@ -113,8 +117,15 @@ def test_merge_composite_functions_groups_one_backend():
     (call,) = calls_in_main(merged)
     outer = merged[call.op.gvar]
     assert outer.attr_dict["Codegen"] == "ccompiler"
-    inner = [b.value.op.gvar.name_hint for blk in outer.body.blocks for b in blk.bindings]
-    assert inner == ["fused_relax_add", "fused_relax_multiply", "fused_relax_subtract"]
+    assert call.op.gvar.name_hint == \
+        "fused_relax_add_relax_multiply_relax_subtract_ccompiler"
+    # each composite inlined as a local function, bound before its call; no global remains
+    values = [b.value for blk in outer.body.blocks for b in blk.bindings]
+    assert [type(v).__name__ for v in values] == ["Function", "Call"] * 3
+    assert [v.attr_dict["Composite"] for v in values[::2]] == \
+        ["ccompiler.add", "ccompiler.multiply", "ccompiler.subtract"]
+    assert sorted(merged.names()) == [
+        "fused_relax_add_relax_multiply_relax_subtract_ccompiler", "main"]
 
 
 def test_run_codegen_without_a_registered_codegen_says_how_to_register():
@@ -215,3 +226,23 @@ def test_a_variable_shared_by_two_functions_is_refused():
     assert AddRelu.names() == ["main"]  # the clone is a copy
     with pytest.raises(ValueError, match="more than one place"):
         FuseOpsByPattern([("a.add", is_op("relax.add")(wildcard(), wildcard()))])(mod)
+
+
+def test_cublas_patterns_skip_a_match_whose_inner_value_escapes():
+    from tvmlite.backend.cublas import partition_for_cublas
+
+    @I.ir_module
+    class Mod:
+        @R.function
+        def main(x: R.Tensor((1, 16), "float16"), w: R.Tensor((16, 16), "float16")):
+            with R.dataflow():
+                w1 = R.permute_dims(w)
+                y = R.matmul(x, w1)
+                y1 = y  # y escapes the matmul + bias match through this binding
+                out = R.add(x, y1)
+                R.output(out)
+            return out
+
+    mod = partition_for_cublas(Mod)
+    # as TVM: the bias add is not taken in, the transposed matmul alone is offloaded
+    assert sorted(mod.names()) == ["fused_relax_permute_dims_relax_matmul_cublas", "main"]

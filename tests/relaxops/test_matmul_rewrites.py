@@ -184,7 +184,7 @@ def test_combine_parallel_matmul_runs_the_same():
                  w2: R.Tensor((8, 5), "float32"), w3: R.Tensor((8, 6), "float32")):
             with R.dataflow():
                 w = R.concat((w1, w2, w3), axis=1)
-                y = R.matmul(x, w)
+                y = R.matmul(x, w, out_dtype="float32")  # TVM names the product's dtype
                 parts = R.split(y, indices_or_sections=[4, 9], axis=1)
                 y1 = parts[0]
                 y2 = parts[1]
