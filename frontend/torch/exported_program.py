@@ -174,6 +174,8 @@ class ExportedProgramImporter:
         for sym, vr in getattr(ep, "range_constraints", {}).items():
             if not getattr(sym, "is_Symbol", False):
                 continue
+            if math.isinf(float(vr.lower)):  # an unbounded data value (x.item()): not a dim
+                continue
             lower[str(sym)] = int(vr.lower)
             if not math.isinf(float(vr.upper)):  # torch's int_oo: no upper bound
                 upper[str(sym)] = int(vr.upper)

@@ -278,14 +278,6 @@ def _slice(node: Any, imp: Any) -> Any:
     return make("strided_slice", x, [axis], [start], [end], [step])
 
 
-@converts("select.int")
-def _select(node: Any, imp: Any) -> rx.Call:
-    x, axis, index = imp.retrieve_args(node)
-    end = index + 1 if index != -1 else x.struct_info.shape[axis]
-    part = imp.emit(make("strided_slice", x, [axis], [index], [end]))
-    return make("reshape", part, imp.shape_of(node))
-
-
 # -- reductions -----------------------------------------------------------------------------------
 
 _REDUCE = {"sum": "sum", "mean": "mean", "amax": "max", "amin": "min", "prod": "prod"}

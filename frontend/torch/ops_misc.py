@@ -1,0 +1,74 @@
+"""Converters of indexing, padding, windows and random ATen ops, in TVM 0.27's forms.
+
+Random ops cannot be reproduced (torch's generator is not ours): as TVM does, `randn` becomes
+a constant of numpy random values of the right shape and dtype, and the in-place
+`exponential_` becomes zeros.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ir import expr as rx
+from ...ir.ops.base import const
+from .ops_tensor import first_arg, make, out_dtype
+from .registry import converts
+
+
+def _index(value: int) -> rx.Constant:
+    return const(np.array(value, dtype="int64"))
+
+
+@converts("select.int")
+def _select(node: Any, imp: Any) -> rx.Call:
+    x, axis, index = imp.retrieve_args(node)
+    size = x.struct_info.shape[axis] if x.struct_info.shape is not None else None
+    if index < 0 and getattr(size, "value", None) is not None:  # take does not wrap around
+        index += size.value
+    return make("take", x, _index(index), axis=axis)
+
+
+@converts("_local_scalar_dense.default", "item.default")
+def _item(node: Any, imp: Any) -> rx.Call:
+    """x.item(): the first element, as a 0-d tensor."""
+    return make("take", first_arg(node, imp), _index(0), axis=0)
+
+
+@converts("narrow.default")
+def _narrow(node: Any, imp: Any) -> rx.Call:
+    x, axis, start, length = imp.retrieve_args(node)
+    return make("strided_slice", x, [axis], [start], [start + length])
+
+
+@converts("constant_pad_nd.default")
+def _constant_pad_nd(node: Any, imp: Any) -> rx.Call:
+    """torch lists (before, after) pairs from the last axis backwards; relax from the first."""
+    a = imp.named_args(node)
+    x, pad = a["self"], list(a["pad"])
+    pairs = [pad[i:i + 2] for i in range(0, len(pad), 2)][::-1]
+    ndim = x.struct_info.ndim
+    width = [0] * (2 * (ndim - len(pairs))) + [v for pair in pairs for v in pair]
+    value = a.get("value")
+    return make("nn.pad", x, width, "constant", 0.0 if value is None else value)
+
+
+@converts("hamming_window.periodic", "hamming_window.periodic_alpha",
+          "hamming_window.periodic_alpha_beta", "hamming_window.default")
+def _hamming_window(node: Any, imp: Any) -> rx.Call:
+    args = list(imp.retrieve_args(node))
+    size, periodic, alpha, beta = (args + [True, 0.54, 0.46][len(args) - 1:])[:4]
+    return make("hamming_window", size, periodic, alpha, beta, out_dtype(node))
+
+
+@converts("randn.default", "randn_like.default")
+def _randn(node: Any, imp: Any) -> rx.Var:
+    shape = [int(d) for d in node.meta["val"].shape]
+    dtype = out_dtype(node)
+    return imp.emit(const(np.random.randn(*shape).astype(dtype)))
+
+
+@converts("exponential.default")
+def _exponential(node: Any, imp: Any) -> rx.Call:
+    return make("zeros_like", first_arg(node, imp))

@@ -1,0 +1,67 @@
+"""Indexing, padding, windows and random ops (frontend/torch/ops_misc.py): each deterministic
+one against torch's result; the random ones by shape, dtype and what TVM 0.27 emits."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn.functional as F  # noqa: E402
+
+from tvmlite.frontend.torch import from_exported_program  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from torch_frontend_models import assert_close, export_model, run_relax, run_torch  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*LeafSpec:FutureWarning")
+
+
+class Indexing(torch.nn.Module):
+    def forward(self, x):
+        return (x[1], x[:, -1], torch.narrow(x, 1, 1, 2), x[0, 2:3].reshape(1),
+                F.pad(x, (1, 2), value=0.5), F.pad(x, (0, 1, 2, 0)),
+                torch.hamming_window(7, dtype=torch.float32),
+                torch.hamming_window(6, periodic=False, dtype=torch.float32))
+
+
+def test_indexing_padding_and_windows_match_torch():
+    x = torch.randn(3, 4, generator=torch.Generator().manual_seed(0))
+    mod = from_exported_program(export_model(Indexing(), (x,)))
+    assert_close(run_relax(mod, x), run_torch(Indexing(), x))
+
+
+def test_select_is_a_take_of_a_scalar_index():
+    mod = from_exported_program(export_model(Indexing(), (torch.randn(3, 4),)))
+    text = mod.script()
+    assert 'R.take(x, R.const(1, "int64"), axis=0)' in text
+    assert "R.nn.pad(" in text and "R.hamming_window(" in text
+
+
+class Item(torch.nn.Module):
+    def forward(self, x):
+        return x.item()
+
+
+def test_item_is_the_first_element():
+    x = torch.tensor([2.5])
+    mod = from_exported_program(export_model(Item(), (x,)))
+    out = run_relax(mod, x)
+    assert float(np.asarray(out[0] if isinstance(out, (list, tuple)) else out)) == 2.5
+
+
+class Random(torch.nn.Module):
+    def forward(self, x):
+        return x + torch.randn(5, 3), x + torch.randn_like(x), x.clone().exponential_()
+
+
+def test_random_ops_keep_shape_and_dtype_and_exponential_is_zeros():
+    x = torch.randn(5, 3)
+    mod = from_exported_program(export_model(Random(), (x,)))
+    ret = mod["main"].ret_struct_info
+    for field in ret.fields:
+        assert [int(d) for d in field.shape] == [5, 3] and field.dtype == "float32"
+    outs = run_relax(mod, x)
+    np.testing.assert_array_equal(np.asarray(outs[2]), np.zeros((5, 3), "float32"))
+    assert "R.zeros_like(" in mod.script()
