@@ -13,12 +13,32 @@ import numpy as np
 
 from ...ir import expr as rx
 from ...ir.ops.base import const
-from .ops_tensor import first_arg, make, out_dtype
+from ...tir.dtype import is_int, is_uint
+from .ops_tensor import _OVERLOADS, _binary, first_arg, make, out_dtype
 from .registry import converts
 
 
 def _index(value: int) -> rx.Constant:
     return const(np.array(value, dtype="int64"))
+
+
+_power = _binary("power")
+
+
+@converts(*(f"pow.{o}" for o in _OVERLOADS))
+def _pow(node: Any, imp: Any) -> Any:
+    """An integer tensor to a constant power n >= 0: n - 1 multiplications, as TVM does (its
+    power kernel computes in floats)."""
+    base, exponent = imp.retrieve_args(node)[:2]
+    dtype = getattr(getattr(base, "struct_info", None), "dtype", "")
+    if not (is_int(dtype) or is_uint(dtype)) or type(exponent) is not int or exponent < 0:
+        return _power(node, imp)
+    if exponent == 0:
+        return make("ones_like", base)
+    result = base
+    for _ in range(exponent - 1):
+        result = imp.emit(make("multiply", result, base))
+    return result
 
 
 @converts("select.int")

@@ -64,7 +64,7 @@ for _aten, _op in _UNARY.items():  # cast: sqrt of an int tensor is a float tens
         lambda node, imp, op=_op: make(op, cast(first_arg(node, imp), out_dtype(node))))
 
 _BINARY = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide",
-           "pow": "power", "maximum": "maximum", "minimum": "minimum",
+           "maximum": "maximum", "minimum": "minimum",
            "floor_divide": "floor_divide", "remainder": "floor_mod"}
 _OVERLOADS = ("Tensor", "Scalar", "default", "Tensor_Scalar", "Tensor_Tensor")
 

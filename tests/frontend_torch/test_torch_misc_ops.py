@@ -65,3 +65,17 @@ def test_random_ops_keep_shape_and_dtype_and_exponential_is_zeros():
     outs = run_relax(mod, x)
     np.testing.assert_array_equal(np.asarray(outs[2]), np.zeros((5, 3), "float32"))
     assert "R.zeros_like(" in mod.script()
+
+
+class IntPow(torch.nn.Module):
+    def forward(self, x, f):
+        return x.pow(3), x.pow(0), x.pow(1) + 1, f.pow(2)
+
+
+def test_integer_pow_is_repeated_multiplication():
+    x = torch.tensor([-2, 1, 3, 5], dtype=torch.int64)
+    f = torch.tensor([0.5, -1.5, 2.0])
+    mod = from_exported_program(export_model(IntPow(), (x, f)))
+    assert_close(run_relax(mod, x, f), run_torch(IntPow(), x, f))
+    text = mod.script()
+    assert text.count("R.multiply(") == 2 and "R.power(" in text
