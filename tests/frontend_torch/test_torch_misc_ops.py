@@ -79,3 +79,36 @@ def test_integer_pow_is_repeated_multiplication():
     assert_close(run_relax(mod, x, f), run_torch(IntPow(), x, f))
     text = mod.script()
     assert text.count("R.multiply(") == 2 and "R.power(" in text
+
+
+class Pools(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv3d = torch.nn.Conv3d(2, 3, 2)
+        self.emb = torch.nn.Embedding(10, 4)
+
+    def forward(self, x1, x2, x3, ids):
+        return (F.max_pool1d(x1, 2), F.avg_pool1d(x1, 3, stride=1, padding=1),
+                F.adaptive_avg_pool1d(x1, 2), F.max_pool1d(x1[0], 2),  # no batch axis
+                F.max_pool2d(x2, 2, stride=1), F.avg_pool2d(x2, [2, 1], divisor_override=2),
+                F.adaptive_avg_pool2d(x2, 1), F.max_pool3d(x3, 2), F.avg_pool3d(x3, 2),
+                F.adaptive_avg_pool3d(x3, 1), self.conv3d(x3),
+                self.emb(ids), self.emb(ids[0]))
+
+
+def test_pools_conv3d_and_embedding_match_torch():
+    gen = torch.Generator().manual_seed(2)
+    args = (torch.randn(2, 3, 8, generator=gen), torch.randn(1, 2, 6, 6, generator=gen),
+            torch.randn(1, 2, 4, 4, 4, generator=gen), torch.tensor([[1, 7, 3], [0, 9, 2]]))
+    model = Pools().eval()
+    mod = from_exported_program(export_model(model, args))
+    assert_close(run_relax(mod, *args), run_torch(model, *args))
+
+
+def test_avg_pool_with_an_unusual_divisor_is_refused():
+    class Odd(torch.nn.Module):
+        def forward(self, x):
+            return F.avg_pool2d(x, 2, divisor_override=3)
+
+    with pytest.raises(NotImplementedError, match="divisor_override=3"):
+        from_exported_program(export_model(Odd(), (torch.randn(1, 1, 4, 4),)))
