@@ -246,7 +246,7 @@ def _numpy(tensor: Any) -> np.ndarray:
     if str(t.dtype) == "torch.bfloat16":
         raise NotImplementedError("from_exported_program: bfloat16 weights cannot be held in "
                                   "numpy; convert the model with .float() before exporting")
-    return np.ascontiguousarray(t.numpy())
+    return np.array(t.numpy(), order="C")  # NOTE: ascontiguousarray makes a 0-d array 1-d
 
 
 def to_ndarray(tensor: Any) -> NDArray:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...ir import expr as rx
-from ...ir.ops.base import const
+from ...ir.ops.base import as_expr, const
 from .ops_tensor import make, ndim, out_dtype
 from .registry import converts
 
@@ -76,6 +76,36 @@ def _batch_norm(node: Any, imp: Any) -> Any:
         bn = imp.emit(call)
         return imp.emit(rx.TupleGetItem(bn, 0, bn.struct_info.fields[0]))
     return call  # (out, mean, var): `getitem` picks result 0
+
+
+@converts("_native_batch_norm_legit_functional.default")
+def _batch_norm_training(node: Any, imp: Any) -> Any:
+    """Training-mode batch norm (a model exported in .train()): batch statistics, as TVM 0.27
+    gives it -- (out, new running mean, then zeros for the saved statistics torch keeps for
+    the backward pass)."""
+    a = imp.named_args(node)
+    x = a["input"]
+    dtype, c = x.struct_info.dtype, x.struct_info.shape[1].value
+    bn = imp.emit(make("nn.batch_norm", x, _vector(a["weight"], c, 1, dtype),
+                       _vector(a["bias"], c, 0, dtype), a["running_mean"], a["running_var"],
+                       axis=1, epsilon=a["eps"], momentum=a["momentum"], training=True))
+    out = imp.emit(rx.TupleGetItem(bn, 0, bn.struct_info.fields[0]))
+    mean = imp.emit(rx.TupleGetItem(bn, 1, bn.struct_info.fields[1]))
+    reserve = imp.emit(make("zeros", [c], dtype))
+    return imp.emit(as_expr((out, mean, reserve, reserve, reserve)))
+
+
+@converts("_native_batch_norm_legit.no_stats")
+def _batch_norm_no_stats(node: Any, imp: Any) -> Any:
+    """Batch statistics without running ones (InstanceNorm decomposes to this over a
+    (1, N*C, ...) view): TVM 0.27's instance_norm over the batch and spatial axes."""
+    a = imp.named_args(node)
+    x = a["input"]
+    dtype, c = x.struct_info.dtype, x.struct_info.shape[1].value
+    out = imp.emit(make("nn.instance_norm", x, _vector(a["weight"], c, 1, dtype),
+                        _vector(a["bias"], c, 0, dtype), channel_axis=1,
+                        axes=[0, *range(2, ndim(x))], epsilon=a["eps"]))
+    return (out, None, None)  # torch also returns the batch mean and rstd (for training)
 
 
 @converts("native_layer_norm.default", "layer_norm.default")

@@ -214,7 +214,16 @@ def _transpose(node: Any, imp: Any) -> rx.Call:
 def _reshape(node: Any, imp: Any) -> rx.Call:
     # NOTE: squeeze too: torch's squeeze(dim) leaves a dim that is not 1 alone, R.squeeze
     # would reject it; the recorded result shape says what torch did.
-    return make("reshape", first_arg(node, imp), imp.shape_of(node))
+    x, shape = first_arg(node, imp), imp.shape_of(node)
+    if _static(x.struct_info.shape) == list(shape):  # to its own shape: nothing (as TVM)
+        return x
+    return make("reshape", x, shape)
+
+
+def _static(shape: Any) -> list[int] | None:
+    """The dims as ints, or None where one is symbolic (or the shape unknown)."""
+    dims = [getattr(d, "value", None) for d in shape] if shape is not None else [None]
+    return None if None in dims else dims
 
 
 @converts("squeeze.dim", "squeeze.dims", "squeeze.default")

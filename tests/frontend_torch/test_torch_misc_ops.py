@@ -112,3 +112,43 @@ def test_avg_pool_with_an_unusual_divisor_is_refused():
 
     with pytest.raises(NotImplementedError, match="divisor_override=3"):
         from_exported_program(export_model(Odd(), (torch.randn(1, 1, 4, 4),)))
+
+
+class Norms(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inorm = torch.nn.InstanceNorm2d(3)
+        self.bn = torch.nn.BatchNorm2d(3, track_running_stats=False)
+
+    def forward(self, x):
+        return self.inorm(x), self.bn(x), x.view(2, 3, 4, 4) + 1
+
+
+def test_batch_statistics_norms_match_torch():
+    x = torch.randn(2, 3, 4, 4, generator=torch.Generator().manual_seed(3))
+    model = Norms().eval()
+    mod = from_exported_program(export_model(model, (x,)))
+    assert_close(run_relax(mod, x), run_torch(model, x))
+    text = mod.script()
+    # the reshapes around the instance norm stay; the view to its own shape is none
+    assert text.count("R.nn.instance_norm(") == 2 and text.count("R.reshape(") == 2
+
+
+class TrainingBatchNorm(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bn = torch.nn.BatchNorm2d(3)
+
+    def forward(self, x):
+        return self.bn(x)
+
+
+def test_training_batch_norm_normalizes_by_the_batch():
+    x = torch.randn(2, 3, 4, 4, generator=torch.Generator().manual_seed(4)) * 3 + 1
+    model = TrainingBatchNorm().train()
+    mod = from_exported_program(torch.export.export(model, (x,)))
+    (out,) = run_relax(mod, x)
+    with torch.no_grad():
+        expected = TrainingBatchNorm().train()(x)
+    np.testing.assert_allclose(out, expected.numpy(), rtol=1e-4, atol=1e-4)
+    assert "training=True" in mod.script()
