@@ -145,8 +145,33 @@ def _index(node: Any, imp: Any) -> rx.Call:
         return make("take", x, index, axis=axis)
     if len(given) == len(indices):
         return make("index_tensor", x, as_expr(tuple(i for _, i in given)))
+    if _orthogonal(given):  # x[:, :, rows, cols] with rows (H, 1), cols (W,): one take each
+        result = x
+        for axis, index in reversed(given):
+            if index.struct_info.ndim > 1:
+                index = imp.emit(make("squeeze", index))
+            result = imp.emit(make("take", result, index, axis=axis))
+        return result
     raise NotImplementedError("index.Tensor with some axes left unindexed (None) beside "
-                              "several index tensors is not supported")
+                              "several index tensors is only supported for index tensors "
+                              "that each vary along their own axis (an outer product)")
+
+
+def _orthogonal(given: list[tuple[int, Any]]) -> bool:
+    """Index tensors on consecutive axes a..a+k-1 where the j-th varies only along dim j of
+    their k-d broadcast: indexing with them is a take per axis (TVM 0.27's squeeze-and-take
+    form, here only where it is exact)."""
+    k = len(given)
+    if [axis for axis, _ in given] != list(range(given[0][0], given[0][0] + k)):
+        return False
+    for j, (_, index) in enumerate(given):
+        shape = index.struct_info.shape
+        if shape is None or len(shape) > k:
+            return False
+        dims = [1] * (k - len(shape)) + [getattr(d, "value", None) for d in shape]
+        if any(d != 1 for i, d in enumerate(dims) if i != j):
+            return False
+    return True
 
 
 @converts("index_put.default", "index_put_.default")

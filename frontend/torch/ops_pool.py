@@ -79,3 +79,25 @@ for _n in (1, 2, 3):
     converts(f"avg_pool{_n}d.default")(_avg_pool(_n))
     converts(f"adaptive_avg_pool{_n}d.default", f"_adaptive_avg_pool{_n}d.default")(
         _adaptive_avg_pool(_n))
+
+
+def _resize(method: str, align_default: bool) -> Any:
+    """torch's upsample ops as TVM 0.27's resize2d: the output size torch computed (from a size
+    or from scale factors), align_corners or half-pixel coordinates."""
+    def convert(node: Any, imp: Any) -> Any:
+        a = imp.named_args(node)
+        size = [int(d) for d in node.meta["val"].shape[2:]]
+        align = a.get("align_corners")
+        align = align_default if align is None else bool(align)
+        return make("image.resize2d", imp.retrieve_args(node)[0], size, layout="NCHW",
+                    method=method,
+                    coordinate_transformation_mode="align_corners" if align else "half_pixel")
+    return convert
+
+
+# NOTE: TVM 0.27 has no antialiased resize; for upsampling antialiasing changes nothing
+converts("upsample_bilinear2d.vec", "upsample_bilinear2d.default",
+         "_upsample_bilinear2d_aa.default")(_resize("linear", False))
+converts("upsample_nearest2d.vec", "upsample_nearest2d.default")(
+    _resize("nearest_neighbor", False))
+converts("upsample_bicubic2d.vec", "upsample_bicubic2d.default")(_resize("cubic", False))

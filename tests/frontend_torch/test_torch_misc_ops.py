@@ -152,3 +152,36 @@ def test_training_batch_norm_normalizes_by_the_batch():
         expected = TrainingBatchNorm().train()(x)
     np.testing.assert_allclose(out, expected.numpy(), rtol=1e-4, atol=1e-4)
     assert "training=True" in mod.script()
+
+
+class Resizes(torch.nn.Module):
+    def forward(self, x):
+        return (F.interpolate(x, scale_factor=2, mode="bilinear"),
+                F.interpolate(x, size=(7, 5), mode="bilinear", align_corners=True),
+                F.interpolate(x, scale_factor=2, mode="nearest"),
+                F.interpolate(x, size=(8, 8), mode="bilinear", antialias=True))
+
+
+def test_upsampling_matches_torch():
+    x = torch.randn(1, 2, 4, 4, generator=torch.Generator().manual_seed(5))
+    mod = from_exported_program(export_model(Resizes(), (x,)))
+    assert_close(run_relax(mod, x), run_torch(Resizes(), x))
+
+
+def test_orthogonal_index_tensors_are_a_take_per_axis_and_zipped_ones_are_refused():
+    x = torch.randn(2, 3, 5, 6, generator=torch.Generator().manual_seed(6))
+    rows, cols = torch.tensor([4, 0, 2]), torch.tensor([5, 1])
+
+    class Outer(torch.nn.Module):
+        def forward(self, x, rows, cols):
+            return x[:, :, rows.reshape(-1, 1), cols]
+
+    mod = from_exported_program(export_model(Outer(), (x, rows, cols)))
+    assert_close(run_relax(mod, x, rows, cols), run_torch(Outer(), x, rows, cols))
+
+    class Zipped(torch.nn.Module):  # rows and cols pair up: not an outer product
+        def forward(self, x, rows, cols):
+            return x[:, :, rows, cols]
+
+    with pytest.raises(NotImplementedError, match="outer product"):
+        from_exported_program(export_model(Zipped(), (x, rows, rows)))
