@@ -18,6 +18,7 @@ import numpy as np
 from ...ir import expr as rx
 from ...ir.module import IRModule
 from ...ir.ops.base import as_expr, const
+from ...ir.ops.runtime_ops import null_value
 from ...transforms.block_builder import BlockBuilder
 from ...vm.ndarray import NDArray, array
 from .registry import Converter, converter_table
@@ -211,7 +212,8 @@ class ExportedProgramImporter:
         if len(specs) == len(results):
             results = [r for r, s in zip(results, specs)
                        if s.kind in (OutputKind.USER_OUTPUT, OutputKind.LOSS_OUTPUT)]
-        values = [self._retrieve(r) for r in results]
+        # a None output is TVM's R.null_value() (an R.Any field of the result tuple)
+        values = [self.emit(null_value()) if r is None else self._retrieve(r) for r in results]
         for r, v in zip(results, values):
             if not isinstance(v, rx.Expr):
                 raise NotImplementedError(f"from_exported_program: output {r} is "

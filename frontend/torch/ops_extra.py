@@ -4,6 +4,8 @@ scatter, slice_scatter, index.Tensor and index_put."""
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 from ...ir import expr as rx
@@ -54,6 +56,9 @@ def _vector_norm(node: Any, imp: Any) -> rx.Var:
     a = imp.named_args(node)
     x, order = a["self"], float(a.get("ord", 2.0))
     dtype = x.struct_info.dtype
+    if order in (math.inf, -math.inf):  # the largest / smallest magnitude
+        return make("max" if order > 0 else "min", imp.emit(make("abs", x)), axis=a.get("dim"),
+                    keepdims=bool(a["keepdim"]))
     powered = imp.emit(make("power", imp.emit(make("abs", x)), scalar_const(order, dtype)))
     reduced = imp.emit(make("sum", powered, axis=a.get("dim"), keepdims=bool(a["keepdim"])))
     return imp.emit(make("power", reduced, scalar_const(1.0 / order, dtype)))

@@ -15,6 +15,7 @@ from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.op import op_attr
 from ...ir.ops.base import scalar_const
+from ...ir.structural import structural_equal
 from ...tir import expr as tx
 from .registry import converts
 from .symbolic import dtype_name
@@ -277,14 +278,21 @@ def _getitem(node: Any, imp: Any) -> Any:
 
 @converts("slice.Tensor")
 def _slice(node: Any, imp: Any) -> Any:
+    """TVM 0.27's form: an open end stays torch's INT64_MAX (strided_slice clamps it), and a
+    slice of the whole axis is no op at all."""
     a = imp.named_args(node)
     x, axis, step = a["self"], a["dim"], a["step"]
-    size = x.struct_info.shape[axis]
     start = 0 if a["start"] is None else a["start"]
-    end = a["end"]
-    if end is None or (isinstance(end, int) and end >= 2 ** 62):  # torch's "to the end"
-        end = size
+    end = _INT64_MAX if a["end"] is None else a["end"]
+    if start == 0 and step == 1 and isinstance(start, int):
+        size = x.struct_info.shape[axis] if x.struct_info.shape is not None else None
+        if (isinstance(end, int) and end >= _INT64_MAX) or (
+                isinstance(end, tx.PrimExpr) and size is not None and structural_equal(end, size)):
+            return x
     return make("strided_slice", x, [axis], [start], [end], [step])
+
+
+_INT64_MAX = 2 ** 63 - 1
 
 
 # -- reductions -----------------------------------------------------------------------------------

@@ -185,3 +185,49 @@ def test_orthogonal_index_tensors_are_a_take_per_axis_and_zipped_ones_are_refuse
 
     with pytest.raises(NotImplementedError, match="outer product"):
         from_exported_program(export_model(Zipped(), (x, rows, rows)))
+
+
+class Slices(torch.nn.Module):
+    def forward(self, x):
+        return x[:, 1::2], x[:, :], torch.norm(x, p=float("inf")), torch.norm(x, p=float("-inf"))
+
+
+def test_slices_and_infinity_norms_match_torch_in_tvm_form():
+    x = torch.randn(3, 5, generator=torch.Generator().manual_seed(7))
+    mod = from_exported_program(export_model(Slices(), (x,)))
+    assert_close(run_relax(mod, x), run_torch(Slices(), x))
+    text = mod.script()
+    assert text.count("R.strided_slice(") == 1  # x[:, :] is x itself
+    assert "9223372036854775807" in text  # an open end stays open, as TVM writes it
+    assert "R.max(" in text and "R.min(" in text and "R.power(" not in text
+
+
+class WithNone(torch.nn.Module):
+    def forward(self, x):
+        return x + 1, None
+
+
+def test_a_none_output_is_a_null_value():
+    mod = from_exported_program(export_model(WithNone(), (torch.randn(3),)))
+    assert "R.null_value()" in mod.script()
+    assert str(mod["main"].ret_struct_info.fields[1]) in ("R.Object", "R.Any", "ObjectStructInfo()")
+
+
+def test_custom_converters_find_the_importer_where_tvm_keeps_it():
+    from tvmlite.relax import op as relax_op
+    from tvmlite.relax.frontend.torch.exported_program_translator import (
+        ExportedProgramImporter,
+    )
+
+    def subtract(node, importer: ExportedProgramImporter):
+        x, y = (importer.env[a] for a in node.args[:2])
+        return importer.block_builder.emit(relax_op.subtract(x, y))
+
+    class Add(torch.nn.Module):
+        def forward(self, x, y):
+            return x + y
+
+    x, y = torch.tensor([3.0, 1.0]), torch.tensor([1.0, 2.0])
+    mod = from_exported_program(export_model(Add(), (x, y)),
+                                custom_convert_map={"add.Tensor": subtract})
+    np.testing.assert_allclose(run_relax(mod, x, y)[0], [2.0, -1.0])
