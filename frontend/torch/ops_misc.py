@@ -7,6 +7,7 @@ a constant of numpy random values of the right shape and dtype, and the in-place
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -92,3 +93,26 @@ def _randn(node: Any, imp: Any) -> rx.Var:
 @converts("exponential.default")
 def _exponential(node: Any, imp: Any) -> rx.Call:
     return make("zeros_like", first_arg(node, imp))
+
+
+class AsStridedError(NotImplementedError, AssertionError):
+    """An as_strided that is not a reshape (an AssertionError too, as TVM 0.27 raises)."""
+
+
+@converts("as_strided.default")
+def _as_strided(node: Any, imp: Any) -> rx.Call:
+    """A view with contiguous strides and no offset is a reshape (as TVM 0.27 has it); other
+    strides would need a gather, which is not supported."""
+    args = imp.retrieve_args(node)
+    x, size, stride = args[:3]
+    offset = args[3] if len(args) > 3 else node.kwargs.get("storage_offset", 0)
+    dims = [int(d) for d in size] if all(isinstance(d, int) for d in size) else None
+    contiguous = dims is not None and all(isinstance(s, int) for s in stride) and all(
+        d == 1 or s == math.prod(dims[i + 1:]) for i, (d, s) in enumerate(zip(dims, stride)))
+    if offset not in (0, None):
+        raise AsStridedError(f"from_exported_program: as_strided with storage_offset {offset} "
+                             "is not supported")
+    if not contiguous:
+        raise AsStridedError(f"from_exported_program: as_strided with non-contiguous stride "
+                             f"{list(stride)} for size {list(size)} is not supported")
+    return make("reshape", x, dims)

@@ -231,3 +231,23 @@ def test_custom_converters_find_the_importer_where_tvm_keeps_it():
     mod = from_exported_program(export_model(Add(), (x, y)),
                                 custom_convert_map={"add.Tensor": subtract})
     np.testing.assert_allclose(run_relax(mod, x, y)[0], [2.0, -1.0])
+
+
+def test_contiguous_as_strided_is_a_reshape_and_others_are_refused():
+    class View(torch.nn.Module):
+        def __init__(self, size, stride, offset=0):
+            super().__init__()
+            self.args = (size, stride, offset)
+
+        def forward(self, x):
+            return torch.ops.aten.as_strided.default(x, *self.args)
+
+    x = torch.arange(12.0).reshape(2, 2, 3)
+    model = View((3, 2, 2), (4, 2, 1))
+    mod = from_exported_program(export_model(model, (x,)), run_ep_decomposition=False)
+    assert_close(run_relax(mod, x), run_torch(model, x))
+    for size, stride, offset, match in [((2, 2, 2), (6, 3, 1), 0, "non-contiguous"),
+                                        ((2, 2), (2, 1), 1, "storage_offset")]:
+        ep = export_model(View(size, stride, offset), (x,))
+        with pytest.raises(NotImplementedError, match=match):
+            from_exported_program(ep, run_ep_decomposition=False)
