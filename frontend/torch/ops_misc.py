@@ -116,3 +116,26 @@ def _as_strided(node: Any, imp: Any) -> rx.Call:
         raise AsStridedError(f"from_exported_program: as_strided with non-contiguous stride "
                              f"{list(stride)} for size {list(size)} is not supported")
     return make("reshape", x, dims)
+
+
+_GRID_METHODS = {0: "bilinear", 1: "nearest", 2: "bicubic"}  # torch's enum values
+_GRID_PADDING = {0: "zeros", 1: "border", 2: "reflection"}
+
+
+@converts("grid_sampler_2d.default")
+def _grid_sampler_2d(node: Any, imp: Any) -> rx.Call:
+    """torch's grid is (N, H, W, 2), relax's (N, 2, H, W). NOTE: TVM 0.27 passes torch's
+    grid unpermuted, which samples at the wrong points unless H = 2 (its test's shape)."""
+    data, grid, mode, padding, align = imp.retrieve_args(node)[:5]
+    grid = imp.emit(make("permute_dims", grid, [0, 3, 1, 2]))
+    return make("image.grid_sample", data, grid, method=_GRID_METHODS[mode], layout="NCHW",
+                padding_mode=_GRID_PADDING[padding], align_corners=bool(align))
+
+
+@converts("affine_grid_generator.default")
+def _affine_grid(node: Any, imp: Any) -> rx.Call:
+    """relax's affine_grid is (N, 2, H, W); torch's grid is (N, H, W, 2)."""
+    theta, size, align = imp.retrieve_args(node)[:3]
+    grid = imp.emit(make("image.affine_grid", theta, (size[2], size[3]),
+                         align_corners=bool(align)))
+    return make("permute_dims", grid, [0, 2, 3, 1])

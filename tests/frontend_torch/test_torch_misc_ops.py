@@ -251,3 +251,19 @@ def test_contiguous_as_strided_is_a_reshape_and_others_are_refused():
         ep = export_model(View(size, stride, offset), (x,))
         with pytest.raises(NotImplementedError, match=match):
             from_exported_program(ep, run_ep_decomposition=False)
+
+
+class Grids(torch.nn.Module):
+    def forward(self, x, theta):
+        grid = F.affine_grid(theta, [1, 2, 4, 5], align_corners=True)
+        loose = F.affine_grid(theta, [1, 2, 4, 5], align_corners=False)
+        return (grid, loose, F.grid_sample(x, grid, align_corners=True),
+                F.grid_sample(x, loose, mode="nearest", padding_mode="border"))
+
+
+def test_affine_grid_and_grid_sample_match_torch():
+    gen = torch.Generator().manual_seed(8)
+    x = torch.randn(1, 2, 4, 5, generator=gen)
+    theta = torch.tensor([[[0.9, 0.2, 0.1], [-0.1, 1.1, 0.05]]])
+    mod = from_exported_program(export_model(Grids(), (x, theta)))
+    assert_close(run_relax(mod, x, theta), run_torch(Grids(), x, theta))
