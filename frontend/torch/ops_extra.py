@@ -102,9 +102,9 @@ def _copy(node: Any, imp: Any) -> Any:
     dest, src = imp.retrieve_args(node)[:2]
     if src.struct_info.dtype != dest.struct_info.dtype:
         src = imp.emit(make("astype", src, dest.struct_info.dtype))
-    if tuple(src.struct_info.shape) != tuple(dest.struct_info.shape):
-        src = imp.emit(make("broadcast_to", src, dest.struct_info.shape))
-    return src
+    # NOTE: broadcast even to the same shape, as TVM 0.27 does (it compares the two shape
+    # objects, which are never the same object)
+    return imp.emit(make("broadcast_to", src, dest.struct_info.shape))
 
 
 @converts("scatter.src", "scatter.value")

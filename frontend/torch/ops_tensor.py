@@ -216,7 +216,9 @@ def _reshape(node: Any, imp: Any) -> rx.Call:
     # NOTE: squeeze too: torch's squeeze(dim) leaves a dim that is not 1 alone, R.squeeze
     # would reject it; the recorded result shape says what torch did.
     x, shape = first_arg(node, imp), imp.shape_of(node)
-    if _static(x.struct_info.shape) == list(shape):  # to its own shape: nothing (as TVM)
+    # to its own shape, written out as such (not with a -1): nothing, as TVM 0.27 has it
+    dims = node.args[1] if len(node.args) > 1 else None
+    if isinstance(dims, (list, tuple)) and _static(x.struct_info.shape) == list(dims):
         return x
     return make("reshape", x, shape)
 
