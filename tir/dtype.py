@@ -47,7 +47,7 @@ def check_dtype(dtype: str) -> str:
 # Every dtype TVM 0.27 names (scalars and "x<lanes>" vectors): what a TVMScript program may
 # write, whether or not the CPU backend can compute in it.
 _TVM_DTYPE = re.compile(
-    r"(?P<elem>bool|handle|void|bfloat16|u?int\d*|float(16|32|64)?"
+    r"(?P<elem>bool|handle|void|bfloat16|u?int\d*|float(8|16|32|64)?"
     r"|float8_e(3m4|4m3|4m3b11fnuz|4m3fn|4m3fnuz|5m2|5m2fnuz|8m0fnu)|float6_e(2m3fn|3m2fn)"
     r"|float4_e2m1fn)(x(?P<lanes>\d+|vscalex\d+))?")
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..ir.expr import Call, Constant, Expr, Function, Op, Tuple, Var, VarBinding
-from ..ir.functor import ExprMutator, substitute_vars
+from ..ir.functor import ExprMutator
 from ..ir.op import with_inferred_struct_info
 from ..ir.structural import structural_equal
 from ..ir.module import IRModule
@@ -36,11 +36,14 @@ def BindParams(func_name: str, params: dict[Any, Any]) -> Pass:  # noqa: N802 (T
             raise ValueError(f"BindParams: {func_name} has no parameter named "
                              f"{', '.join(sorted(unknown))}; it has "
                              f"{', '.join(p.name_hint for p in func.params)}")
-        body = substitute_vars(func.body, mapping)
+        # the bound shapes fix the symbolic dims they fill (n of a (n, m) weight): as in TVM;
+        # checked first, so that conflicting dims are reported as such
+        dims = _inferred_dims(func, mapping)
+        # re-emitted as TVM's pass does: the bindings that use a bound parameter get their
+        # struct info inferred again (an annotation less precise than the constant is lost)
+        body = _Reemit(mapping).visit(func.body)
         kept = tuple(p for p in func.params if p not in mapping)
         new = replace(func, params=kept, body=body)
-        # the bound shapes fix the symbolic dims they fill (n of a (n, m) weight): as in TVM
-        dims = _inferred_dims(func, mapping)
         return mod.with_function(func_name, bind_symbolic_vars(new, dims) if dims else new)
 
     return Pass(run, "BindParams")

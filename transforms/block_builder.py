@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.module import GlobalVar, IRModule
-from ..ir.ops.base import as_expr
+from ..ir.ops.base import BINDING_LOOKUPS, as_expr
 from ..vm.errors import TVMError
 from .legalize.emit import TEEmitter
 
@@ -309,3 +309,18 @@ def _check_te_args(args: list[Any]) -> None:
             raise AssertionError(f"call_te/emit_te: the shape variable {a.name_hint!r} cannot "
                                  f"be a te argument; pass its dims (a tuple of ints or TIR "
                                  f"variables, e.g. bound by R.match_cast) instead")
+
+
+def _bound_in_open_blocks(var: rx.Var) -> rx.Expr | None:
+    """The value `var` is bound to in the current builder's function (ops.base.bound_value)."""
+    bb = BlockBuilder.current()
+    if bb is None:
+        return None
+    for bindings in (bb._bindings, *(b.bindings for b in bb._blocks)):
+        for b in bindings:
+            if b.var is var and isinstance(b, rx.VarBinding):
+                return b.value
+    return None
+
+
+BINDING_LOOKUPS.append(_bound_in_open_blocks)

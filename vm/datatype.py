@@ -16,13 +16,31 @@ class DataTypeCode(enum.IntEnum):
     HANDLE = 3
     BFLOAT = 4
     BOOL = 6
+    FLOAT8_E3M4 = 7
+    FLOAT8_E4M3 = 8
+    FLOAT8_E4M3B11FNUZ = 9
+    FLOAT8_E4M3FN = 10
+    FLOAT8_E4M3FNUZ = 11
+    FLOAT8_E5M2 = 12
+    FLOAT8_E5M2FNUZ = 13
+    FLOAT8_E8M0FNU = 14
+    FLOAT6_E2M3FN = 15
+    FLOAT6_E3M2FN = 16
+    FLOAT4_E2M1FN = 17
 
 
-_PATTERN = re.compile(r"^(bool|handle|int|uint|float|bfloat)(\d*)(?:x(\d+))?$")
+# The small floats are named by their layout ("float8_e4m3fn"): the name is the kind, the
+# number before "_" the bits.
+_SMALL_FLOATS = {name.lower(): code for name, code in DataTypeCode.__members__.items()
+                 if name.startswith(("FLOAT8_", "FLOAT6_", "FLOAT4_"))}
+_PATTERN = re.compile(r"^(bool|handle|int|uint|float|bfloat|"
+                      + "|".join(sorted(_SMALL_FLOATS, key=len, reverse=True))
+                      + r")(\d*)(?:x(\d+))?$")
 _CODES = {"int": DataTypeCode.INT, "uint": DataTypeCode.UINT, "float": DataTypeCode.FLOAT,
           "handle": DataTypeCode.HANDLE, "bfloat": DataTypeCode.BFLOAT,
-          "bool": DataTypeCode.BOOL}
-_DEFAULT_BITS = {"bool": 8, "handle": 64}
+          "bool": DataTypeCode.BOOL, **_SMALL_FLOATS}
+_DEFAULT_BITS = {"bool": 8, "handle": 64, "bfloat": 16,
+                 **{name: int(name[5]) for name in _SMALL_FLOATS}}
 
 
 class DataType(str):

@@ -6,13 +6,20 @@ from typing import Any
 
 import numpy as np
 
+from .datatype import DataType
+from .ndarray_view import byte_offset
 from .registry import register_func
-
-_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 1}  # DLPack type codes (bool reads as uint)
 
 
 def _array(t: Any) -> np.ndarray:
-    return t.numpy() if hasattr(t, "numpy") else np.asarray(t)
+    """The memory itself (no copy): its strides are the tensor's."""
+    arr = getattr(t, "_arr", None)
+    return arr if isinstance(arr, np.ndarray) else np.asarray(t)
+
+
+def _dtype(t: Any) -> DataType:
+    """TVM's dtype of the elements (an NDArray may hold ones numpy cannot name)."""
+    return DataType(t.dtype if isinstance(t.dtype, str) else np.dtype(t.dtype).name)
 
 
 def _axis(t: Any, axis: Any) -> int:
@@ -29,14 +36,15 @@ def _strides(t: Any) -> tuple[int, ...]:
 
 
 _BUILTINS = {
-    "tensor_dtype_code": lambda t: _CODES[np.dtype(_array(t).dtype).kind],
-    "tensor_dtype_bits": lambda t: np.dtype(_array(t).dtype).itemsize * 8,
-    "tensor_dtype_lanes": lambda t: 1,
+    "tensor_dtype_code": lambda t: int(_dtype(t).type_code),
+    "tensor_dtype_bits": lambda t: _dtype(t).bits,
+    "tensor_dtype_lanes": lambda t: _dtype(t).lanes,
     "tensor_ndim": lambda t: len(t.shape),
     "tensor_shape_i": lambda t, axis: int(t.shape[_axis(t, axis)]),
     "tensor_stride_i": lambda t, axis: _strides(t)[_axis(t, axis)],
-    "tensor_byte_offset": lambda t: 0,  # tvmlite's NDArrays start at their data pointer
-    "tensor_elem_offset": lambda t: 0,
+    # a view's offset into the tensor it was cut from (NDArray._create_view)
+    "tensor_byte_offset": lambda t: byte_offset(t),
+    "tensor_elem_offset": lambda t: byte_offset(t) // _dtype(t).itemsize,
 }
 for _name, _fn in _BUILTINS.items():
     register_func(f"vm.builtin.inspect.{_name}", _fn, override=True)

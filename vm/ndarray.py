@@ -96,7 +96,10 @@ class NDArray:
 
     __slots__ = ("_arr", "_ptr", "_sig", "__weakref__")
 
-    def __init__(self, arr: np.ndarray, device: Device | None = None) -> None:
+    def __init__(self, arr: np.ndarray, device: Device | None = None, dtype: str | None = None
+                 ) -> None:
+        """`dtype`: TVM's name of the elements, where numpy's differs ("float32x4" held as
+        raw bytes, vm/ndarray_view.py)."""
         dev = intern(device) if device is not None else cpu()
         if dev.device_type != kDLCPU:  # GPU tensors wrap CuPy arrays (issue 7, vm/cuda.py)
             from .cuda import init_device_array
@@ -109,7 +112,7 @@ class NDArray:
             arr = arr.astype(arr.dtype.newbyteorder("="))
         self._arr = arr
         self._ptr = data_ptr(arr)
-        self._sig = intern_sig((arr.shape, _dtype_name(arr.dtype), dev))
+        self._sig = intern_sig((arr.shape, dtype or _dtype_name(arr.dtype), dev))
 
     @staticmethod
     def _wrap(arr: np.ndarray, sig: Sig, ptr: int) -> "NDArray":
@@ -143,6 +146,20 @@ class NDArray:
         return self._arr.copy()
 
     asnumpy = numpy
+
+    @property
+    def byte_offset(self) -> int:
+        """Bytes from the start of the tensor this one is a view of (0 for a whole tensor)."""
+        from .ndarray_view import byte_offset
+
+        return byte_offset(self)
+
+    def _create_view(self, shape: Sequence[int], dtype: str | None = None,
+                     relative_byte_offset: int = 0) -> "NDArray":
+        """A tensor sharing these bytes from `relative_byte_offset` on (TVM's)."""
+        from .ndarray_view import create_view
+
+        return create_view(self, shape, dtype, relative_byte_offset)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """`arr[:] = value`: copy a whole array in (TVM supports only the full slice)."""
@@ -221,7 +238,12 @@ def empty(shape: Sequence[int] | int, dtype: Any = "float32", device: Device | N
           ) -> NDArray:
     """`tvm.nd.empty(shape, dtype, device)`: an uninitialized tensor."""
     shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
-    return NDArray(empty_array(shape, dtype), device)
+    try:
+        return NDArray(empty_array(shape, dtype), device)
+    except TypeError:  # a dtype numpy cannot name ("float32x4", "float8_e4m3fn")
+        from .ndarray_view import storage_dtype
+
+        return NDArray(empty_array(shape, storage_dtype(dtype)), device, dtype=str(dtype))
 
 
 def from_dlpack(obj: Any) -> NDArray:

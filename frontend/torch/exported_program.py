@@ -18,6 +18,7 @@ import numpy as np
 from ...ir import expr as rx
 from ...ir.module import IRModule
 from ...ir.ops.base import as_expr, const
+from ...ir.ops.runtime_ops import null_value
 from ...transforms.block_builder import BlockBuilder
 from ...vm.ndarray import NDArray, array
 from .registry import Converter, converter_table
@@ -174,6 +175,8 @@ class ExportedProgramImporter:
         for sym, vr in getattr(ep, "range_constraints", {}).items():
             if not getattr(sym, "is_Symbol", False):
                 continue
+            if math.isinf(float(vr.lower)):  # an unbounded data value (x.item()): not a dim
+                continue
             lower[str(sym)] = int(vr.lower)
             if not math.isinf(float(vr.upper)):  # torch's int_oo: no upper bound
                 upper[str(sym)] = int(vr.upper)
@@ -209,7 +212,8 @@ class ExportedProgramImporter:
         if len(specs) == len(results):
             results = [r for r, s in zip(results, specs)
                        if s.kind in (OutputKind.USER_OUTPUT, OutputKind.LOSS_OUTPUT)]
-        values = [self._retrieve(r) for r in results]
+        # a None output is TVM's R.null_value() (an R.Any field of the result tuple)
+        values = [self.emit(null_value()) if r is None else self._retrieve(r) for r in results]
         for r, v in zip(results, values):
             if not isinstance(v, rx.Expr):
                 raise NotImplementedError(f"from_exported_program: output {r} is "
@@ -244,7 +248,7 @@ def _numpy(tensor: Any) -> np.ndarray:
     if str(t.dtype) == "torch.bfloat16":
         raise NotImplementedError("from_exported_program: bfloat16 weights cannot be held in "
                                   "numpy; convert the model with .float() before exporting")
-    return np.ascontiguousarray(t.numpy())
+    return np.array(t.numpy(), order="C")  # NOTE: ascontiguousarray makes a 0-d array 1-d
 
 
 def to_ndarray(tensor: Any) -> NDArray:

@@ -4,6 +4,8 @@ scatter, slice_scatter, index.Tensor and index_put."""
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 from ...ir import expr as rx
@@ -54,6 +56,9 @@ def _vector_norm(node: Any, imp: Any) -> rx.Var:
     a = imp.named_args(node)
     x, order = a["self"], float(a.get("ord", 2.0))
     dtype = x.struct_info.dtype
+    if order in (math.inf, -math.inf):  # the largest / smallest magnitude
+        return make("max" if order > 0 else "min", imp.emit(make("abs", x)), axis=a.get("dim"),
+                    keepdims=bool(a["keepdim"]))
     powered = imp.emit(make("power", imp.emit(make("abs", x)), scalar_const(order, dtype)))
     reduced = imp.emit(make("sum", powered, axis=a.get("dim"), keepdims=bool(a["keepdim"])))
     return imp.emit(make("power", reduced, scalar_const(1.0 / order, dtype)))
@@ -97,9 +102,9 @@ def _copy(node: Any, imp: Any) -> Any:
     dest, src = imp.retrieve_args(node)[:2]
     if src.struct_info.dtype != dest.struct_info.dtype:
         src = imp.emit(make("astype", src, dest.struct_info.dtype))
-    if tuple(src.struct_info.shape) != tuple(dest.struct_info.shape):
-        src = imp.emit(make("broadcast_to", src, dest.struct_info.shape))
-    return src
+    # NOTE: broadcast even to the same shape, as TVM 0.27 does (it compares the two shape
+    # objects, which are never the same object)
+    return imp.emit(make("broadcast_to", src, dest.struct_info.shape))
 
 
 @converts("scatter.src", "scatter.value")
@@ -145,8 +150,33 @@ def _index(node: Any, imp: Any) -> rx.Call:
         return make("take", x, index, axis=axis)
     if len(given) == len(indices):
         return make("index_tensor", x, as_expr(tuple(i for _, i in given)))
+    if _orthogonal(given):  # x[:, :, rows, cols] with rows (H, 1), cols (W,): one take each
+        result = x
+        for axis, index in reversed(given):
+            if index.struct_info.ndim > 1:
+                index = imp.emit(make("squeeze", index))
+            result = imp.emit(make("take", result, index, axis=axis))
+        return result
     raise NotImplementedError("index.Tensor with some axes left unindexed (None) beside "
-                              "several index tensors is not supported")
+                              "several index tensors is only supported for index tensors "
+                              "that each vary along their own axis (an outer product)")
+
+
+def _orthogonal(given: list[tuple[int, Any]]) -> bool:
+    """Index tensors on consecutive axes a..a+k-1 where the j-th varies only along dim j of
+    their k-d broadcast: indexing with them is a take per axis (TVM 0.27's squeeze-and-take
+    form, here only where it is exact)."""
+    k = len(given)
+    if [axis for axis, _ in given] != list(range(given[0][0], given[0][0] + k)):
+        return False
+    for j, (_, index) in enumerate(given):
+        shape = index.struct_info.shape
+        if shape is None or len(shape) > k:
+            return False
+        dims = [1] * (k - len(shape)) + [getattr(d, "value", None) for d in shape]
+        if any(d != 1 for i, d in enumerate(dims) if i != j):
+            return False
+    return True
 
 
 @converts("index_put.default", "index_put_.default")

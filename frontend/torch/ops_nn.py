@@ -1,4 +1,5 @@
-"""Converters of neural-network ATen ops: convolution, pooling, normalization, embedding.
+"""Converters of neural-network ATen ops: convolution, normalization, embedding (pooling:
+ops_pool.py).
 
 Layouts are torch's: NCHW data, OIHW weights. Ops that also return statistics for training
 (max_pool2d's indices, native_layer_norm's mean and rstd) give a Python tuple whose extra
@@ -12,13 +13,9 @@ from typing import Any
 import numpy as np
 
 from ...ir import expr as rx
-from ...ir.ops.base import const
+from ...ir.ops.base import as_expr, const
 from .ops_tensor import make, ndim, out_dtype
 from .registry import converts
-
-
-def _pair(v: Any) -> list[int]:
-    return [v, v] if isinstance(v, int) else list(v) * (2 if len(v) == 1 else 1)
 
 
 def _vector(x: Any, n: int, fill: float, dtype: str) -> Any:
@@ -26,7 +23,7 @@ def _vector(x: Any, n: int, fill: float, dtype: str) -> Any:
     return const(np.full((n,), fill, dtype)) if x is None else x
 
 
-_CONV_LAYOUTS = {3: ("NCW", "OIW"), 4: ("NCHW", "OIHW")}
+_CONV_LAYOUTS = {3: ("NCW", "OIW"), 4: ("NCHW", "OIHW"), 5: ("NCDHW", "OIDHW")}
 
 
 @converts("convolution.default", "conv2d.default", "conv1d.default")
@@ -36,14 +33,14 @@ def _conv(node: Any, imp: Any) -> Any:
     rank = ndim(x)
     if rank not in _CONV_LAYOUTS:
         raise NotImplementedError(f"from_exported_program: {node.target.__name__} is only "
-                                  "supported in 1-d and 2-d (NCW/NCHW input)")
+                                  "supported in 1-d, 2-d and 3-d (NCW/NCHW/NCDHW input)")
     n = rank - 2
     data_layout, kernel_layout = _CONV_LAYOUTS[rank]
     pad = _ntuple(a["padding"], n)
     attrs = {"strides": _ntuple(a["stride"], n), "padding": pad + pad,
              "dilation": _ntuple(a["dilation"], n), "data_layout": data_layout,
              "out_layout": data_layout, "out_dtype": out_dtype(node)}
-    kind = "conv1d" if n == 1 else "conv2d"
+    kind = f"conv{n}d"
     if a.get("transposed"):  # torch's transposed weights are (in, out/groups, k...)
         attrs.update(output_padding=_ntuple(a["output_padding"], n),
                      kernel_layout="I" + kernel_layout[0] + kernel_layout[2:])
@@ -64,37 +61,6 @@ def _ntuple(v: Any, n: int) -> list[int]:
     return [v] * n if isinstance(v, int) else list(v) * (n if len(v) == 1 else 1)
 
 
-def _pool(op: str) -> Any:
-    def convert(node: Any, imp: Any) -> Any:
-        a = imp.named_args(node)
-        kernel = _pair(a["kernel_size"])
-        stride = _pair(a["stride"]) if a["stride"] else kernel  # [] means "the kernel's"
-        pad = _pair(a["padding"])
-        attrs = {"pool_size": kernel, "strides": stride, "padding": pad + pad,
-                 "ceil_mode": bool(a["ceil_mode"])}
-        if op == "nn.max_pool2d":
-            attrs["dilation"] = _pair(a["dilation"])
-        else:
-            if a.get("divisor_override") is not None:
-                raise NotImplementedError("from_exported_program: avg_pool2d with "
-                                          "divisor_override is not supported")
-            attrs["count_include_pad"] = bool(a["count_include_pad"])
-        out = imp.emit(make(op, a["self"], **attrs))
-        # max_pool2d_with_indices also returns the argmax indices, which tvmlite never computes
-        return (out, None) if node.target.__name__.endswith("with_indices.default") else out
-    return convert
-
-
-converts("max_pool2d_with_indices.default", "max_pool2d.default")(_pool("nn.max_pool2d"))
-converts("avg_pool2d.default")(_pool("nn.avg_pool2d"))
-
-
-@converts("adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default")
-def _adaptive_avg_pool2d(node: Any, imp: Any) -> rx.Call:
-    x, size = imp.retrieve_args(node)
-    return make("nn.adaptive_avg_pool2d", x, _pair(size))
-
-
 @converts("_native_batch_norm_legit_no_training.default", "batch_norm.default")
 def _batch_norm(node: Any, imp: Any) -> Any:
     a = imp.named_args(node)
@@ -110,6 +76,36 @@ def _batch_norm(node: Any, imp: Any) -> Any:
         bn = imp.emit(call)
         return imp.emit(rx.TupleGetItem(bn, 0, bn.struct_info.fields[0]))
     return call  # (out, mean, var): `getitem` picks result 0
+
+
+@converts("_native_batch_norm_legit_functional.default")
+def _batch_norm_training(node: Any, imp: Any) -> Any:
+    """Training-mode batch norm (a model exported in .train()): batch statistics, as TVM 0.27
+    gives it -- (out, new running mean, then zeros for the saved statistics torch keeps for
+    the backward pass)."""
+    a = imp.named_args(node)
+    x = a["input"]
+    dtype, c = x.struct_info.dtype, x.struct_info.shape[1].value
+    bn = imp.emit(make("nn.batch_norm", x, _vector(a["weight"], c, 1, dtype),
+                       _vector(a["bias"], c, 0, dtype), a["running_mean"], a["running_var"],
+                       axis=1, epsilon=a["eps"], momentum=a["momentum"], training=True))
+    out = imp.emit(rx.TupleGetItem(bn, 0, bn.struct_info.fields[0]))
+    mean = imp.emit(rx.TupleGetItem(bn, 1, bn.struct_info.fields[1]))
+    reserve = imp.emit(make("zeros", [c], dtype))
+    return imp.emit(as_expr((out, mean, reserve, reserve, reserve)))
+
+
+@converts("_native_batch_norm_legit.no_stats")
+def _batch_norm_no_stats(node: Any, imp: Any) -> Any:
+    """Batch statistics without running ones (InstanceNorm decomposes to this over a
+    (1, N*C, ...) view): TVM 0.27's instance_norm over the batch and spatial axes."""
+    a = imp.named_args(node)
+    x = a["input"]
+    dtype, c = x.struct_info.dtype, x.struct_info.shape[1].value
+    out = imp.emit(make("nn.instance_norm", x, _vector(a["weight"], c, 1, dtype),
+                        _vector(a["bias"], c, 0, dtype), channel_axis=1,
+                        axes=[0, *range(2, ndim(x))], epsilon=a["eps"]))
+    return (out, None, None)  # torch also returns the batch mean and rstd (for training)
 
 
 @converts("native_layer_norm.default", "layer_norm.default")
@@ -133,8 +129,16 @@ def _gelu(node: Any, imp: Any) -> rx.Call:
 
 @converts("embedding.default")
 def _embedding(node: Any, imp: Any) -> rx.Call:
+    """TVM 0.27's form: int32 indices; more than 1-d ones flattened for the take and the
+    result reshaped back."""
     weight, indices = imp.retrieve_args(node)[:2]
-    return make("take", weight, indices, axis=0)
+    indices = imp.emit(make("astype", indices, "int32"))
+    sinfo = indices.struct_info
+    if sinfo.ndim == 1:
+        return make("take", weight, indices, axis=0)
+    flat = imp.emit(make("reshape", indices, [-1]))
+    rows = imp.emit(make("take", weight, flat, axis=0))
+    return make("reshape", rows, [*sinfo.shape, weight.struct_info.shape[-1]])
 
 
 @converts("native_group_norm.default", "group_norm.default")

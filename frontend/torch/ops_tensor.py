@@ -15,6 +15,7 @@ from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.op import op_attr
 from ...ir.ops.base import scalar_const
+from ...ir.structural import structural_equal
 from ...tir import expr as tx
 from .registry import converts
 from .symbolic import dtype_name
@@ -64,7 +65,7 @@ for _aten, _op in _UNARY.items():  # cast: sqrt of an int tensor is a float tens
         lambda node, imp, op=_op: make(op, cast(first_arg(node, imp), out_dtype(node))))
 
 _BINARY = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide",
-           "pow": "power", "maximum": "maximum", "minimum": "minimum",
+           "maximum": "maximum", "minimum": "minimum",
            "floor_divide": "floor_divide", "remainder": "floor_mod"}
 _OVERLOADS = ("Tensor", "Scalar", "default", "Tensor_Scalar", "Tensor_Tensor")
 
@@ -214,7 +215,18 @@ def _transpose(node: Any, imp: Any) -> rx.Call:
 def _reshape(node: Any, imp: Any) -> rx.Call:
     # NOTE: squeeze too: torch's squeeze(dim) leaves a dim that is not 1 alone, R.squeeze
     # would reject it; the recorded result shape says what torch did.
-    return make("reshape", first_arg(node, imp), imp.shape_of(node))
+    x, shape = first_arg(node, imp), imp.shape_of(node)
+    # to its own shape, written out as such (not with a -1): nothing, as TVM 0.27 has it
+    dims = node.args[1] if len(node.args) > 1 else None
+    if isinstance(dims, (list, tuple)) and _static(x.struct_info.shape) == list(dims):
+        return x
+    return make("reshape", x, shape)
+
+
+def _static(shape: Any) -> list[int] | None:
+    """The dims as ints, or None where one is symbolic (or the shape unknown)."""
+    dims = [getattr(d, "value", None) for d in shape] if shape is not None else [None]
+    return None if None in dims else dims
 
 
 @converts("squeeze.dim", "squeeze.dims", "squeeze.default")
@@ -268,22 +280,21 @@ def _getitem(node: Any, imp: Any) -> Any:
 
 @converts("slice.Tensor")
 def _slice(node: Any, imp: Any) -> Any:
+    """TVM 0.27's form: an open end stays torch's INT64_MAX (strided_slice clamps it), and a
+    slice of the whole axis is no op at all."""
     a = imp.named_args(node)
     x, axis, step = a["self"], a["dim"], a["step"]
-    size = x.struct_info.shape[axis]
     start = 0 if a["start"] is None else a["start"]
-    end = a["end"]
-    if end is None or (isinstance(end, int) and end >= 2 ** 62):  # torch's "to the end"
-        end = size
+    end = _INT64_MAX if a["end"] is None else a["end"]
+    if start == 0 and step == 1 and isinstance(start, int):
+        size = x.struct_info.shape[axis] if x.struct_info.shape is not None else None
+        if (isinstance(end, int) and end >= _INT64_MAX) or (
+                isinstance(end, tx.PrimExpr) and size is not None and structural_equal(end, size)):
+            return x
     return make("strided_slice", x, [axis], [start], [end], [step])
 
 
-@converts("select.int")
-def _select(node: Any, imp: Any) -> rx.Call:
-    x, axis, index = imp.retrieve_args(node)
-    end = index + 1 if index != -1 else x.struct_info.shape[axis]
-    part = imp.emit(make("strided_slice", x, [axis], [index], [end]))
-    return make("reshape", part, imp.shape_of(node))
+_INT64_MAX = 2 ** 63 - 1
 
 
 # -- reductions -----------------------------------------------------------------------------------

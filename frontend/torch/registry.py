@@ -27,6 +27,6 @@ def converts(*names: str) -> Callable[[Converter], Converter]:
 
 def converter_table() -> dict[str, Converter]:
     """Every built-in converter (importing the op modules registers them)."""
-    from . import ops_extra, ops_more, ops_nn, ops_tensor  # noqa: F401
+    from . import ops_extra, ops_misc, ops_more, ops_nn, ops_pool, ops_tensor  # noqa: F401
 
     return dict(CONVERTERS)

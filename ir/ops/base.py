@@ -46,6 +46,22 @@ def call(name: str, args: tuple[Any, ...], **attrs: Any) -> rx.Call:
     return rx.Call(c.op, c.args, c.attrs, struct_info=op_attr(name, "infer_struct_info")(c))
 
 
+# Where the value a variable is bound to may be found while its function is being built (the
+# parser's open frames, a BlockBuilder's open blocks): inference may look through a variable,
+# as TVM's does through the BlockBuilder's LookupBinding. The builders register themselves.
+BINDING_LOOKUPS: list[Callable[[rx.Var], "rx.Expr | None"]] = []
+
+
+def bound_value(e: rx.Expr) -> rx.Expr:
+    """The value `e` is bound to where a builder knows it, else `e` itself."""
+    if isinstance(e, rx.Var):
+        for lookup in BINDING_LOOKUPS:
+            value = lookup(e)
+            if value is not None:
+                return value
+    return e
+
+
 def _freeze(v: Any) -> Any:
     return tuple(_freeze(x) for x in v) if isinstance(v, (list, tuple)) else v
 

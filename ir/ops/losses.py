@@ -169,9 +169,12 @@ def hamming_window(window_size: Any, periodic: Any, alpha: Any, beta: Any, dtype
     """`alpha - beta * cos(2 pi i / (N or N - 1))` for i < N (periodic / symmetric)."""
     from .creation import prim_arg
 
-    return call("relax.hamming_window", (prim_arg(window_size), prim_arg(int(bool(periodic))),
-                                         prim_arg(float(alpha), "float64"),
-                                         prim_arg(float(beta), "float64")), dtype=str(dtype))
+    def number(v: Any, to: Any, dtype: str) -> rx.Expr:  # PrimValues pass through (TVM's)
+        return v if isinstance(v, rx.Expr) else prim_arg(to(v), dtype)
+
+    return call("relax.hamming_window", (prim_arg(window_size), number(periodic, bool, "bool"),
+                                         number(alpha, float, "float64"),
+                                         number(beta, float, "float64")), dtype=str(dtype))
 
 
 register("relax.scatter_nd", _infer_scatter_nd, scatter_nd, INJECTIVE)

@@ -256,6 +256,8 @@ def _ints(values: Any) -> tuple[Any, ...]:
     symbolic one stays an expression."""
     out = []
     for v in values:
+        if isinstance(v, rx.PrimValue):  # `(R.prim_value(3),)`, as TVM prints them
+            v = v.value
         n = as_int(v) if isinstance(v, tx.PrimExpr) else None
         out.append(v if n is None else n)
     return tuple(out)

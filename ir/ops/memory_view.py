@@ -16,7 +16,7 @@ from ...tir import expr as tx
 from ...tir.dtype import itemsize
 from .. import expr as rx
 from .. import struct_info as si
-from .base import op_error, tensor_arg
+from .base import bound_value, op_error, tensor_arg
 
 NAME = "relax.memory.view"
 
@@ -49,6 +49,7 @@ def infer_view(c: rx.Call) -> si.StructInfo:
 
 
 def _view_dtype(arg: rx.Expr) -> str:
+    arg = bound_value(arg)  # `dtype = R.dtype("float32")` bound earlier: still known
     if not isinstance(arg, rx.DataTypeImm):
         return ""  # a dtype held in a variable: not known here
     if arg.value in ("void", ""):

@@ -19,6 +19,7 @@ from typing import Any
 from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.module import GlobalVar
+from ...ir.ops.base import BINDING_LOOKUPS
 from ...ir.type_analysis import is_base_of
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
@@ -161,6 +162,21 @@ def to_expr(value: Any) -> rx.Expr:
 def function_frame(p: Parser | None = None) -> FunctionFrame | None:
     p = p or current()
     return p.find_frame(FunctionFrame) if p is not None else None
+
+
+def _bound_in_open_frames(var: rx.Var) -> rx.Expr | None:
+    """The value `var` is bound to in the function being parsed (for ops.base.bound_value)."""
+    frame = function_frame()
+    if frame is None:
+        return None
+    for bindings in (frame.bindings, *(b.bindings for b in frame.blocks)):
+        for b in bindings:
+            if b.var is var and isinstance(b, rx.VarBinding):
+                return b.value
+    return None
+
+
+BINDING_LOOKUPS.append(_bound_in_open_frames)
 
 
 def sym_var(name: str) -> tx.Var:

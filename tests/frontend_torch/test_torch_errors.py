@@ -41,10 +41,3 @@ def test_custom_convert_map(exported):
     ops = [b.value.op.name for b in mod["main"].body.blocks[0].bindings
            if hasattr(b.value, "op")]
     assert ops == ["relax.add", "relax.nn.relu"]
-
-
-def test_training_batch_norm_is_refused():
-    bn = torch.nn.BatchNorm2d(3).train()
-    ep = torch.export.export(bn, (torch.randn(2, 3, 4, 4),))
-    with pytest.raises(UnsupportedOperatorError, match="_native_batch_norm_legit_functional"):
-        from_exported_program(ep)

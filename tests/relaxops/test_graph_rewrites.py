@@ -333,3 +333,22 @@ def test_decompose_tensor_to_shape_into_the_vm_builtin_and_runs():
     assert after["main"].body.body is bindings[2].var  # the new shape stands for `s`
     vm = relax.VirtualMachine(relax.build(after, "llvm"), tvm.cpu())
     assert tuple(vm["main"](np.array([2, 3], "int64"))) == (2, 3)
+
+
+def test_bind_params_infers_again_what_uses_a_bound_parameter():
+    # as apache-tvm 0.27's pass re-emits: an annotation less precise than the value (no
+    # dtype) gives way to the struct info inferred from the bound constant
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((2, 6), "float32"), w: R.Tensor((6,), "float32")):
+            with R.dataflow():
+                lv: R.Tensor((1, 6)) = R.reshape(w, [1, 6])
+                gv: R.Tensor((2, 6), "float32") = R.add(x, lv)
+                R.output(gv)
+            return gv
+
+    func = relax.transform.BindParams("main", {"w": np.ones(6, "float32")})(Before)["main"]
+    lv = func.body.blocks[0].bindings[0].var
+    assert_structural_equal(lv.struct_info, R.Tensor((1, 6), "float32"))
+    assert [p.name_hint for p in func.params] == ["x"]

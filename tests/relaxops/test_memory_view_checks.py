@@ -77,3 +77,26 @@ def test_lower_runtime_builtin_spells_out_the_view_and_runs():
     a = np.arange(16, dtype="float32")
     vm = relax.VirtualMachine(relax.build(after, "llvm"), tvm.cpu())
     np.testing.assert_array_equal(vm["main"](tvm.nd.array(a)).numpy(), a[8:].reshape(4, 2))
+
+
+def test_dtype_bound_to_a_variable_is_looked_through_by_the_parser():
+    @R.function(private=True)
+    def func(A: R.Tensor([4], "uint32")):
+        dtype = R.dtype("float8")  # TVM's plain 8-bit float, a quarter of uint32's bytes
+        B = R.memory.view(A, dtype=dtype)
+        return B
+
+    sinfo = func.body.blocks[0].bindings[1].var.struct_info
+    assert sinfo.dtype == "float8" and [int(d) for d in sinfo.shape] == [4]
+
+
+def test_dtype_bound_to_a_variable_is_looked_through_by_the_block_builder():
+    bb = relax.BlockBuilder()
+    a = relax.Var("A", R.Tensor([8], "float32"))
+    with bb.function("main", [a]):
+        dtype = bb.emit(R.dtype("int32"))
+        view = bb.emit(R.memory.view(a, dtype=dtype))
+        bb.emit_func_output(view)
+    assert view.struct_info.dtype == "int32"
+    unknown = R.memory.view(a, dtype=relax.Var("d", relax.ObjectStructInfo()))
+    assert unknown.struct_info.dtype == ""  # a free variable: not known
