@@ -36,6 +36,7 @@ from ...transforms.matmul_rewrites import (
     CombineParallelMatmul, ExpandMatmulOfSum, ReorderPermuteDimsAfterConcat,
     ReorderTakeAfterMatmul,
 )
+from ...transforms.layout_free_buffers import AttachAttrLayoutFreeBuffers
 from ...transforms.lift_params import LiftTransformParams
 from ...transforms.lower_runtime_builtin import LowerRuntimeBuiltin
 from ...transforms.reshape_rewrite import RemoveRedundantReshape, RewriteDataflowReshape
@@ -46,7 +47,8 @@ from ...transforms.simple_passes import (
 )
 from ...transforms.static_plan_memory import StaticPlanBlockMemory
 
-__all__ = ["AnnotateTIROpPattern", "BindParams", "BindSymbolicVars", "CallTIRRewrite",
+__all__ = ["AnnotateTIROpPattern", "AttachAttrLayoutFreeBuffers", "BindParams", "BindSymbolicVars",
+           "CallTIRRewrite",
            "CanonicalizeBindings", "ConvertLayout", "DeadCodeElimination",
            "DecomposeOpsForInference", "DecomposeOpsForTraining", "EliminateCommonSubexpr",
            "FoldBatchnormToConv2D", "FoldConstant", "LiftTransformParams", "FuseOps",
