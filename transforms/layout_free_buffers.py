@@ -16,7 +16,7 @@ from typing import Any
 
 from ..ir import expr as rx
 from ..ir.functor import ExprMutator
-from ..ir.module import GlobalVar, IRModule
+from ..ir.module import GlobalVar, IRModule, fresh_name
 from ..ir.op import CALL_TIR
 from ..tir.function import PrimFunc
 from ..tir.renew_defs import renew_defs
@@ -74,20 +74,13 @@ class _Attacher(ExprMutator):
     def _copy(self, gv: GlobalVar, prim: PrimFunc, free: tuple[int, ...]) -> GlobalVar:
         key = (gv.name_hint, free)
         if key not in self.copies:
-            new = GlobalVar(self._fresh_name(gv.name_hint))
+            new = GlobalVar(fresh_name(gv.name_hint, self.names))
+            self.names.add(new.name_hint)
             # fresh vars and buffers: two copies of one prim_func must not share definitions
             self.added[new] = renew_defs(prim).with_attr("layout_free_buffers", list(free))
             self.copies[key] = new
             self.replaced.add(gv.name_hint)
         return self.copies[key]
-
-    def _fresh_name(self, base: str) -> str:
-        i = 1
-        while f"{base}{i}" in self.names:
-            i += 1
-        self.names.add(f"{base}{i}")
-        return f"{base}{i}"
-
 
 def _called_prim_funcs(funcs: dict[GlobalVar, Any]) -> set[str]:
     """Names of the functions some relax function still refers to."""
