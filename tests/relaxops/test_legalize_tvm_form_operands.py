@@ -1,7 +1,7 @@
 """LegalizeOps kernels in TVM 0.27's form for a repeated argument (one buffer per argument, as
-TVM's emit_te makes them) and for size-1 dims (read at the index unless really broadcast);
-RewriteDataflowReshape keeps a kernel that reads only part of its input. Expected kernels are
-what apache-tvm 0.27 prints for the same calls."""
+TVM's emit_te makes them), for size-1 dims (read at the index unless really broadcast) and for
+reshape indices TVM's simplifier splits; RewriteDataflowReshape keeps a kernel that reads only
+part of its input. Expected kernels are what apache-tvm 0.27 prints for the same calls."""
 
 import numpy as np
 
@@ -105,3 +105,45 @@ def test_rewrite_dataflow_reshape_keeps_a_kernel_that_changes_the_volume():
 
     assert relax.analysis.has_reshape_pattern(Module["head"])
     assert_structural_equal(relax.transform.RewriteDataflowReshape()(Module), Module)
+
+
+def test_flatten_reshape_index_splits_a_multiple_of_the_stride():
+    @R.function
+    def main(x: R.Tensor((2, 3, 4, 5), "float32")):
+        z = R.nn.batch_flatten(x)
+        return z
+
+    @T.prim_func(private=True, s_tir=True)
+    def expected(x: T.Buffer((T.int64(2), T.int64(3), T.int64(4), T.int64(5)), "float32"),
+                 T_reshape: T.Buffer((T.int64(2), T.int64(60)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for ax0, ax1 in T.grid(T.int64(2), T.int64(60)):
+            with T.sblock("T_reshape"):
+                v_ax0, v_ax1 = T.axis.remap("SS", [ax0, ax1])
+                T_reshape[v_ax0, v_ax1] = x[(v_ax1 // T.int64(60) + v_ax0) % T.int64(2),
+                                            v_ax1 % T.int64(60) // T.int64(20),
+                                            v_ax1 % T.int64(20) // T.int64(5),
+                                            v_ax1 % T.int64(5)]
+
+    mod = relax.transform.LegalizeOps()(tvm.IRModule({"main": main}))
+    assert_structural_equal(_kernels(mod)["reshape"], expected)
+    x = np.random.rand(2, 3, 4, 5).astype("float32")
+    ex = relax.build(mod, target="llvm")
+    out = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x))
+    np.testing.assert_array_equal(out.numpy(), x.reshape(2, 60))
+
+
+def test_reshape_with_split_strides_matches_numpy():
+    # (4, 6) -> (2, 2, 3, 2): the raveled index 6 * i0 + i1 meets strides 6 and 12
+    @R.function
+    def main(x: R.Tensor((4, 6), "float32")):
+        z = R.reshape(x, (2, 2, 3, 2))
+        w = R.reshape(z, (8, 3))
+        return (z, w)
+
+    mod = relax.transform.LegalizeOps()(tvm.IRModule({"main": main}))
+    x = np.random.rand(4, 6).astype("float32")
+    ex = relax.build(mod, target="llvm")
+    z, w = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x))
+    np.testing.assert_array_equal(z.numpy(), x.reshape(2, 2, 3, 2))
+    np.testing.assert_array_equal(w.numpy(), x.reshape(8, 3))
