@@ -147,3 +147,14 @@ def test_reshape_with_split_strides_matches_numpy():
     z, w = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(x))
     np.testing.assert_array_equal(z.numpy(), x.reshape(2, 2, 3, 2))
     np.testing.assert_array_equal(w.numpy(), x.reshape(8, 3))
+
+
+def test_attention_with_a_bias_is_the_attention_bias_operator():
+    q = relax.Var("q", R.Tensor((1, 4, 2, 8), "float32"))
+    bias = relax.Var("bias", R.Tensor((1, 2, 4, 4), "float32"))
+    assert relax.op.nn.attention(q, q, q).op.name == "relax.nn.attention"
+    call = relax.op.nn.attention(q, q, q, bias)
+    assert call.op.name == "relax.nn.attention_bias"
+    mod = relax.transform.LegalizeOps()(tvm.IRModule({"main": relax.Function(
+        [q, bias], call, call.struct_info)}))
+    assert list(_kernels(mod)) == ["attention_bias"]
