@@ -323,6 +323,8 @@ class Tuple(Expr):
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if type(self.fields) is not tuple:  # TVM users write relax.Tuple([a, b])
+            object.__setattr__(self, "fields", tuple(self.fields))
         if self.struct_info is None and all(
                 getattr(f, "struct_info", None) is not None for f in self.fields):
             object.__setattr__(self, "struct_info", TupleStructInfo(
