@@ -17,7 +17,7 @@ from typing import Any
 
 from . import expr as rx
 from . import struct_info as si
-from .op import op_attr, set_op_attr
+from .op import op_attr, set_op_attr, with_inferred_struct_info
 
 class _NoBindings:
     def lookup_binding(self, var: rx.Var) -> Any:
@@ -36,7 +36,7 @@ def normalize_op_call(call: rx.Call, builder: Any = None) -> rx.Call:
         new = rule(builder, call)
         if new is call or _same_call(new, call):
             return call
-        call = new
+        call = with_inferred_struct_info(new) if new.struct_info is None else new
     return call
 
 

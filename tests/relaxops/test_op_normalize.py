@@ -79,3 +79,23 @@ def test_call_tir_argument_tuple_is_written_in_line():
     assert isinstance(inline, relax.Tuple)
     assert_structural_equal(inline.fields[0], relax.TupleGetItem(
         t, 0, struct_info=t.struct_info.fields[0]))
+
+
+def test_python_mutator_applies_the_rule(custom_op):
+    x = relax.Var("x", R.Tensor((2,), "float32"))
+    before = _bound_function([x], relax.Call(custom_op, [x], struct_info=x.struct_info))
+
+    class Empty(relax.PyExprMutator):
+        pass
+
+    after = Empty().visit_expr(before)
+    call = after.body.blocks[0].bindings[0].value
+    assert [type(a).__name__ for a in call.args] == ["Var", "Tuple"]
+
+
+def test_call_takes_tvms_ty_args_keyword():
+    x = relax.Var("x", R.Tensor((2,), "float32"))
+    call = relax.Call(ir.Op.get("relax.call_pure_packed"), [relax.ExternFunc("f"), x],
+                      ty_args=[x.struct_info])
+    assert call.sinfo_args == (x.struct_info,)
+    assert call.ty_args == (x.struct_info,)
