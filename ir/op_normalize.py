@@ -19,6 +19,7 @@ from . import expr as rx
 from . import struct_info as si
 from .op import op_attr, set_op_attr, with_inferred_struct_info
 
+
 class _NoBindings:
     def lookup_binding(self, var: rx.Var) -> Any:
         return None
