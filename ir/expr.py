@@ -295,7 +295,22 @@ class Call(Expr):
     struct_info: StructInfo | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __init__(self, op: Expr, args: Any, attrs: Any = (), sinfo_args: Any = (),
+                 struct_info: StructInfo | None = None, span: Span | None = None, *,
+                 ty_args: Any = None) -> None:
+        # TVM 0.27 spells sinfo_args `ty_args=`: relax.Call(op, args, attrs, ty_args=[...])
+        put = object.__setattr__
+        put(self, "op", op)
+        put(self, "args", args)
+        put(self, "attrs", attrs)
+        put(self, "sinfo_args", sinfo_args if ty_args is None else tuple(ty_args))
+        put(self, "struct_info", struct_info)
+        put(self, "span", span)
+        self.__post_init__()
+
     def __post_init__(self) -> None:
+        if type(self.sinfo_args) is not tuple and self.sinfo_args is not None:
+            object.__setattr__(self, "sinfo_args", tuple(self.sinfo_args))
         if type(self.attrs) is not Attrs:  # readable as attrs["k"] and attrs.k, as in TVM
             object.__setattr__(self, "attrs", Attrs(self.attrs or ()))
         # TVM users write relax.Call(op_or_global_var, [args], None, None)
@@ -332,6 +347,8 @@ class Tuple(Expr):
     span: Span | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if type(self.fields) is not tuple:  # TVM users write relax.Tuple([a, b])
+            object.__setattr__(self, "fields", tuple(self.fields))
         if self.struct_info is None and all(
                 getattr(f, "struct_info", None) is not None for f in self.fields):
             object.__setattr__(self, "struct_info", TupleStructInfo(

@@ -24,6 +24,7 @@ from . import struct_info as si
 from .call_tir_check import call_tir_mismatch, tensor_mismatch
 from .module import GlobalVar, IRModule
 from .op import CALL_TIR, CALL_TIR_INPLACE
+from .op_normalize import normalize_op_call
 
 
 class WellFormedError(ValueError):
@@ -38,6 +39,7 @@ class _Checker:
         self.sym: set[tx.Var] = set()
         self.errors: list[str] = []
         self.in_dataflow = False
+        self.values: dict[rx.Var, Any] = {}
 
     def error(self, msg: str) -> None:
         self.errors.append(f"in function {self.name!r}: {msg}")
@@ -105,6 +107,7 @@ class _Checker:
                 self.error(f"{b.var.name_hint!r} is bound to a sequence; sequences are only "
                            "function bodies and If branches")
             self.expr(b.value)
+            self.values[b.var] = b.value
             if isinstance(b, rx.MatchCast):
                 self.sinfo_defs(b.struct_info)
             if self.strict:
@@ -173,7 +176,14 @@ class _Checker:
                 self.error(f"the struct info of {name!r} uses the symbolic variable {v.name!r}, "
                            "which no parameter or match_cast defines")
 
+    def lookup_binding(self, var: rx.Var) -> Any:
+        """What `var` is bound to (operator normalization rules ask)."""
+        return self.values.get(var)
+
     def call(self, e: rx.Call) -> None:
+        if self.strict and isinstance(e.op, rx.Op) and \
+                normalize_op_call(e, self) is not e:
+            self.error(f"{_show(e)} is not in the normal form its operator's FNormalize gives")
         if isinstance(e.op, rx.Op) and e.op.name == CALL_TIR.name and self.mod is not None \
                 and e.args and isinstance(e.args[0], GlobalVar) and \
                 e.args[0] not in self.mod.functions:

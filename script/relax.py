@@ -41,8 +41,11 @@ from .parser.relax_parser import (
 # -- the decorator ------------------------------------------------------------------------------
 
 
-def function(func: _Fn | None = None, *, private: bool = False, pure: bool = True) -> Any:
-    """Parse a function as a relax `Function` (or mark it for the enclosing `@I.ir_module`)."""
+def function(func: _Fn | None = None, *, private: bool = False, pure: bool = True,
+             check_well_formed: bool = True) -> Any:
+    """Parse a function as a relax `Function` (or mark it for the enclosing `@I.ir_module`).
+    `check_well_formed` is accepted for TVM's signature; the parser checks scoping either
+    way and leaves TVM's stricter rules to `relax.analysis.well_formed`."""
     __tracebackhide__ = True  # noqa: F841 (IPython and pytest hide this frame)
     opts = {"private": private, "pure": pure}
     if func is None:

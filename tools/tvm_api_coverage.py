@@ -51,7 +51,7 @@ NOT_APPLICABLE = [
     (r"^(RealizeVDevice|UpdateVDevice|SpecializePrimFuncBasedOnCallSite)$",
      "virtual-device planning for heterogeneous execution (texture memory scopes); tvmlite "
      "runs a module on one device"),
-    (r"^(SplitLayoutRewritePreproc|AttachAttrLayoutFreeBuffers)$",
+    (r"^(SplitLayoutRewritePreproc)$",
      "MetaSchedule's layout-rewrite postprocessing, which tvmlite's tuner does not do"),
 ]
 

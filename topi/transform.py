@@ -34,10 +34,15 @@ def broadcast_shape(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[tx.PrimExpr
     return tuple(y if _is_one(x) else x for x, y in zip(a, b))
 
 
-def bcast_index(t: te.Tensor, idx: tuple[tx.PrimExpr, ...]) -> tx.PrimExpr:
-    """`t` read at the broadcast index `idx` (trailing dims aligned, size-1 dims read at 0)."""
+def bcast_index(t: te.Tensor, idx: tuple[tx.PrimExpr, ...],
+                out_shape: tuple[Any, ...] | None = None) -> tx.PrimExpr:
+    """`t` read at the broadcast index `idx` (trailing dims aligned, size-1 dims read at 0).
+    Given the output's shape, a size-1 dim that the output keeps at 1 reads at the index, as
+    TVM's InputIndexFromBroadcast does (only a dim that is really broadcast reads at 0)."""
     lead = len(idx) - t.ndim
-    return t[tuple(_zero() if _is_one(d) else i for d, i in zip(t.shape, idx[lead:]))]
+    outs = out_shape[lead:] if out_shape is not None else (None,) * t.ndim
+    return t[tuple(_zero() if _is_one(d) and not (o is not None and _is_one(o)) else i
+                   for d, i, o in zip(t.shape, idx[lead:], outs))]
 
 
 def _operand(x: Any, dtype: str) -> Any:
@@ -57,8 +62,8 @@ def binary(name: str, fn: Fn) -> Callable[[Any, Any], te.Tensor]:
         shape = broadcast_shape(sa, sb)
 
         def body(*idx: tx.PrimExpr) -> tx.PrimExpr:
-            va = bcast_index(a, idx) if isinstance(a, te.Tensor) else a
-            vb = bcast_index(b, idx) if isinstance(b, te.Tensor) else b
+            va = bcast_index(a, idx, shape) if isinstance(a, te.Tensor) else a
+            vb = bcast_index(b, idx, shape) if isinstance(b, te.Tensor) else b
             return fn(va, vb)
         return te.compute(shape, body, name=f"T_{name}")
     op.__name__ = name
@@ -128,8 +133,8 @@ def cast(x: te.Tensor, dtype: str) -> te.Tensor:
 
 def where(cond: te.Tensor, a: te.Tensor, b: te.Tensor) -> te.Tensor:
     shape = broadcast_shape(broadcast_shape(cond.shape, a.shape), b.shape)
-    return te.compute(shape, lambda *i: tx.Select(_truth(bcast_index(cond, i)), bcast_index(
-        a, i), bcast_index(b, i)), name="T_where")
+    return te.compute(shape, lambda *i: tx.Select(_truth(bcast_index(cond, i, shape)), bcast_index(
+        a, i, shape), bcast_index(b, i, shape)), name="T_where")
 
 
 def _truth(c: tx.PrimExpr) -> tx.PrimExpr:
@@ -214,7 +219,7 @@ def expand_dims(x: te.Tensor, shape: Any) -> te.Tensor:
 
 def broadcast_to(x: te.Tensor, shape: Any) -> te.Tensor:
     dims = tuple(tx.const(d, "int64") if isinstance(d, int) else d for d in shape)
-    return te.compute(dims, lambda *i: bcast_index(x, i), name="T_broadcast_to")
+    return te.compute(dims, lambda *i: bcast_index(x, i, dims), name="T_broadcast_to")
 
 
 def concatenate(xs: list[te.Tensor], axis: int = 0) -> te.Tensor:

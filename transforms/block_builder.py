@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
-from ..ir.module import GlobalVar, IRModule
+from ..ir.module import GlobalVar, IRModule, fresh_name
 from ..ir.ops.base import BINDING_LOOKUPS, as_expr
 from ..vm.errors import TVMError
 from .legalize.emit import TEEmitter
@@ -253,7 +253,7 @@ class BlockBuilder:
         self._bindings.append(rx.VarBinding(var, e))
         return var
 
-    def emit_func_output(self, output: Any, params: Any = None) -> rx.Var | Any:
+    def emit_func_output(self, output: Any, params: Any = None) -> GlobalVar:
         if self._func is None:
             raise BlockBuilderError("emit_func_output must be inside `with bb.function(...)`")
         if self._func["done"]:
@@ -271,18 +271,21 @@ class BlockBuilder:
         func = rx.Function(tuple(self._func["params"]), rx.SeqExpr(tuple(self._blocks), body),
                            body.struct_info or si.ObjectStructInfo(),
                            attrs=tuple(self._func["attrs"].items()))
-        self.add_func(func, self._func["name"])
+        gv = self.add_func(func, self._func["name"])
         self._func["done"] = True
-        return output
+        return gv
 
     def add_func(self, func: Any, func_name: str) -> GlobalVar:
-        for gv in self._funcs:
-            if gv.name_hint == func_name:
-                self._funcs[gv] = func
+        """Add `func` under `func_name`, or `func_name1`, ... when that is taken (TVM's
+        AddFunction); a function added before keeps its GlobalVar. A public function renamed
+        so gets its own name back from `finalize`. `update_func` replaces a function."""
+        for gv, f in self._funcs.items():
+            if f is func:
                 return gv
-        gv = GlobalVar(func_name)
+        name = fresh_name(func_name, self._emitter.names | {gv.name_hint for gv in self._funcs})
+        gv = GlobalVar(name)
         self._funcs[gv] = func
-        self._emitter.names.add(func_name)
+        self._emitter.names.add(name)
         return gv
 
     def update_func(self, gv: GlobalVar, func: Any) -> None:
@@ -291,7 +294,12 @@ class BlockBuilder:
     def get(self) -> IRModule:
         return IRModule(dict(self._funcs))
 
-    finalize = get
+    def finalize(self) -> IRModule:
+        """The module with each public function named by its `global_symbol` (a private
+        function in the way is renamed), as TVM's finalize runs NormalizeGlobalVar."""
+        from .function_passes import NormalizeGlobalVar
+
+        return NormalizeGlobalVar()(self.get())
 
     @staticmethod
     def current() -> "BlockBuilder | None":

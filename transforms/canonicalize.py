@@ -4,6 +4,7 @@
   when `t` is bound to a tuple whose item `i` is a variable) is dropped; uses of `y` read `x`.
 - When `y` is a dataflow block's output and `x` a dataflow variable of that block, the binding
   of `x` takes `y` as its variable instead (so nothing dataflow leaks out of the block).
+- `y = (t[0], t[1])` rebuilding a 2-tuple `t` item by item is `y = t` (dropped as above).
 - Uses of a variable bound to a constant (directly, or as a known tuple's item) read the
   constant; the binding stays.
 - A non-dataflow variable bound in a dataflow block and used only inside it becomes a dataflow
@@ -69,6 +70,8 @@ class _Plan:
             target = self.root(v)
         elif isinstance(b, rx.VarBinding) and isinstance(v, rx.Constant):
             self.constants[b.var] = v
+        elif isinstance(b, rx.VarBinding) and isinstance(v, rx.Tuple):
+            target = self.rewrapped(v)
         if target is None:
             return
         self.dropped.add(id(b))
@@ -76,6 +79,23 @@ class _Plan:
             self.remap[b.var] = target
         else:
             self.rename[target] = b.var
+
+    def rewrapped(self, tup: rx.Tuple) -> rx.Var | None:
+        """The tuple variable `tup` rebuilds item by item (`(t[0], t[1])` of a 2-tuple `t`),
+        if any: TVM uses the original tuple instead of unwrapping and rewrapping it."""
+        source = None
+        for i, f in enumerate(tup.fields):
+            item = self.values.get(self.root(f)) if isinstance(f, rx.Var) else None
+            if not (isinstance(item, rx.TupleGetItem) and item.index == i and
+                    isinstance(item.tuple_value, rx.Var)):
+                return None
+            if source is not None and self.root(item.tuple_value) is not source:
+                return None
+            source = self.root(item.tuple_value)
+        sinfo = source.struct_info if source is not None else None
+        if not isinstance(sinfo, si.TupleStructInfo) or len(sinfo.fields) != len(tup.fields):
+            return None
+        return source
 
     def trivial_cast(self, cast: Any, known: Any) -> bool:
         """Whether a match_cast to `cast` of a value of struct info `known` checks nothing:
@@ -137,11 +157,14 @@ class _Apply(ExprMutator):
         return replace(block, bindings=tuple(out))
 
     def refine(self, value: rx.Expr, var: rx.Var) -> tuple[rx.Expr, rx.Var]:
-        """An operator call whose arguments changed has its struct info inferred again; a
-        variable bound to it gets the more precise struct info (uses follow)."""
-        if not (isinstance(value, rx.Call) and isinstance(value.op, rx.Op)):
+        """An operator call or tuple whose arguments changed has its struct info inferred
+        again; a variable bound to it gets the more precise struct info (uses follow)."""
+        if isinstance(value, rx.Tuple):
+            value = rx.Tuple(value.fields, span=value.span)
+        elif isinstance(value, rx.Call) and isinstance(value.op, rx.Op):
+            value = with_inferred_struct_info(replace(value, struct_info=None))
+        else:
             return value, var
-        value = with_inferred_struct_info(replace(value, struct_info=None))
         new, old = value.struct_info, var.struct_info
         if new is None or old is None or structural_equal(new, old) or \
                 not is_base_of(old, new):

@@ -10,6 +10,7 @@ from typing import Any
 from ..ir import expr as rx
 from ..ir.functor import ExprMutator, ExprVisitor
 from ..ir.op import with_inferred_struct_info
+from ..ir.op_normalize import normalize_op_call
 from ..ir.module import IRModule
 from .block_builder import BlockBuilder
 from .pass_infra import Pass, PassContext
@@ -78,6 +79,11 @@ class PyExprMutator(_TVMNames, ExprMutator):
         self.__dict__.setdefault("_bindings", {})[binding.var] = binding.value
         new = super().visit_binding(binding)
         value = getattr(new, "value", None)
+        if isinstance(value, rx.Call) and isinstance(value.op, rx.Op):
+            normal = normalize_op_call(value, self)  # as TVM's builder re-emits a call
+            if normal is not value:
+                new = replace(new, value=normal)
+                value = normal
         if isinstance(value, rx.Call) and value.struct_info is None:
             # NOTE: a rewrite built `relax.Call(op, args, None, None)`; TVM's builder
             # normalizes it, so later passes see its struct info

@@ -6,6 +6,8 @@ Only dataflow variables are rewritten: a dataflow block's outputs keep their ker
 
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +17,8 @@ from ..ir.functor import substitute_vars
 from ..ir.module import IRModule
 from ..ir.op import CALL_TIR, op_attr
 from ..ir.reshape_pattern import reshape_source
+from ..tir.analyzer import Analyzer
+from ..tir.expr import IntImm
 from ..tir.function import PrimFunc
 from .pass_infra import Pass, PassContext
 
@@ -36,7 +40,8 @@ def _as_reshape(call: rx.Call, mod: IRModule, b: Any) -> rx.Expr | None:
         return None
     moved = inputs[at]  # a fused kernel may take inputs it never reads
     src = moved.struct_info
-    if not isinstance(src, si.TensorStructInfo) or src.dtype != out.dtype:
+    if not isinstance(src, si.TensorStructInfo) or src.dtype != out.dtype or \
+            not _same_volume(src.shape, out.shape):
         return None
     shape = rx.ShapeExpr(out.shape, si.ShapeStructInfo(out.shape))
     new = op_attr("relax.reshape", "make")(moved, shape)
@@ -64,6 +69,18 @@ def RewriteDataflowReshape() -> Pass:  # noqa: N802
             return replace(f, body=replace(f.body, blocks=tuple(blocks)))
         return mod.map_functions(one)
     return Pass(run, "RewriteDataflowReshape")
+
+
+def _same_volume(src: Any, out: Any) -> bool:
+    """Whether a tensor of shape `src` holds as many elements as one of shape `out`: a kernel
+    with the reshape pattern may read only part of its input (a strided slice), and
+    R.reshape must keep the volume."""
+    if src is None or isinstance(src, rx.Expr):
+        return False
+    one = IntImm("int64", 1)
+    n_src = functools.reduce(operator.mul, src, one)
+    n_out = functools.reduce(operator.mul, out, one)
+    return Analyzer().can_prove_equal(n_src, n_out)
 
 
 # -- RemoveRedundantReshape ------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Small graph passes: DeadCodeElimination, CanonicalizeBindings, ToNonDataflow, Normalize,
-LambdaLift, and the passes our VM lowering makes (nearly) no-ops:
+and the passes our VM lowering makes (nearly) no-ops:
 CallTIRRewrite and KillAfterLastUse (memory is planned by the VM; see vm/static_plan.py).
 """
 
@@ -170,43 +170,5 @@ def Normalize() -> Pass:  # noqa: N802
     return _function_pass("Normalize", normalize)
 
 
-def LambdaLift() -> Pass:  # noqa: N802
-    """Local functions (`f = R.function` values bound inside a function) become module
-    functions; a local function that captures variables of its parent is refused."""
-    def run(mod: IRModule, ctx: PassContext) -> IRModule:
-        funcs = dict(mod.functions)
-        for gv, f in mod.items():
-            if isinstance(f, rx.Function):
-                funcs[gv] = _lift(gv.name_hint, f, funcs)
-        return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
-    return Pass(run, "LambdaLift")
-
-
-def _lift(parent: str, func: rx.Function, funcs: dict[GlobalVar, Any]) -> rx.Function:
-    mapping: dict[rx.Var, rx.Expr] = {}
-    blocks = []
-    for blk in func.body.blocks:
-        out = []
-        for b in blk.bindings:
-            if isinstance(b.value, rx.Function):
-                inner = _lift(f"{parent}_{b.var.name_hint}", b.value, funcs)
-                free = _uses(inner.body) - set(inner.params) - _bound(inner)
-                if free:
-                    raise ValueError(f"LambdaLift: local function {b.var.name_hint!r} captures "
-                                     f"{sorted(v.name_hint for v in free)}; closures are not "
-                                     "supported")
-                gv = GlobalVar(f"{parent}_{b.var.name_hint}")
-                funcs[gv] = inner
-                mapping[b.var] = rx.GlobalVarRef(gv, inner.struct_info)
-                continue
-            out.append(replace(b, value=substitute_vars(b.value, mapping)))
-        blocks.append(replace(blk, bindings=tuple(out)))
-    body = substitute_vars(func.body.body, mapping)
-    return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
-
-
-def _bound(func: rx.Function) -> set[rx.Var]:
-    return {b.var for blk in func.body.blocks for b in blk.bindings}
-
-
 from .fold_constant import FoldConstant  # noqa: E402,F401 (its old home; pipeline.py imports it)
+from .lambda_lift import LambdaLift  # noqa: E402,F401 (its old home)

@@ -92,8 +92,7 @@ def conv1d_transpose(data: Any, weight: Any, strides: Any = 1, padding: Any = 0,
 def attention_bias(query: Any, key: Any, value: Any, bias: Any = None, scale: Any = None,
                    causal_mask: str | None = None, window_size: int | None = None) -> rx.Call:
     """TVM's separate operator for attention with a bias term (the same computation)."""
-    c = attention(query, key, value, bias, scale, causal_mask, window_size)
-    return call("relax.nn.attention_bias", c.args, **dict(c.attrs))
+    return attention(query, key, value, bias, scale, causal_mask, window_size)
 
 
 def _infer_reverse_sequence(c: rx.Call) -> si.StructInfo:

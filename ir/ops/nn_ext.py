@@ -227,7 +227,9 @@ def attention(query: Any, key: Any, value: Any, bias: Any = None, scale: Any = N
                                              "supported")
     args = (query, key, value) if bias is None else (query, key, value, bias)
     sc = None if scale is None else float(getattr(scale, "value", scale))
-    return call("relax.nn.attention", args, scale=sc, causal_mask=causal_mask)
+    # NOTE: with a bias it is TVM's separate operator (printed, legalized and named so)
+    name = "relax.nn.attention" if bias is None else "relax.nn.attention_bias"
+    return call(name, args, scale=sc, causal_mask=causal_mask)
 
 
 # -- 1-d pools, pixel_shuffle, batch_flatten ------------------------------------------------------

@@ -37,6 +37,7 @@ from ...transforms.matmul_rewrites import (
     CombineParallelMatmul, ExpandMatmulOfSum, ReorderPermuteDimsAfterConcat,
     ReorderTakeAfterMatmul,
 )
+from ...transforms.layout_free_buffers import AttachAttrLayoutFreeBuffers
 from ...transforms.lift_params import LiftTransformParams
 from ...transforms.optimize_layout_transform import OptimizeLayoutTransform
 from ...transforms.lower_runtime_builtin import LowerRuntimeBuiltin
@@ -49,7 +50,8 @@ from ...transforms.simple_passes import (
 )
 from ...transforms.static_plan_memory import StaticPlanBlockMemory
 
-__all__ = ["AnnotateTIROpPattern", "BindParams", "Gradient", "BindSymbolicVars", "CallTIRRewrite",
+__all__ = ["AnnotateTIROpPattern", "AttachAttrLayoutFreeBuffers", "BindParams", "Gradient",
+           "BindSymbolicVars", "CallTIRRewrite",
            "CanonicalizeBindings", "ConvertLayout", "DeadCodeElimination",
            "DecomposeOpsForInference", "DecomposeOpsForTraining", "EliminateCommonSubexpr",
            "FoldBatchnormToConv2D", "FoldConstant", "LiftTransformParams", "FuseOps",

@@ -18,6 +18,7 @@ from typing import Any
 
 from ...ir import expr as rx
 from ...ir import struct_info as si
+from ...ir.op import with_inferred_struct_info
 from ...ir.module import GlobalVar
 from ...ir.ops.base import BINDING_LOOKUPS
 from ...ir.type_analysis import is_base_of
@@ -267,6 +268,8 @@ def emit(p: Parser, name: str, value: Any, node: ast.AST,
         return var
     raw = to_expr(value)
     expr = normalize(p, raw)
+    if isinstance(expr, rx.Call) and expr.struct_info is None and isinstance(expr.op, rx.Op):
+        expr = with_inferred_struct_info(expr)  # `relax.Call(op, args)` written in the script
     sinfo = expr.struct_info or si.ObjectStructInfo()
     if ann is not None:
         if p.module is None or p.module.check_well_formed:  # else well_formed judges it

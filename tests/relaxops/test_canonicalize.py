@@ -118,3 +118,72 @@ def test_match_cast_renaming_dims_goes_and_struct_info_is_refined():
             return q
 
     assert_structural_equal(_canon(Before), Expected)
+
+
+def test_tuple_rebuilt_item_by_item_is_the_original_tuple():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(t: R.Tuple(R.Tensor((2,), "float32"), R.Tensor((3,), "float32"))):
+            with R.dataflow():
+                a = t[0]
+                b = t[1]
+                out = (a, b)
+                R.output(out)
+            return out
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(t: R.Tuple(R.Tensor((2,), "float32"), R.Tensor((3,), "float32"))):
+            with R.dataflow():
+                a = t[0]
+                b = t[1]
+                R.output()
+            return t
+
+    assert_structural_equal(_canon(Before), Expected)
+
+
+def test_tuple_of_some_items_or_reordered_items_stays():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(t: R.Tuple(R.Tensor((2,), "float32"), R.Tensor((2,), "float32"),
+                            R.Tensor((2,), "float32"))):
+            with R.dataflow():
+                a = t[0]
+                b = t[1]
+                part = (a, b)
+                swapped = (b, a, a)
+                R.output(part, swapped)
+            return (part, swapped)
+
+    assert_structural_equal(_canon(Before), Before)
+
+
+def test_tuple_whose_field_was_renamed_gets_the_more_precise_struct_info():
+    # apache-tvm 0.27: the tuple's variable takes the fields' shapes once `c` reads `y`
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float16"), y: R.Tensor((6, 4), "float16")):
+            with R.dataflow():
+                c = y
+                d: R.Tuple(R.Tensor(dtype="float16", ndim=2),
+                           R.Tensor((6, 4), "float16")) = (x, c)
+                e = d
+                R.output(e)
+            return e
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor(("n", 4), "float16"), y: R.Tensor((6, 4), "float16")):
+            n = T.int64()
+            with R.dataflow():
+                e: R.Tuple(R.Tensor((n, 4), "float16"), R.Tensor((6, 4), "float16")) = (x, y)
+                R.output(e)
+            return e
+
+    assert_structural_equal(_canon(Before), Expected)

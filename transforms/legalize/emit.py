@@ -144,9 +144,8 @@ def _to_te(value: Any, inputs: list[rx.Expr], placeholders: list[Any]) -> Any:
         if s.shape is None or not s.dtype:
             raise ValueError(f"cannot make a te placeholder for {value!r}: its shape and dtype "
                              f"must be known, got {s}")
-        for k, prev in enumerate(inputs):
-            if prev is value:
-                return placeholders[k]
+        # NOTE: one placeholder per argument, even when an argument repeats (TVM's emit_te:
+        # R.add(y, y) becomes add(y, y_1, T_add))
         name = value.name_hint if isinstance(value, rx.Var) else f"x{len(inputs)}"
         t = te.placeholder(s.shape, s.dtype, name)
         inputs.append(value)
