@@ -151,6 +151,26 @@ def post_order_visit(node: Any, fn: Callable[[Any], None]) -> None:
     _PostOrder(fn).visit(node)
 
 
+def any_node(root: Any, pred: Callable[[Any], bool]) -> bool:
+    """Whether `pred` holds for `root` or a node below it: the values a Visitor walks (tuple
+    items, IR fields; buffers are leaves). Stops at the first hit; a loop, not a visitor, as
+    codegen asks it of whole kernels (several times cheaper per node)."""
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if pred(node):
+            return True
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif not isinstance(node, Buffer):
+            for name in _children_of(node.__class__):
+                child = getattr(node, name)
+                if child.__class__ not in _SCALARS:
+                    push(child)
+    return False
+
+
 # ---------------------------------------------------------------------------------------------
 # A small constant folder for index arithmetic: the lowering produces `0 * 784 + k` and friends.
 
