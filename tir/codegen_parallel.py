@@ -32,10 +32,12 @@ class _Uses(Visitor):
 
     def __init__(self) -> None:
         self.used: list[Var] = []
+        self._seen: set[Var] = set()  # NOTE: `used` as a set: asked at every Var of the body
         self.bound: set[Var] = set()
 
     def visit_Var(self, v: Var) -> None:
-        if v not in self.used:
+        if v not in self._seen:
+            self._seen.add(v)
             self.used.append(v)
 
     def visit_buffer(self, buf: Any) -> None:

@@ -129,3 +129,42 @@ def test_bf16_is_legalized_when_only_a_cast_mentions_it() -> None:
     assert not any_node(legal.body, lambda x: getattr(x, "dtype", None) == "bfloat16")
     plain = lower(f32_double)
     assert legalize_bf16(plain) is plain
+
+
+def test_mutator_rebuild_matches_dataclasses_replace() -> None:
+    import dataclasses
+
+    from tvmlite.tir import For, ForKind
+    from tvmlite.tir.functor import substitute
+
+    i, n, m = Var("i"), Var("n"), Var("m")
+    buf = make_buffer("A", (16,), "float32")
+    from tvmlite.tir import BufferStore
+    loop = For(i, const(0), n, ForKind.UNROLLED, BufferStore(buf, const(1.0, "float32"), (i,)),
+               annotations=(("pragma", 1),))
+    got = substitute(loop, {n: m})
+    assert got == dataclasses.replace(loop, extent=m)
+    assert got.kind is ForKind.UNROLLED and got.annotations == loop.annotations
+    assert got.body is loop.body  # unchanged children are kept, not copied
+
+
+def test_affine_forms() -> None:
+    from tvmlite.tir.arith import affine
+
+    i, j, k = Var("i"), Var("j"), Var("k")
+    form = affine((i * 4 + j) * 8 + k, {i, k})
+    assert form is not None and form.coeffs == {i: 32, k: 1}
+    assert structural_equal(form.base, j * 8, map_free_vars=False)
+    free = j * 3 + 1
+    assert affine(free, {i}).base is free  # a part without the vars is kept as it is
+    assert affine(Cast("int64", i * 2 - j), {i}).coeffs == {i: 2}
+    assert affine(i * j + 1, {i}) is None  # not linear in i
+    assert affine((i // 2) + k, {k}).coeffs == {k: 1}  # a non-affine part without k is base
+
+
+def test_simplify_wraps_int32_overflow() -> None:
+    top = IntImm("int32", 0x7FFFFFFF)
+    assert simplify(BinOp(BinaryOp.ADD, top, IntImm("int32", 1))).value == -0x80000000
+    big = IntImm("int64", 0x7FFFFFFF)
+    assert simplify(BinOp(BinaryOp.ADD, big, IntImm("int64", 1))).value == 0x80000000
+    assert simplify(BinOp(BinaryOp.MUL, IntImm("int32", 3), IntImm("int32", 4))).value == 12
