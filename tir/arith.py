@@ -54,6 +54,8 @@ def _uses_memo(e: Any, vars_: set[Var], memo: dict[int, bool]) -> bool:
     cls = e.__class__
     if cls is Var:
         return e in vars_
+    if cls is IntImm:
+        return False
     if cls is not BinOp and cls is not Cast:
         return _uses_any(e, vars_)
     hit = memo.get(id(e))

@@ -693,4 +693,6 @@ def _stride(e: PrimExpr, var: Var) -> int | None:
         if b is not None and isinstance(e.a, IntImm):
             return b * e.a.value
         return None
+    if e.__class__ is IntImm or e.__class__ is Var:
+        return 0  # NOTE: most leaves of an index; `var` itself was matched above
     return None if any_node(e, lambda n: n is var) else 0

@@ -186,7 +186,17 @@ def _same_value(a: PrimExpr, b: PrimExpr) -> bool:
     return a is b or a == b
 
 
-class _InitHoister(Mutator):
+class _StmtMutator(Mutator):
+    """A Mutator with visit methods for statements alone: it returns expressions as they are
+    (walking them would rebuild nothing) -- the passes after unrolling meet big bodies."""
+
+    def visit(self, node: Any) -> Any:
+        if isinstance(node, PrimExpr):
+            return node
+        return Mutator.visit(self, node)
+
+
+class _InitHoister(_StmtMutator):
     def visit_For(self, loop: For) -> Stmt:
         loop = Mutator.generic_visit(self, loop)
         stmts = list(loop.body.seq) if isinstance(loop.body, SeqStmt) else [loop.body]
@@ -427,7 +437,7 @@ class _Rebase(Mutator):
         return s
 
 
-class _AllocPlanner(Mutator):
+class _AllocPlanner(_StmtMutator):
     def visit_Allocate(self, s: Allocate) -> Stmt:
         body = self.visit(s.body)
         if s.buffer.strides or s.buffer.elem_offset is not None:
@@ -440,7 +450,7 @@ def plan_allocations(func: PrimFunc) -> PrimFunc:
     return func.with_body(_AllocPlanner().visit(func.body))
 
 
-class _Unroller(Mutator):
+class _Unroller(_StmtMutator):
     def visit_For(self, loop: For) -> Stmt:
         loop = Mutator.generic_visit(self, loop)
         ext, lo = simplify(loop.extent), simplify(loop.min)
