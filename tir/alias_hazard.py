@@ -19,7 +19,7 @@ from .arith import affine
 from .dtype import itemsize
 from .expr import BufferLoad, Var
 from .function import PrimFunc
-from .functor import Visitor, post_order_visit
+from .functor import Visitor, any_node
 from .stmt import BufferStore, For, ForKind
 
 PAGE_ALIAS_BYTES = 4096  # the address bits (11:0) load/store disambiguation compares first
@@ -70,7 +70,4 @@ def _row_step(index: object, loops: list[For]) -> int | None:
 
 
 def _reads(value: object, data: Var) -> bool:
-    found: list[BufferLoad] = []
-    post_order_visit(value, lambda e: found.append(e) if isinstance(e, BufferLoad)
-                     and e.buffer.data is data else None)
-    return bool(found)
+    return any_node(value, lambda e: isinstance(e, BufferLoad) and e.buffer.data is data)

@@ -48,19 +48,40 @@ def _uses_any(e: PrimExpr, vars_: set[Var]) -> bool:
     return False
 
 
+def _uses_memo(e: Any, vars_: set[Var], memo: dict[int, bool]) -> bool:
+    """`_uses_any(e, vars_)`, remembered per node of the expression `affine` takes apart: each
+    level of its recursion asks again of the level below (a walk per level, before)."""
+    cls = e.__class__
+    if cls is Var:
+        return e in vars_
+    if cls is IntImm:
+        return False
+    if cls is not BinOp and cls is not Cast:
+        return _uses_any(e, vars_)
+    hit = memo.get(id(e))
+    if hit is None:
+        hit = memo[id(e)] = (_uses_memo(e.a, vars_, memo) or _uses_memo(e.b, vars_, memo)
+                             if cls is BinOp else _uses_memo(e.value, vars_, memo))
+    return hit
+
+
 def affine(e: PrimExpr, vars_: set[Var]) -> Affine | None:
     """`e` as integer-linear in `vars_` plus a base free of them, or None."""
-    if not _uses_any(e, vars_):
+    return _affine(e, vars_, {})
+
+
+def _affine(e: PrimExpr, vars_: set[Var], uses: dict[int, bool]) -> Affine | None:
+    if not _uses_memo(e, vars_, uses):
         return Affine({}, e)
     if isinstance(e, Var):
         return Affine({e: 1}, IntImm(e.dtype, 0))
     if isinstance(e, Cast) and e.dtype.startswith("int") and e.value.dtype.startswith("int"):
-        inner = affine(e.value, vars_)
+        inner = _affine(e.value, vars_, uses)
         return None if inner is None else Affine(inner.coeffs, Cast(e.dtype, inner.base))
     if not isinstance(e, BinOp):
         return None
     if e.op in (BinaryOp.ADD, BinaryOp.SUB):
-        a, b = affine(e.a, vars_), affine(e.b, vars_)
+        a, b = _affine(e.a, vars_, uses), _affine(e.b, vars_, uses)
         if a is None or b is None:
             return None
         sign = 1 if e.op is BinaryOp.ADD else -1
@@ -73,7 +94,7 @@ def affine(e: PrimExpr, vars_: set[Var]) -> Affine | None:
         for x, k in ((e.a, e.b), (e.b, e.a)):
             k = simplify(k)
             if isinstance(k, IntImm):
-                inner = affine(x, vars_)
+                inner = _affine(x, vars_, uses)
                 if inner is None:
                     return None
                 return Affine({v: c * k.value for v, c in inner.coeffs.items()},

@@ -16,7 +16,7 @@ from typing import Any
 
 from .expr import BufferLoad, Call, Cast, FloatImm, IntImm, PrimExpr, Var
 from .function import PrimFunc
-from .functor import Mutator, Visitor
+from .functor import Mutator, any_node
 from .stmt import Buffer, BufferStore
 
 BF16, F32, U16, U32 = "bfloat16", "float32", "uint16", "uint32"
@@ -51,18 +51,8 @@ def _round_value(value: float) -> float:
     return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
 
 
-class _HasBF16(Visitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_buffer(self, buf: Buffer) -> None:
-        self.found |= buf.dtype == BF16
-
-    def generic_visit(self, node: Any) -> None:
-        if getattr(node, "dtype", None) == BF16:
-            self.found = True
-        if not self.found:
-            super().generic_visit(node)
+def _is_bf16(node: Any) -> bool:
+    return getattr(node, "dtype", None) == BF16
 
 
 class _Legalize(Mutator):
@@ -113,12 +103,8 @@ def _as_f32(value: PrimExpr) -> PrimExpr:
 
 def legalize_bf16(func: PrimFunc) -> PrimFunc:
     """`func` with bfloat16 stored as uint16 and computed in float32 (see the module doc)."""
-    check = _HasBF16()
-    for _, buf in func.buffer_map:
-        check.visit_buffer(buf)
-    if not check.found:
-        check.visit(func.body)
-    if not check.found:
+    if not any(buf.dtype == BF16 for _, buf in func.buffer_map) and \
+            not any_node(func.body, _is_bf16):
         return func
     legal = _Legalize()
     bmap = tuple((p, legal.visit_buffer(b)) for p, b in func.buffer_map)

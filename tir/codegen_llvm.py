@@ -26,7 +26,7 @@ from .expr import Select, StringImm, Var
 from .function import PrimFunc, shape_vars
 from .codegen_parallel import ParallelLoops
 from .codegen_vector import VectorLoops, vectorizable
-from .functor import Visitor, post_order_visit, simplify
+from .functor import Visitor, any_node, simplify
 from .bf16_legalize import legalize_bf16
 from .stmt import (
     Allocate, AssertStmt, BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, LetStmt,
@@ -238,9 +238,8 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, InlineMath, LoopJumps, Visitor):
         k = self.serial_loops[-1]
         if any(_stride(i, k) != 0 for i in s.indices):
             return False  # k indexes the output: a spatial loop, not a reduction
-        loads: list[BufferLoad] = []
-        post_order_visit(s.value, lambda n: loads.append(n) if isinstance(n, BufferLoad) else None)
-        return any(_stride(i, k) not in (0, 1) for load in loads for i in load.indices)
+        return any_node(s.value, lambda n: isinstance(n, BufferLoad)
+                        and any(_stride(i, k) not in (0, 1) for i in n.indices))
 
     def visit_For(self, loop: For) -> None:
         if loop.kind is ForKind.THREAD_BINDING:
@@ -694,6 +693,6 @@ def _stride(e: PrimExpr, var: Var) -> int | None:
         if b is not None and isinstance(e.a, IntImm):
             return b * e.a.value
         return None
-    used: list[Var] = []
-    post_order_visit(e, lambda n: used.append(n) if n is var else None)
-    return None if used else 0
+    if e.__class__ is IntImm or e.__class__ is Var:
+        return 0  # NOTE: most leaves of an index; `var` itself was matched above
+    return None if any_node(e, lambda n: n is var) else 0

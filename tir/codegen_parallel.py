@@ -32,10 +32,12 @@ class _Uses(Visitor):
 
     def __init__(self) -> None:
         self.used: list[Var] = []
+        self._seen: set[Var] = set()  # NOTE: `used` as a set: asked at every Var of the body
         self.bound: set[Var] = set()
 
     def visit_Var(self, v: Var) -> None:
-        if v not in self.used:
+        if v not in self._seen:
+            self._seen.add(v)
             self.used.append(v)
 
     def visit_buffer(self, buf: Any) -> None:
@@ -65,12 +67,25 @@ class _Uses(Visitor):
         self.generic_visit(s)
 
 
+_LAST_USES: list[tuple[For, _Uses]] = []  # the last loop walked, and what it uses
+
+
+def _uses_of(loop: For) -> _Uses:
+    """`_Uses` of `loop`; `aliases` asks right after `captured_vars` for the same loop, whose
+    walk (the whole parallel body) is reused."""
+    if _LAST_USES and _LAST_USES[0][0] is loop:
+        return _LAST_USES[0][1]
+    uses = _Uses()
+    uses.visit(loop)
+    _LAST_USES[:] = [(loop, uses)]
+    return uses
+
+
 def captured_vars(loop: For, in_scope: dict[Var, ir.Value]) -> list[Var]:
     """The outer values the loop uses, in first-use order (its own binders excluded). Vars
     holding the same LLVM value (a handle param and its buffer's data var) share one slot:
     the slots become `noalias` parameters, so no memory may reach the body twice."""
-    uses = _Uses()
-    uses.visit(loop)
+    uses = _uses_of(loop)
     out: list[Var] = []
     for v in uses.used:
         if v not in uses.bound and v in in_scope and all(in_scope[o] is not in_scope[v]
@@ -81,8 +96,8 @@ def captured_vars(loop: For, in_scope: dict[Var, ir.Value]) -> list[Var]:
 
 def aliases(loop: For, captured: list[Var], in_scope: dict[Var, ir.Value]) -> dict[Var, Var]:
     """Used vars left out of `captured` because an earlier one holds the same value."""
-    uses = _Uses()
-    uses.visit(loop)
+    uses = _uses_of(loop)
+    _LAST_USES.clear()  # NOTE: the walk is not kept alive past the loop's outlining
     out = {}
     for v in uses.used:
         if v in in_scope and v not in captured and v not in uses.bound:

@@ -296,7 +296,14 @@ class BinOp(PrimExpr):
 
     @property
     def dtype(self) -> str:  # type: ignore[override]
-        return "bool" if self.op.bool_result else self.a.dtype
+        # NOTE: down the left operands in a loop: index sums nest deep, and a recursive
+        # property was a tenth of lowering's time
+        e = self
+        while e.__class__ is BinOp:
+            if e.op.bool_result:
+                return "bool"
+            e = e.a
+        return e.dtype
 
 
 @dataclass(frozen=True, slots=True)

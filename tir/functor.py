@@ -48,6 +48,27 @@ def _children_of(cls: type) -> tuple[str, ...]:
     return names
 
 
+_INIT_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _rebuilt(node: Any, changes: dict[str, Any]) -> Any:
+    """`dataclasses.replace(node, **changes)`, with the class's constructor fields looked up
+    once per class (replace walks them per call; Mutators rebuild ~10^5 nodes per model)."""
+    cls = node.__class__
+    names = _INIT_FIELDS.get(cls, ())
+    if names == ():
+        plain = all(f._field_type is dataclasses._FIELD  # type: ignore[attr-defined]
+                    for f in cls.__dataclass_fields__.values())
+        names = _INIT_FIELDS[cls] = (tuple(f.name for f in dataclasses.fields(cls) if f.init)
+                                     if plain else None)
+    if names is None:  # NOTE: InitVar / ClassVar pseudo-fields: replace's own rules
+        return dataclasses.replace(node, **changes)
+    for name in names:
+        if name not in changes:
+            changes[name] = getattr(node, name)
+    return cls(**changes)
+
+
 class Visitor:
     """Read-only walk over exprs and stmts; override `visit_<ClassName>` for the nodes you need."""
 
@@ -88,8 +109,11 @@ class Mutator(Visitor):
 
     def generic_visit(self, node: Any) -> Any:
         if isinstance(node, tuple):
-            new = tuple([self.visit(c) for c in node])
-            return node if all(a is b for a, b in zip(new, node)) else new
+            new = [self.visit(c) for c in node]
+            for a, b in zip(new, node):
+                if a is not b:
+                    return tuple(new)
+            return node
         if isinstance(node, Buffer):
             return self.visit_buffer(node)
         changes = None
@@ -102,7 +126,7 @@ class Mutator(Visitor):
                 if changes is None:
                     changes = {}
                 changes[name] = new
-        return dataclasses.replace(node, **changes) if changes else node
+        return _rebuilt(node, changes) if changes else node
 
     def visit_buffer(self, buf: Buffer) -> Buffer:  # type: ignore[override]
         return buf
@@ -151,6 +175,26 @@ def post_order_visit(node: Any, fn: Callable[[Any], None]) -> None:
     _PostOrder(fn).visit(node)
 
 
+def any_node(root: Any, pred: Callable[[Any], bool]) -> bool:
+    """Whether `pred` holds for `root` or a node below it: the values a Visitor walks (tuple
+    items, IR fields; buffers are leaves). Stops at the first hit; a loop, not a visitor, as
+    codegen asks it of whole kernels (several times cheaper per node)."""
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if pred(node):
+            return True
+        if isinstance(node, tuple):
+            stack.extend(node)
+        elif not isinstance(node, Buffer):
+            for name in _children_of(node.__class__):
+                child = getattr(node, name)
+                if child.__class__ not in _SCALARS:
+                    push(child)
+    return False
+
+
 # ---------------------------------------------------------------------------------------------
 # A small constant folder for index arithmetic: the lowering produces `0 * 784 + k` and friends.
 
@@ -182,6 +226,8 @@ def _fold_ints(op: BinaryOp, a: int, b: int) -> int | None:
 
 def _wrap(value: int, dtype: str) -> int:
     """Wraps a folded value into `dtype`'s range, as the hardware would."""
+    if dtype == "int32" and -0x80000000 <= value <= 0x7FFFFFFF:
+        return value  # NOTE: nearly every folded index
     from .dtype import bits, is_uint
 
     n = bits(dtype)
@@ -204,7 +250,10 @@ class Simplifier(Mutator):
 
     def _fold(self, e: BinOp, a: PrimExpr, b: PrimExpr) -> PrimExpr:
         """`e` simplified, given its operands simplified (`a`, `b`)."""
-        ia, ib = _int(a), _int(b)
+        ia = a.value if a.__class__ is IntImm and a.dtype != "bool" else None
+        ib = b.value if b.__class__ is IntImm and b.dtype != "bool" else None
+        if ia is None and ib is None:  # NOTE: most nodes (float math, var arithmetic)
+            return e if a is e.a and b is e.b else BinOp(e.op, a, b, e.span)
         if ia is not None and ib is not None and not e.op.bool_result:
             v = _fold_ints(e.op, ia, ib)
             if v is not None:

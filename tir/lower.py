@@ -32,7 +32,7 @@ from .bounds_instrument import enabled as bounds_checks_enabled, instrument_boun
 from .arith import Window, bound, subtract, union_windows
 from .expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var, binop, const
 from .function import PrimFunc
-from .functor import Mutator, Visitor, simplify, substitute
+from .functor import Mutator, Simplifier, Visitor, simplify, substitute
 from .stmt import (
     Allocate, Block, BlockRealize, Buffer, BufferStore, For, ForKind, IfThenElse, IterType,
     MatchBufferRegion, SeqStmt, Stmt, seq,
@@ -49,8 +49,8 @@ def lower(func: PrimFunc) -> PrimFunc:
     func = plan_allocations(func)
     func = unroll_loops(func)
     func = hoist_reduction_init(func)
-    func = flatten_buffers(func)
-    return func.with_body(simplify(func.body))
+    # NOTE: flatten_buffers and then simplify, in one walk of the (unrolled, large) body
+    return func.with_body(_FlattenSimplifier().visit(func.body))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,7 +203,17 @@ def _same_value(a: PrimExpr, b: PrimExpr) -> bool:
     return a is b or a == b
 
 
-class _InitHoister(Mutator):
+class _StmtMutator(Mutator):
+    """A Mutator with visit methods for statements alone: it returns expressions as they are
+    (walking them would rebuild nothing) -- the passes after unrolling meet big bodies."""
+
+    def visit(self, node: Any) -> Any:
+        if isinstance(node, PrimExpr):
+            return node
+        return Mutator.visit(self, node)
+
+
+class _InitHoister(_StmtMutator):
     def visit_For(self, loop: For) -> Stmt:
         loop = Mutator.generic_visit(self, loop)
         stmts = list(loop.body.seq) if isinstance(loop.body, SeqStmt) else [loop.body]
@@ -301,6 +311,40 @@ class _Flattener(Mutator):
 def flatten_buffers(func: PrimFunc) -> PrimFunc:
     """Every buffer access in the body becomes a 1-d access; `buffer_map` keeps the N-d view."""
     return func.with_body(_Flattener().visit(func.body))
+
+
+class _FlattenSimplifier(Simplifier):
+    """`simplify(flatten_buffers(body))` in one walk. The same tree: the simplifier works
+    bottom-up, so where the flattener puts a new offset over its (flattened) indices, the
+    offset is simplified over the indices simplified -- what the second walk met there."""
+
+    def __init__(self) -> None:
+        self.flat: dict[Buffer, Buffer] = {}
+        self._fixed: dict[int, PrimExpr] | None = None  # simplified indices inside an offset
+
+    visit_buffer = _Flattener.visit_buffer
+
+    def visit(self, node: Any) -> Any:
+        if self._fixed is not None and self._fixed.get(id(node)) is node:
+            return node  # NOTE: already simplified: not simplified twice
+        return Simplifier.visit(self, node)
+
+    def _offset(self, buf: Buffer, indices: tuple[PrimExpr, ...]) -> PrimExpr:
+        idx = self.visit(indices)
+        offset = flat_index(buf, idx)
+        saved, self._fixed = self._fixed, {id(i): i for i in idx}
+        try:
+            return self.visit(offset)
+        finally:
+            self._fixed = saved
+
+    def visit_BufferLoad(self, e: BufferLoad) -> PrimExpr:
+        offset = self._offset(e.buffer, e.indices)
+        return BufferLoad(self.visit_buffer(e.buffer), (offset,), e.span)
+
+    def visit_BufferStore(self, s: BufferStore) -> Stmt:
+        offset = self._offset(s.buffer, s.indices)
+        return BufferStore(self.visit_buffer(s.buffer), self.visit(s.value), (offset,), s.span)
 
 
 
@@ -410,7 +454,7 @@ class _Rebase(Mutator):
         return s
 
 
-class _AllocPlanner(Mutator):
+class _AllocPlanner(_StmtMutator):
     def visit_Allocate(self, s: Allocate) -> Stmt:
         body = self.visit(s.body)
         if s.buffer.strides or s.buffer.elem_offset is not None:
@@ -423,7 +467,7 @@ def plan_allocations(func: PrimFunc) -> PrimFunc:
     return func.with_body(_AllocPlanner().visit(func.body))
 
 
-class _Unroller(Mutator):
+class _Unroller(_StmtMutator):
     def visit_For(self, loop: For) -> Stmt:
         loop = Mutator.generic_visit(self, loop)
         ext, lo = simplify(loop.extent), simplify(loop.min)
