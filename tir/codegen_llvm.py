@@ -73,6 +73,7 @@ _LLVM_MATH = {
     "trunc": "llvm.trunc", "sin": "llvm.sin", "cos": "llvm.cos", "pow": "llvm.pow",
     "copysign": "llvm.copysign", "fma": "llvm.fma",
 }
+LIBM_PREFIX = "tvmlite_libm_"  # vm/libm_aliases.py resolves these names to the C library's
 _LIBM = {
     "tanh": "tanh", "erf": "erf", "tan": "tan", "atan": "atan", "asin": "asin", "acos": "acos",
     "sinh": "sinh", "cosh": "cosh", "atan2": "atan2", "exp10": "exp10", "log1p": "log1p",
@@ -590,7 +591,8 @@ class CodeGenLLVM(ParallelLoops, VectorLoops, InlineMath, LoopJumps, Visitor):
         # libm has no half versions: compute in float32
         work = "float64" if dtype == "float64" else "float32"
         wide = [self.cast(a, dtype, work) for a in args]
-        name = _LIBM[op] + ("f" if work == "float32" else "")
+        # NOTE: by its alias (vm/libm_aliases.py): a kernel may be named like the function
+        name = LIBM_PREFIX + _LIBM[op] + ("f" if work == "float32" else "")
         fn = self._libfunc(name, llvm_type(work), [llvm_type(work)] * len(wide))
         return self.cast(self.builder.call(fn, wide), work, dtype)
 

@@ -94,6 +94,10 @@ def jit_kernels(llvm_ir: str, cpu: str = "host", features: str = "host",
         from ..vm.parallel_runtime import ensure_loaded  # parallel loops call the native pool
 
         ensure_loaded()
+    if "tvmlite_libm_" in llvm_ir:
+        from ..vm import libm_aliases
+
+        libm_aliases.ensure_loaded()
     tm = target_machine(cpu, features, opt_level)
     mod = parse_and_optimize(llvm_ir, tm, opt_level)
     engine = llvm.create_mcjit_compiler(mod, tm)

@@ -31,9 +31,10 @@ _LIBM = ("exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "expm1", "sqrt
          "atanh", "erf", "erfc", "pow", "fmod", "floor", "ceil", "trunc", "round", "nearbyint",
          "fabs", "copysign", "hypot", "cbrt", "lgamma", "tgamma", "fmin", "fmax", "ldexp",
          "nextafter", "logb", "rint", "isnan", "isinf", "isfinite")
+LIBM_NAMES = frozenset(set(_LIBM) | {n + "f" for n in _LIBM})
 RUNTIME_DECLARATIONS = frozenset({"malloc", "free", "tvmlite_parallel_launch",
                                   "tvmlite_bounds_fail"}
-                                 | set(_LIBM) | {n + "f" for n in _LIBM})
+                                 | LIBM_NAMES | {"tvmlite_libm_" + n for n in LIBM_NAMES})
 _FORBIDDEN_TEXT = [
     (re.compile(r"^\s*module\s+asm\b", re.M), "module-level inline assembly"),
     (re.compile(r"\basm\s+(sideeffect\s+|alignstack\s+|inteldialect\s+|unwind\s+)*\""),

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import llvmlite.binding as llvm
 
-from . import bounds_runtime, llvm_pipeline
+from . import bounds_runtime, libm_aliases, llvm_pipeline
 from .kernel_objects import (KernelUnit, background_compiler, compile_object, link_objects,
                              object_target_machine)
 from .kernel_signature import KernelParam, KernelSignature
@@ -143,6 +143,8 @@ class KernelLibrary:
             ensure_loaded(self._cache)
         if self.mentions(bounds_runtime.SYMBOL):
             bounds_runtime.ensure_loaded()  # checks report through a symbol of the runtime
+        if self.mentions(libm_aliases.PREFIX):
+            libm_aliases.ensure_loaded()
         with _LLVM_LOCK:
             if self._engine is None and self.units is not None:
                 self._engine, self._modules = link_objects(self._unit_objects(),
