@@ -34,6 +34,23 @@ def _torch() -> Any:
     return torch
 
 
+def from_torch(value: Any) -> Any:
+    """A torch tensor as an NDArray sharing its memory (DLPack); anything else as it is."""
+    torch = _torch()
+    if torch is not None and isinstance(value, torch.Tensor):
+        return from_dlpack(value.detach().contiguous())
+    return value
+
+
+def to_torch(value: Any) -> Any:
+    """An NDArray as a torch tensor sharing its memory, when torch is installed; anything else
+    as it is."""
+    torch = _torch()
+    if torch is not None and isinstance(value, NDArray):
+        return torch.from_dlpack(value)
+    return value
+
+
 class BasePyModule:
     """An IRModule made callable: its prim_funcs and Relax functions compiled for `target`
     (the device's default when None), its Python functions bound to this instance."""
@@ -175,11 +192,9 @@ class BasePyModule:
     def _to_tvm(self, value: Any) -> Any:
         if isinstance(value, (list, tuple)):
             return [self._to_tvm(v) for v in value]
+        value = from_torch(value)
         if isinstance(value, NDArray):
             return value
-        torch = _torch()
-        if torch is not None and isinstance(value, torch.Tensor):
-            return from_dlpack(value.detach().contiguous())
         if isinstance(value, np.ndarray):
             return _ndarray(value, self.device)
         try:
@@ -191,10 +206,7 @@ class BasePyModule:
     def _from_tvm(self, value: Any) -> Any:
         if isinstance(value, (list, tuple)):
             return [self._from_tvm(v) for v in value]
-        torch = _torch()
-        if torch is None or not isinstance(value, NDArray):
-            return value
-        return torch.from_dlpack(value)
+        return to_torch(value)
 
     def _outputs(self, out_ty: Any, args: list[Any]) -> list[NDArray]:
         types = out_ty if isinstance(out_ty, list) else [out_ty]

@@ -21,8 +21,8 @@ from ..ir.module import IRModule
 from ..tir import expr as tx
 from ..tir.function import PrimFunc
 from ..tir.functor import simplify, substitute
-from ..vm.ndarray import NDArray, from_dlpack
 from ..vm.registry import get_global_func
+from .base_py_module import from_torch, to_torch
 from .torch_ops import RULES
 
 
@@ -76,7 +76,7 @@ def _relax_function(mod: IRModule, name: str) -> rx.Function:
     raise ValueError(f"Relax function '{name}' not found in IRModule")
 
 
-def _torch() -> Any:
+def _require_torch() -> Any:
     import torch  # the converter's whole point; imported only when a function runs
 
     return torch
@@ -87,7 +87,7 @@ class _Evaluator:
 
     def __init__(self, converter: RelaxToPyFuncConverter) -> None:
         self.converter = converter
-        self.torch = _torch()
+        self.torch = _require_torch()
         self.values: dict[Any, Any] = {}
         self.dims: dict[tx.Var, int] = {}
 
@@ -112,12 +112,9 @@ class _Evaluator:
         return int(value.value)
 
     def as_torch(self, value: Any) -> Any:
-        torch = self.torch
-        if isinstance(value, NDArray):
-            return torch.from_dlpack(value)
         if isinstance(value, np.ndarray):
-            return torch.from_numpy(value)
-        return value
+            return self.torch.from_numpy(value)
+        return to_torch(value)
 
     def eval(self, e: Any) -> Any:
         method = getattr(self, f"eval_{type(e).__name__}", None)
@@ -201,14 +198,14 @@ class _Evaluator:
         else:
             func = get_global_func(callee.global_symbol)
             if not _takes_outputs(func, len(args), len(fields)):  # a plain function: its result
-                return self.as_torch(func(*(_to_tvm(a) for a in args)))
+                return self.as_torch(func(*(from_torch(a) for a in args)))
         outs = [self.torch.zeros([self.dim(d) for d in f.shape],
                                  dtype=getattr(self.torch, f.dtype)) for f in fields]
-        func(*(_to_tvm(a) for a in args), *(_to_tvm(o) for o in outs))
+        func(*(from_torch(a) for a in args), *(from_torch(o) for o in outs))
         return outs[0] if not isinstance(outs_sinfo, si.TupleStructInfo) else tuple(outs)
 
     def packed(self, name: str, args: list[Any]) -> Any:
-        result = get_global_func(name)(*(_to_tvm(a) for a in args))
+        result = get_global_func(name)(*(from_torch(a) for a in args))
         return self.as_torch(result)
 
 
@@ -222,13 +219,6 @@ def _takes_outputs(func: Callable[..., Any], n_args: int, n_outs: int) -> bool:
     if any(p.kind == p.VAR_POSITIONAL for p in params):
         return True
     return len(params) >= n_args + n_outs
-
-
-def _to_tvm(value: Any) -> Any:
-    torch = _torch()
-    if isinstance(value, torch.Tensor):
-        return from_dlpack(value.detach().contiguous())
-    return value
 
 
 def convert_relax_to_pyfunc(ir_module: IRModule, relax_function_names: str | list[str]
