@@ -62,17 +62,21 @@ class _Blocks(Visitor):
         self.stack.pop()
 
 
-def _kinds(src: Block, dst: Block) -> list[DepKind]:
-    def common(a: list[Any], b: list[Any]) -> bool:
-        return any(x is y for x in a for y in b)
+Accesses = tuple[set[int], set[int]]  # ids of the buffers a block reads, and writes
 
-    src_w, dst_w = written_buffers(src), written_buffers(dst)
+
+def _accesses(block: Block) -> Accesses:
+    return {id(b) for b in read_buffers(block)}, {id(b) for b in written_buffers(block)}
+
+
+def _kinds(src: Accesses, dst: Accesses) -> list[DepKind]:
+    (src_r, src_w), (dst_r, dst_w) = src, dst
     found = []
-    if common(src_w, read_buffers(dst)):
+    if src_w & dst_r:
         found.append(DepKind.RAW)
-    if common(src_w, dst_w):
+    if src_w & dst_w:
         found.append(DepKind.WAW)
-    if common(read_buffers(src), dst_w):
+    if src_r & dst_w:
         found.append(DepKind.WAR)
     return found
 
@@ -107,8 +111,9 @@ class SBlockDependenceInfo:
 
 
 def _dependences(blocks: list[StmtSRef]) -> list[Dependency]:
-    return [Dependency(a, b, kind) for i, a in enumerate(blocks) for b in blocks[i + 1:]
-            for kind in _kinds(a.stmt, b.stmt)]
+    acc = [_accesses(b.stmt) for b in blocks]  # once per block, not per pair
+    return [Dependency(a, b, kind) for i, a in enumerate(blocks)
+            for j, b in enumerate(blocks[i + 1:], i + 1) for kind in _kinds(acc[i], acc[j])]
 
 
 def _only_prim_func(mod: Any) -> PrimFunc:
