@@ -245,7 +245,8 @@ def _region_buffers(a: ts.Block, b: ts.Block, path: str) -> list[tuple[Any, Any,
     for name, inferred in zip(_INFERABLE, (read_buffers, written_buffers)):
         xs, ys = getattr(a, name), getattr(b, name)
         if not xs and not ys:  # both left to inference: what inference would declare
-            xs, ys = inferred(a), inferred(b)
+            xs = inferred(a)
+            ys = xs if b is a else inferred(b)  # the hasher asks with a is b
         else:
             xs, ys = [r.buffer for r in xs], [r.buffer for r in ys]
         if len(xs) == len(ys):
