@@ -164,16 +164,8 @@ class ASTPrinter:
             else:
                 fields["ndim"] = str(s.ndim)
             return self.build_ast_node("TensorType", **fields)
-        if isinstance(s, si.TupleStructInfo):
-            return self.build_ast_node("TupleType", fields=self.build_list(
-                map(self.visit_ty_, s.fields)))
-        if isinstance(s, si.FuncStructInfo):
-            fields = {}
-            if s.params is not None:
-                fields["params"] = self.build_list(map(self.visit_ty_, s.params))
-            fields["ret"] = self.visit_ty_(s.ret)
-            fields["purity"] = bool(s.purity)
-            return self.build_ast_node("FuncType", **fields)
+        if isinstance(s, (si.TupleStructInfo, si.FuncStructInfo)):
+            return self._composite(s, self.visit_ty_)
         if isinstance(s, si.ObjectStructInfo):
             return self.build_ast_node("AnyType")
         raise ValueError(f"Invalid Relax Type {s} ({type(s).__name__})")
@@ -187,17 +179,20 @@ class ASTPrinter:
             if s.dtype:
                 fields["dtype"] = s.dtype
             return self.build_ast_node("TensorType", **fields)
-        if isinstance(s, si.TupleStructInfo):
-            return self.build_ast_node("TupleType", fields=self.build_list(
-                map(self.visit_type_, s.fields)))
-        if isinstance(s, si.FuncStructInfo):
-            fields = {}
-            if s.params is not None:
-                fields["params"] = self.build_list(map(self.visit_type_, s.params))
-            fields["ret"] = self.visit_type_(s.ret)
-            fields["purity"] = bool(s.purity)
-            return self.build_ast_node("FuncType", **fields)
+        if isinstance(s, (si.TupleStructInfo, si.FuncStructInfo)):
+            return self._composite(s, self.visit_type_)
         return self.visit_ty_(s)
+
+    def _composite(self, s: Any, visit: Any) -> str:
+        """A tuple or function type, its parts printed by `visit`."""
+        if isinstance(s, si.TupleStructInfo):
+            return self.build_ast_node("TupleType", fields=self.build_list(map(visit, s.fields)))
+        fields = {}
+        if s.params is not None:
+            fields["params"] = self.build_list(map(visit, s.params))
+        fields["ret"] = visit(s.ret)
+        fields["purity"] = bool(s.purity)
+        return self.build_ast_node("FuncType", **fields)
 
     # -- bindings -------------------------------------------------------------------------------
 
