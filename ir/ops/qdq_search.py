@@ -132,7 +132,8 @@ def _infer_multinomial(c: rx.Call) -> si.StructInfo:
             same_dim(u.shape[0], idx.shape[0]) is False:
         raise op_error(name, f"uniform_sample {fmt(u.shape)} and sample_indices "
                              f"{fmt(idx.shape)} must have as many rows")
-    return si.TensorStructInfo(u.shape, c.attr("dtype"), 2)
+    # as TVM: the samples take uniform_sample's shape, or its rank when the shape is unknown
+    return si.TensorStructInfo(u.shape, c.attr("dtype"), u.ndim if u.shape is None else 2)
 
 
 def multinomial_from_uniform(prob: Any, uniform_sample: Any, sample_indices: Any,

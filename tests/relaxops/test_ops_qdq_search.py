@@ -121,3 +121,19 @@ def test_scalar_input_takes_scalar_parameters():
     assert bb.normalize(R.quantize(x, s1, z, 0, "uint8")).ty == RS.Tensor((), "uint8")
     with pytest.raises(ValueError, match=r"scale has shape \(2,\); a scalar input needs"):
         R.quantize(x, s2, z, 0, "uint8")
+
+
+def test_multinomial_samples_take_uniform_samples_rank():
+    """The result has uniform_sample's shape, or only its rank when that is all that is known."""
+    idx = relax.Var("s", RS.Tensor((6, 1), "int64"))
+    known = relax.Var("u", RS.Tensor((6, 1), "float32"))
+    rank2 = relax.Var("u", RS.Tensor(ndim=2, dtype="float32"))
+    unknown = relax.Var("u", RS.Tensor(dtype="float32"))
+    prob = relax.Var("p", RS.Tensor(ndim=2, dtype="float32"))
+    bb = relax.BlockBuilder()
+    out = bb.normalize(R.multinomial_from_uniform(prob, known, idx, dtype="int32")).struct_info
+    assert [int(d) for d in out.shape] == [6, 1] and out.dtype == "int32"
+    out = bb.normalize(R.multinomial_from_uniform(prob, rank2, idx)).struct_info
+    assert out.shape is None and out.ndim == 2 and out.dtype == "int64"
+    out = bb.normalize(R.multinomial_from_uniform(prob, unknown, idx)).struct_info
+    assert out.ndim == -1
