@@ -593,6 +593,22 @@ def __getattr__(attr: str) -> Any:
 globals()["Any"] = Object
 
 from .relax_macro import macro  # noqa: E402,F401 (R.macro: Relax TVMScript pasted in)
+
+
+def rewriter(rewriter_mod: Any) -> Any:
+    """`@R.rewriter`: a module (or a TVMScript class, parsed as `@I.ir_module`) with `pattern`
+    and `replacement` functions, as a `relax.dpl.PatternMatchingRewriter`."""
+    import sys
+
+    from ..ir.module import IRModule
+    from ..transforms.pattern_rewriter import PatternMatchingRewriter
+    from .parser.entry import _parse_class
+
+    __tracebackhide__ = True  # noqa: F841
+    if not isinstance(rewriter_mod, IRModule):
+        # NOTE: parsed in the caller's frame, whose names the class's functions use
+        rewriter_mod = _parse_class(rewriter_mod, sys._getframe(1))
+    return PatternMatchingRewriter.from_module(rewriter_mod)
 from .ir_builder.relax import (  # noqa: E402,F401 (TVM's R.* builder statements)
     Else, If, Then, arg, emit, emit_match_cast, emit_var_binding, emit_with_ty, emit_with_type,
     func_name, func_ret_ty, func_ret_type, func_ret_value,
