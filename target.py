@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from .tir.kernel_build import Target as _Parsed
 from .tir.kernel_build import parse_target
+
+# TVM's other target kinds and their keys: a Target of one can be made and inspected (a
+# pipeline picks its passes by it); building for it raises parse_target's ValueError
+_OTHER_KINDS = {"c": ("cpu",), "hexagon": ("hexagon", "cpu"), "vulkan": ("vulkan", "gpu"),
+                "webgpu": ("webgpu", "gpu"), "metal": ("metal", "gpu"),
+                "rocm": ("rocm", "gpu"), "opencl": ("opencl", "gpu")}
 
 
 class Target:
@@ -19,7 +26,11 @@ class Target:
 
     def __init__(self, target: Any, host: Any = None) -> None:
         spec = target._text if isinstance(target, Target) else target
-        self._parsed = parse_target(spec)  # raises ValueError for an unknown target
+        other = _kind_name(spec)
+        if other in _OTHER_KINDS:
+            self._parsed = _Parsed(kind=other, mcpu="", mattr="")
+        else:
+            self._parsed = parse_target(spec)  # raises ValueError for an unknown target
         self._text = spec if isinstance(spec, str) else _to_text(self._parsed)
         if isinstance(spec, str) and spec.startswith("nvidia/"):
             self._text = _to_text(self._parsed)
@@ -28,6 +39,12 @@ class Target:
     @property
     def kind(self) -> "_Kind":
         return _Kind(self._parsed.kind)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """TVM's target keys: ("cpu",) for llvm, ("cuda", "gpu") for cuda, ..."""
+        kind = self._parsed.kind
+        return {"llvm": ("cpu",), "cuda": ("cuda", "gpu")}.get(kind) or _OTHER_KINDS[kind]
 
     @property
     def arch(self) -> str:
@@ -70,6 +87,14 @@ class Target:
         return Target._stack[-1] if Target._stack else None
 
 
+def _kind_name(spec: Any) -> str:
+    if isinstance(spec, str):
+        return spec.split()[0] if spec.split() else ""
+    if isinstance(spec, dict):
+        return str(spec.get("kind", ""))
+    return ""
+
+
 class _Kind:
     """`target.kind.name`, as in TVM."""
 
@@ -87,6 +112,8 @@ class _Kind:
 
 
 def _to_text(t: Any) -> str:
+    if t.kind in _OTHER_KINDS:
+        return t.kind
     return f"cuda -arch={t.arch}" if t.kind == "cuda" else "llvm"
 
 

@@ -19,3 +19,4 @@ def __getattr__(name: str) -> object:
 
 from .buffer import BufferAccessKind  # noqa: E402,F401
 from ..tir.stmt import Block as SBlock, BlockRealize as SBlockRealize  # noqa: E402,F401
+from . import stmt_functor  # noqa: E402,F401 (used as `tvm.tirx.stmt_functor.post_order_visit`)

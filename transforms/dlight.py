@@ -51,7 +51,7 @@ def ApplyDefaultSchedule(*rules: ScheduleRule) -> Pass:  # noqa: N802 (TVM's nam
         if target is None:
             raise ValueError("dlight.ApplyDefaultSchedule needs a target: call it inside "
                              "`with tvm.target.Target(\"cuda\"):`")
-        if target.kind.name != "cuda":
+        if "gpu" not in target.keys:
             return mod  # NOTE: CPU kernels need no thread binding
         out = mod
         for gv, func in mod.items():
