@@ -575,6 +575,19 @@ class Function(Expr):
 
         return bind_function_params(self, binding_map)
 
+    def bind_symbolic_vars(self, binding_map: dict[Any, Any]) -> Function:
+        """A copy with symbolic dims (by name or tir.Var) replaced by the given values."""
+        from ..transforms.bind_symbolic import checked_bind_symbolic_vars  # above ir/
+
+        return checked_bind_symbolic_vars(self, binding_map)
+
+    def inline_functions(self, function_map: dict[Any, Any]) -> Function:
+        """A copy with each call of a function in `function_map` (by name or GlobalVar)
+        replaced by that function's body."""
+        from ..transforms.inline_functions import inline_functions  # a pass, above ir/
+
+        return inline_functions(self, function_map)
+
     def without_attr(self, key: str) -> Function:
         """A copy without attribute `key`."""
         return replace(self, attrs=tuple((k, v) for k, v in self.attrs if k != key))

@@ -295,6 +295,8 @@ class Simplifier(Mutator):
             return BinOp(x.op, self._times(x.a, k), self._times(x.b, k), x.span)
         if x.op is BinaryOp.MUL and _int(x.b) is not None:
             return self._times(x.a, _int(x.b) * k)  # type: ignore[operator]
+        if x.op is BinaryOp.MUL and _int(x.a) is not None:  # `(2 * m) * 16` -> `m * 32`
+            return self._times(x.b, _int(x.a) * k)  # type: ignore[operator]
         return None
 
     def _times(self, x: PrimExpr, k: int) -> PrimExpr:

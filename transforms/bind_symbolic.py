@@ -13,7 +13,7 @@ from typing import Any
 
 from ..ir import expr as rx
 from ..ir.module import IRModule
-from ..ir.usage_analysis import defined_symbolic_vars
+from ..ir.usage_analysis import defined_symbolic_vars, free_symbolic_vars
 from ..tir import expr as tx
 from ..tir.attrs import Attrs
 from ..tir.functor import simplify
@@ -40,6 +40,11 @@ class _Substitute:
         return out
 
     def _rebuild(self, obj: Any) -> Any:
+        if isinstance(obj, Attrs):
+            # NOTE: an operator's attribute that becomes constant is a plain int, as the
+            # parser writes constant attributes (`end=[N // 4]`, N = 32: `end=[8]`)
+            items = tuple(_constant_as_int(self(x), x) for x in obj)
+            return obj if all(a is b for a, b in zip(items, obj)) else Attrs(items)
         if isinstance(obj, tuple):
             items = tuple(self(x) for x in obj)
             if all(a is b for a, b in zip(items, obj)):
@@ -56,6 +61,16 @@ class _Substitute:
             if new is not old:
                 changes[f.name] = new
         return replace(obj, **changes) if changes else obj
+
+
+def _constant_as_int(new: Any, old: Any) -> Any:
+    if new is old:
+        return new
+    if isinstance(new, tx.IntImm) and new.dtype.startswith("int"):
+        return new.value
+    if isinstance(new, tuple) and not isinstance(new, Attrs):
+        return tuple(_constant_as_int(a, b) for a, b in zip(new, old))
+    return new
 
 
 def _constant_last(e: tx.PrimExpr) -> tx.PrimExpr:
@@ -113,8 +128,35 @@ def renew_symbolic_vars(func: rx.Function) -> rx.Function:
 
 
 def bind_symbolic_vars(func: rx.Function, binding_map: dict[Any, Any]) -> rx.Function:
+    """`func` with the symbolic vars in `binding_map` (names or tir.Vars; others ignored)
+    replaced by their values."""
     mapping = _resolve(func, binding_map)
     return _Substitute(mapping)(func) if mapping else func
+
+
+def checked_bind_symbolic_vars(func: rx.Function, binding_map: dict[Any, Any]
+                               ) -> rx.Function:
+    """`Function.bind_symbolic_vars`: every key must name a symbolic var of `func`, once, and
+    what replaces them must leave no symbolic var undefined."""
+    dims = _dims_of(func)
+    for key in binding_map:
+        if isinstance(key, str) and key not in dims:
+            raise BindSymbolicVarsError(f"bind_symbolic_vars: the function has no symbolic "
+                                        f"variable named {key!r} (it has {sorted(dims)})")
+        if isinstance(key, tx.Var) and key not in dims.get(key.name, []):
+            raise BindSymbolicVarsError(f"bind_symbolic_vars: {key.name} is not a symbolic "
+                                        f"variable of the function (a tir.Var of that name "
+                                        f"made elsewhere is a different variable)")
+        if isinstance(key, tx.Var) and key.name in binding_map:
+            raise BindSymbolicVarsError(f"bind_symbolic_vars: {key.name} is given twice, as a "
+                                        f"name and as a tir.Var")
+    out = bind_symbolic_vars(func, binding_map)
+    undefined = free_symbolic_vars(out)
+    if undefined:
+        raise BindSymbolicVarsError(f"bind_symbolic_vars: after binding, "
+                                    f"{', '.join(v.name for v in undefined)} would be used but "
+                                    f"not defined by the function's parameters")
+    return out
 
 
 def BindSymbolicVars(binding_map: dict[Any, Any], func_name: str | None = None  # noqa: N802

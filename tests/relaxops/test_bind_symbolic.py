@@ -65,3 +65,36 @@ def test_bind_by_tir_var_and_errors():
         BindSymbolicVars({"k": 1})(Before)
     with pytest.raises(ValueError, match="no relax function 'nope'"):
         BindSymbolicVars({"n": 1}, func_name="nope")(Before)
+
+
+def test_function_method_binds_shapes_and_constant_attributes():
+    @R.function(private=True)
+    def before(x: R.Tensor(("m", "n"), "float32")):
+        n = T.int64()
+        y = R.strided_slice(x, [1], [0], [n // 4])
+        z = R.call_dps_packed("f", [y], out_ty=R.Tensor([2 * n * 3], "float32"))
+        return z
+
+    @R.function(private=True)
+    def expected(x: R.Tensor(("m", 32), "float32")):
+        y = R.strided_slice(x, [1], [0], [8])
+        z = R.call_dps_packed("f", [y], out_ty=R.Tensor([192], "float32"))
+        return z
+
+    assert_structural_equal(before.bind_symbolic_vars({"n": 32}), expected)
+
+
+def test_function_method_refuses_what_it_cannot_bind():
+    @R.function(private=True)
+    def func(x: R.Tensor(("m", "n"), "float32")):
+        return x
+
+    m = func.params[0].struct_info.shape[0]
+    with pytest.raises(RuntimeError, match="no symbolic variable named 'k'"):
+        func.bind_symbolic_vars({"k": 4})
+    with pytest.raises(RuntimeError, match="not a symbolic variable of the function"):
+        func.bind_symbolic_vars({tvm.tir.Var("m", "int64"): 4})
+    with pytest.raises(RuntimeError, match="given twice"):
+        func.bind_symbolic_vars({m: 4, "m": 4})
+    with pytest.raises(RuntimeError, match="outside would be used but not defined"):
+        func.bind_symbolic_vars({"m": tvm.tir.Var("outside", "int64") * 2})

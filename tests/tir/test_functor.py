@@ -54,6 +54,8 @@ def test_simplify_folds_index_arithmetic() -> None:
     assert simplify(BinOp(BinaryOp.DIV, const(-7), const(2))) == IntImm("int32", -3)
     assert simplify(BinOp(BinaryOp.MOD, const(-7), const(2))) == IntImm("int32", -1)
     assert simplify(const(2**31 - 1) + 1) == IntImm("int32", -(2**31))  # wraps like hardware
+    # constants of a product gather on the right, as TVM's canonical form has them
+    assert str(simplify(const(2, "int64") * i * const(16, "int64"))) == str(i * 32)
 
 
 def test_simplify_leaves_floats_alone() -> None:
