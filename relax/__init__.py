@@ -46,7 +46,7 @@ from ..vm.exec_builder import ExecBuilder  # noqa: F401
 from . import (  # noqa: F401
     analysis, backend, block_builder, dpl, expr_functor, frontend, op, pipeline, testing,
     training,
-    transform, vm,
+    transform, utils, vm,
 )
 from .block_builder import BlockBuilder  # noqa: F401
 from .base_py_module import BasePyModule  # noqa: F401

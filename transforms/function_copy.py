@@ -31,3 +31,14 @@ class FunctionCopier(ExprMutator):
         params = tuple(self.fresh(p) for p in func.params)
         return rx.Function(params, self.visit(func.body), func.ret_struct_info, func.is_pure,
                            func.attrs)
+
+    def visit_Function(self, f: rx.Function) -> rx.Function:  # noqa: N802
+        return self.copy(f)  # a nested function gets fresh parameters too
+
+
+def copy_with_new_vars(func: rx.Function) -> rx.Function:
+    """`relax.utils.copy_with_new_vars`: `func` with fresh variables and symbolic dims, so the
+    copy and the original can live in one module."""
+    from .bind_symbolic import renew_symbolic_vars
+
+    return FunctionCopier().copy(renew_symbolic_vars(func))
