@@ -118,7 +118,14 @@ class _Equal:
         if a is b and not isinstance(a, _VARLIKE):
             return
         if type(a) is not type(b):
-            self.fail(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
+            # NOTE: TVM's arrays are Python lists or tuples alike, and its tensor shapes are
+            # ShapeExprs where ours are tuples of dims
+            if isinstance(a, rx.ShapeExpr) and isinstance(b, (tuple, list)):
+                a = a.values
+            elif isinstance(b, rx.ShapeExpr) and isinstance(a, (tuple, list)):
+                b = b.values
+            if not (isinstance(a, (tuple, list)) and isinstance(b, (tuple, list))):
+                self.fail(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
         if isinstance(a, _VARLIKE):
             return self.var(a, b, path)
         if isinstance(a, IRModule):

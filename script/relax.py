@@ -347,6 +347,13 @@ def call_tir_inplace(gvar: Any, args: Any, inplace_indices: Any, out_sinfo: Any 
             any(not -1 <= i < len(targs.fields) for i in indices):
         raise ArgError(f"inplace_indices {indices} must give each of the {len(outs)} outputs an "
                        f"argument index (or -1), at least one of them an argument", 2)
+    for field in targs.fields:
+        if isinstance(field.struct_info, si.TupleStructInfo):
+            raise ArgError("R.call_tir_inplace passes each argument to a prim_func, which "
+                           "takes no tuples: write the arguments as one flat tuple", 1)
+    for out_index, (i, sinfo) in enumerate(zip(indices, outs)):
+        if i >= 0:
+            _check_written_in_place(targs.fields[i], i, sinfo, out_index)
     call_args: tuple[rx.Expr, ...] = (rx.GlobalVarRef(gv, _OPAQUE_FUNC), targs)
     if tir_vars is not None:
         vals = tuple(_dim(v) for v in (tir_vars.values if isinstance(tir_vars, rx.ShapeExpr)
@@ -354,6 +361,31 @@ def call_tir_inplace(gvar: Any, args: Any, inplace_indices: Any, out_sinfo: Any 
         call_args += (rx.ShapeExpr(vals, si.ShapeStructInfo(vals)),)
     return rx.Call(ops.CALL_TIR_INPLACE, call_args, (("inplace_indices", tuple(indices)),),
                    sinfo_args=(out,), struct_info=out)
+
+
+def _check_written_in_place(value: rx.Expr, index: int, out: Any, out_index: int) -> None:
+    """An argument that an output is written into must be a tensor of that output's shape and
+    dtype (a kernel handed other memory would write out of bounds)."""
+    have = value.struct_info
+    if not isinstance(have, si.TensorStructInfo):
+        raise ArgError(f"R.call_tir_inplace writes output {out_index} into argument {index}, "
+                       f"which must be a tensor, not {have}", 1)
+    if not isinstance(out, si.TensorStructInfo):
+        return
+    if have.dtype and out.dtype and have.dtype != out.dtype:
+        raise ArgError(f"R.call_tir_inplace writes output {out_index} ({out.dtype}) into "
+                       f"argument {index}, a {have.dtype} tensor", 1)
+    if isinstance(have.shape, tuple) and isinstance(out.shape, tuple) and (
+            len(have.shape) != len(out.shape) or any(
+                isinstance(a, tx.IntImm) and isinstance(b, tx.IntImm) and a.value != b.value
+                for a, b in zip(have.shape, out.shape))):
+        raise ArgError(f"R.call_tir_inplace writes output {out_index} of shape "
+                       f"{_dims_text(out.shape)} into argument {index} of shape "
+                       f"{_dims_text(have.shape)}", 1)
+
+
+def _dims_text(shape: tuple[Any, ...]) -> str:
+    return "(" + ", ".join(str(d.value if isinstance(d, tx.IntImm) else d) for d in shape) + ")"
 
 
 def _as_int(i: Any) -> int:
@@ -609,6 +641,8 @@ def rewriter(rewriter_mod: Any) -> Any:
         # NOTE: parsed in the caller's frame, whose names the class's functions use
         rewriter_mod = _parse_class(rewriter_mod, sys._getframe(1))
     return PatternMatchingRewriter.from_module(rewriter_mod)
+
+
 from .ir_builder.relax import (  # noqa: E402,F401 (TVM's R.* builder statements)
     Else, If, Then, arg, emit, emit_match_cast, emit_var_binding, emit_with_ty, emit_with_type,
     func_name, func_ret_ty, func_ret_type, func_ret_value,

@@ -95,7 +95,8 @@ def dataflow_lower_passes(target: Any) -> list[Pass]:
     """Dataflow blocks lowered as TVM's pipeline does before memory planning."""
     from .module_passes import RemovePurityChecking
     from .reshape_rewrite import RewriteDataflowReshape
-    from .simple_passes import CallTIRRewrite, ToNonDataflow
+    from .call_tir_rewrite import CallTIRRewrite
+    from .simple_passes import ToNonDataflow
 
     _kind(target, "dataflow lowering passes")
     return [RewriteDataflowReshape(), ToNonDataflow(), RemovePurityChecking(), CallTIRRewrite()]

@@ -1,6 +1,6 @@
 """Small graph passes: DeadCodeElimination, CanonicalizeBindings, ToNonDataflow, Normalize,
-and the passes our VM lowering makes (nearly) no-ops:
-CallTIRRewrite and KillAfterLastUse (memory is planned by the VM; see vm/static_plan.py).
+and KillAfterLastUse, which our VM lowering makes nearly a no-op (memory is planned by the
+VM; see vm/static_plan.py).
 """
 
 from __future__ import annotations
@@ -151,11 +151,6 @@ def ToNonDataflow() -> Pass:  # noqa: N802
 
 def _identity_pass(name: str) -> Pass:
     return Pass(lambda mod, ctx: mod, name)
-
-
-def CallTIRRewrite() -> Pass:  # noqa: N802
-    """A no-op: the VM lowering turns call_tir into alloc + kernel call itself."""
-    return _identity_pass("CallTIRRewrite")
 
 
 def KillAfterLastUse() -> Pass:  # noqa: N802

@@ -44,8 +44,9 @@ from ...transforms.lower_runtime_builtin import LowerRuntimeBuiltin
 from ...transforms.reshape_rewrite import RemoveRedundantReshape, RewriteDataflowReshape
 from ...transforms.rewrite_cuda_graph import RewriteCUDAGraph
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
+from ...transforms.call_tir_rewrite import CallTIRRewrite
 from ...transforms.simple_passes import (
-    CallTIRRewrite, CanonicalizeBindings, DeadCodeElimination, KillAfterLastUse,
+    CanonicalizeBindings, DeadCodeElimination, KillAfterLastUse,
     LambdaLift, Normalize, ToNonDataflow,
 )
 from ...transforms.static_plan_memory import StaticPlanBlockMemory
