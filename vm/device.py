@@ -48,6 +48,15 @@ class Device:
     def _dlpack(self) -> tuple[int, int]:
         return (self.device_type, self.device_id)
 
+    def dlpack_device_type(self) -> int:
+        """The DLPack code of the device (1: cpu, 2: cuda), as TVM's `Device` gives it."""
+        return self.device_type
+
+    @property
+    def index(self) -> int:
+        """TVM's name of `device_id`."""
+        return self.device_id
+
 
 _INTERNED: dict[tuple[int, int], Device] = {}
 
