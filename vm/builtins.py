@@ -14,6 +14,7 @@ from .device import Device
 from .errors import (
     ArgumentDtypeError, ArgumentRankError, ArgumentShapeError, ArgumentTypeError,
 )
+from .registry import register_func
 from .ndarray import NDArray, as_ndarray, data_ptr, empty_array
 from .storage import STORAGE_BUILTIN_NAMES, make_storage_builtins
 
@@ -31,10 +32,15 @@ def _tensor(t: Any, param: str) -> NDArray:
 def _subject(param: str) -> str:
     """What a check names: a parameter, or a match_cast inside the function (lower_to_vm
     passes those as "match_cast <var>")."""
+    if not param:
+        return "value"
     return param if param.startswith("match_cast ") else f"parameter {param!r}"
 
 
-def check_tensor_info(t: Any, ndim: int, dtype: str, param: str) -> None:
+def check_tensor_info(t: Any, ndim: int, *rest: Any) -> None:
+    """`(t, ndim, dtype, param)`, or TVM's `(t, ndim, err_ctx)` with any dtype."""
+    dtype, param = rest if len(rest) == 2 else (None, rest[0])
+    dtype = "" if dtype in (None, "void") else str(dtype)
     x = _tensor(t, param)
     if ndim >= 0 and len(x.shape) != ndim:
         raise ArgumentRankError(f"{_subject(param)}: expected a rank-{ndim} tensor, got rank "
@@ -256,6 +262,9 @@ def make_builtins(device: Device) -> dict[str, Builtin]:
         alloc = alloc_on(device)
     return {**_PURE, "vm.builtin.alloc_tensor": alloc, **make_storage_builtins(device, alloc)}
 
+
+for _name, _f in _PURE.items():  # also found by name, as TVM's global functions
+    register_func(_name, _f, override=True)
 
 BUILTIN_NAMES = frozenset(_PURE) | {"vm.builtin.alloc_tensor"} | STORAGE_BUILTIN_NAMES
 

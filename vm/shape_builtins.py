@@ -1,7 +1,7 @@
-"""The VM's shape builtins, as TVM's VMShapeLower emits them: `vm.builtin.alloc_shape_heap`,
-`check_tensor_info`, `check_shape_info`, `match_shape` and `make_shape`. tvmlite's own lowering
-checks shapes itself; these let modules lowered by hand (or printed after TVM's lowering) run.
-The codes are `relax.testing.runtime_builtin`'s."""
+"""The VM's shape builtins of TVM's VMShapeLower that tvmlite's own lowering does not use:
+`vm.builtin.alloc_shape_heap`, `match_shape`, `make_shape` and `check_func_info` (the
+`check_*_info` ones are vm/builtins.py's); they let modules lowered by hand (or printed after
+TVM's lowering) run. The codes are `relax.testing.runtime_builtin`'s."""
 
 from __future__ import annotations
 
@@ -10,14 +10,25 @@ from typing import Any
 import numpy as np
 
 from ..runtime import ShapeTuple
+from .ndarray import NDArray
 from .registry import register_func
 
 _ASSERT_EQUAL_TO_IMM, _STORE_TO_HEAP, _NO_OP, _ASSERT_EQUAL_TO_LOAD = range(4)
 _USE_IMM, _LOAD_SHAPE = range(2)
 
 
+class ShapeCheckError(ValueError, RuntimeError):
+    """A value whose shape is not what the function declares (TVM raises RuntimeError from
+    match_shape, ValueError from the check_*_info builtins)."""
+
+
 def _context(err_ctx: Any) -> str:
-    return f"{err_ctx}: " if err_ctx else ""
+    return f"in {err_ctx} : " if err_ctx else ""
+
+
+def _slots(heap: Any) -> np.ndarray:
+    """The heap's int64 slots, writable in place (an NDArray's own memory)."""
+    return heap._arr if isinstance(heap, NDArray) else heap
 
 
 def _shape_of(value: Any, err_ctx: Any) -> tuple[int, ...]:
@@ -36,28 +47,10 @@ def alloc_shape_heap(size: Any) -> np.ndarray:
     return np.zeros(int(size), "int64")
 
 
-@register_func("vm.builtin.check_tensor_info", override=True)
-def check_tensor_info(value: Any, *args: Any) -> None:
-    """`(x, ndim, dtype, err_ctx)` or `(x, dtype, err_ctx)`: x is a tensor of that rank
-    (-1: any) and dtype ("" or void: any)."""
-    ndim, dtype, err_ctx = (args if len(args) == 3 else (-1, *args))
-    if not hasattr(value, "shape") or not hasattr(value, "dtype") or isinstance(value, tuple):
-        raise TypeError(f"{_context(err_ctx)}expected a Tensor, got {type(value).__name__}")
-    if int(ndim) >= 0 and len(value.shape) != int(ndim):
-        raise ValueError(f"{_context(err_ctx)}expected a rank-{int(ndim)} tensor, got rank "
-                         f"{len(value.shape)}")
-    want = str(dtype or "")
-    if want and want != "void" and str(value.dtype) != want:
-        raise ValueError(f"{_context(err_ctx)}expected dtype {want}, got {value.dtype}")
-
-
-@register_func("vm.builtin.check_shape_info", override=True)
-def check_shape_info(value: Any, ndim: Any, err_ctx: Any = "") -> None:
-    if not isinstance(value, tuple):
-        raise TypeError(f"{_context(err_ctx)}expected a Shape, got {type(value).__name__}")
-    if int(ndim) >= 0 and len(value) != int(ndim):
-        raise ValueError(f"{_context(err_ctx)}expected a shape of {int(ndim)} dims, got "
-                         f"{len(value)}")
+@register_func("vm.builtin.check_func_info", override=True)
+def check_func_info(value: Any, err_ctx: Any = "") -> None:
+    if not callable(value) or isinstance(value, NDArray):
+        raise TypeError(f"{_context(err_ctx)}expected a function, got {type(value).__name__}")
 
 
 @register_func("vm.builtin.match_shape", override=True)
@@ -67,21 +60,25 @@ def match_shape(value: Any, heap: Any, ndim: Any, *codes: Any) -> None:
     *pairs, err_ctx = codes
     shape = _shape_of(value, err_ctx)
     if len(shape) != int(ndim):
-        raise ValueError(f"{_context(err_ctx)}expected {int(ndim)} dims, got shape {shape}")
+        raise ShapeCheckError(f"{_context(err_ctx)}expected {int(ndim)} dims, got shape "
+                              f"{shape}")
+    slots = _slots(heap)
     for i, (code, payload) in enumerate(zip(pairs[0::2], pairs[1::2])):
         code, payload = int(code), int(payload)
         if code == _ASSERT_EQUAL_TO_IMM and shape[i] != payload:
-            raise ValueError(f"{_context(err_ctx)}dim {i} must be {payload}, got {shape[i]}")
+            raise ShapeCheckError(f"{_context(err_ctx)}dim {i} must be {payload}, got "
+                                  f"{shape[i]}")
         if code == _STORE_TO_HEAP:
-            heap[payload] = shape[i]
-        if code == _ASSERT_EQUAL_TO_LOAD and shape[i] != int(heap[payload]):
-            raise ValueError(f"{_context(err_ctx)}dim {i} must be {int(heap[payload])}, got "
-                             f"{shape[i]}")
+            slots[payload] = shape[i]
+        if code == _ASSERT_EQUAL_TO_LOAD and shape[i] != int(slots[payload]):
+            raise ShapeCheckError(f"{_context(err_ctx)}dim {i} must be {int(slots[payload])}, "
+                                  f"got {shape[i]}")
 
 
 @register_func("vm.builtin.make_shape", override=True)
 def make_shape(heap: Any, ndim: Any, *codes: Any) -> ShapeTuple:
     """A shape of `ndim` dims, each a constant or a stored dim."""
-    dims = [int(payload) if int(code) == _USE_IMM else int(heap[int(payload)])
+    slots = _slots(heap)
+    dims = [int(payload) if int(code) == _USE_IMM else int(slots[int(payload)])
             for code, payload in zip(codes[0::2], codes[1::2])]
     return ShapeTuple(dims[:int(ndim)])
