@@ -44,6 +44,7 @@ from ...transforms.lower_runtime_builtin import LowerRuntimeBuiltin
 from ...transforms.reshape_rewrite import RemoveRedundantReshape, RewriteDataflowReshape
 from ...transforms.rewrite_cuda_graph import RewriteCUDAGraph
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
+from ...transforms.split_layout_rewrite import SplitLayoutRewritePreproc
 from ...transforms.simple_passes import (
     CallTIRRewrite, CanonicalizeBindings, DeadCodeElimination, KillAfterLastUse,
     LambdaLift, Normalize, ToNonDataflow,
@@ -55,7 +56,7 @@ __all__ = ["AnnotateTIROpPattern", "AttachAttrLayoutFreeBuffers", "BindParams", 
            "CanonicalizeBindings", "ConvertLayout", "DeadCodeElimination",
            "DecomposeOpsForInference", "DecomposeOpsForTraining", "EliminateCommonSubexpr",
            "FoldBatchnormToConv2D", "FoldConstant", "LiftTransformParams", "FuseOps",
-           "FuseOpsByPattern", "FuseTIR",
+           "FuseOpsByPattern", "FuseTIR", "SplitLayoutRewritePreproc",
            "FuseTransposeMatmul", "FusionPattern", "KillAfterLastUse", "LambdaLift",
            "LegalizeOps", "MergeCompositeFunctions",
            "RewriteCUDAGraph", "MetaScheduleApplyDatabase",
