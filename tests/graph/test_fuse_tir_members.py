@@ -77,7 +77,6 @@ class ShapeParam:
 
     @R.function
     def main(y: R.Tensor((8, 4), "float32"), n: R.Shape(["m"])) -> R.Tensor((4,), "float32"):
-        m = T.int64()
         cls = ShapeParam
         with R.dataflow():
             r = cls.fused(y, n)
