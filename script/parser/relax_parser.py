@@ -336,6 +336,8 @@ def normalize(p: Parser, expr: rx.Expr) -> rx.Expr:
 def _leaf(p: Parser, expr: rx.Expr) -> rx.Expr:
     if isinstance(expr, LEAF):
         return expr
+    if isinstance(expr, GlobalVar):  # `relax.Call(op, [cls.f, args])`: a function is a leaf
+        return rx.GlobalVarRef(expr, si.FuncStructInfo(None, si.ObjectStructInfo()))
     if isinstance(expr, rx.Tuple):
         return normalize(p, expr)  # tuples of leaves stay inline (call_tir's argument tuple)
     expr = normalize(p, expr)  # NOTE: inner calls first, so they get the earlier names
