@@ -270,8 +270,9 @@ class _Rewriter:
         bindings = [_substituted(b, inner) for b in region.bindings]
         ret = si.TupleStructInfo(tuple(v.struct_info for v in region.outputs))
         result = rx.Var("gv", ret)
+        # nothing read after the region: TVM returns a fresh empty tuple, not the bound one
         body = rx.SeqExpr((rx.BindingBlock((*bindings, rx.VarBinding(
-            result, _tuple(region.outputs)))),), result)
+            result, _tuple(region.outputs)))),), result if region.outputs else _tuple([]))
         fn = rx.Function(tuple(params), body, ret, True, _FORCE_PURE)
         gv = self.add_function(f"{name}_cuda_graph_capture", fn)
         index = self.graph_index[0]

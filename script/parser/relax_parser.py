@@ -469,10 +469,19 @@ def visit_return(p: Parser, node: ast.Return) -> None:
                       "after the block")
     if node.value is None:
         p.error(node, "a relax function returns a value")
-    expr = to_expr(p.eval(node.value))
+    expr = _void_inline(to_expr(p.eval(node.value)))
     if not isinstance(expr, LEAF):
         expr = normalize(p, expr) if isinstance(expr, rx.Tuple) else emit(p, "gv", expr, node)
     frame.ret = expr
+
+
+def _void_inline(expr: rx.Expr) -> rx.Expr:
+    """A variable holding the empty tuple is used as an in-line `R.tuple()`, as TVM's
+    normalizer writes every use of a void value."""
+    sinfo = expr.struct_info if isinstance(expr, rx.Var) else None
+    if isinstance(sinfo, si.TupleStructInfo) and not sinfo.fields:
+        return rx.Tuple((), si.TupleStructInfo(()))
+    return expr
 
 
 @RELAX.register("FunctionDef")

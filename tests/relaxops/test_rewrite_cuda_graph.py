@@ -197,3 +197,9 @@ def test_runs_after_the_pipeline_tvm_runs_before_it():
     # and the launches read the input `x`, so nothing is captured
     assert rewrite(mod) is mod
     assert relax.pipeline.get_pipeline is relax.get_pipeline
+
+
+def test_a_capture_nothing_reads_from_returns_an_inline_empty_tuple():
+    body = rewrite(OneLaunch)["main_cuda_graph_capture"].body
+    assert type(body.body).__name__ == "Tuple" and not body.body.fields
+    assert type(body.blocks[-1].bindings[-1].value).__name__ == "Tuple"  # still bound, as TVM
