@@ -569,18 +569,36 @@ def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
     last = stmts[-1]
     target = last.targets[0] if isinstance(last, ast.Assign) and len(last.targets) == 1 else \
         last.target if isinstance(last, ast.AnnAssign) and last.value is not None else None
-    if not isinstance(target, ast.Name):  # `y = ...` or, as TVM prints, `y: R.Tensor = ...`
+    output = _dataflow_output(last)
+    if not isinstance(target, ast.Name) and output is None:
+        # `y = ...`, as TVM prints `y: R.Tensor = ...`, or a dataflow block ending `R.output(y)`
         p.error(last, "a branch of a relax `if` ends by assigning its result to a name")
     saved = frame.blocks, frame.bindings
     frame.blocks, frame.bindings = [], []
     try:
         with p.scope():
-            p.visit_body(stmts[:-1])
-            body = normalize(p, to_expr(p.eval(last.value)))
+            if output is not None:
+                p.visit_body(stmts)
+                name, body = output.id, normalize(p, to_expr(p.eval(output)))
+            else:
+                p.visit_body(stmts[:-1])
+                name, body = target.id, normalize(p, to_expr(p.eval(last.value)))
         frame.flush()
-        return target.id, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
+        return name, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
     finally:
         frame.blocks, frame.bindings = saved
+
+
+def _dataflow_output(stmt: ast.stmt) -> ast.Name | None:
+    """The one name a `with R.dataflow(): ... R.output(y)` block ending a branch outputs."""
+    if not isinstance(stmt, ast.With) or not stmt.body:
+        return None
+    out = stmt.body[-1]
+    call = out.value if isinstance(out, ast.Expr) else None
+    if isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "output" and \
+            len(call.args) == 1 and isinstance(call.args[0], ast.Name):
+        return call.args[0]
+    return None
 
 
 def _join(a: si.StructInfo | None, b: si.StructInfo | None) -> si.StructInfo:
