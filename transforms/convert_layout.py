@@ -24,7 +24,7 @@ from ..ir.module import IRModule
 from ..ir.op import op_attr, with_inferred_struct_info
 from ..ir.structural import structural_equal
 from ..tir.attrs import Attrs
-from .convert_layout_ops import LAYOUT_OPS, RULES, Fields
+from .convert_layout_ops import LAYOUT_OPS, REORDER_RULES, RULES, Fields, Permuted
 from .graph_rewrites import DROP, BlockRewriter, op
 from .pass_infra import Pass, PassContext
 
@@ -46,6 +46,9 @@ class _Convert(BlockRewriter):
         self.back: dict[rx.Var, rx.Var] = {}  # dropped var -> its NCHW transpose
         self.kept: set[rx.Var] = set()  # converted outputs that still hold NCHW data
         self.fields: dict[rx.Var, tuple[bool, ...]] = {}  # tuple var -> which fields are NHWC
+        # converted values in another order than NHWC (expand_dims, squeeze): axis i of the
+        # new value holds axis perm[i] of the original
+        self.perm: dict[rx.Var, tuple[int, ...]] = {}
 
     def emit(self, value: rx.Expr, name: str = "lv") -> rx.Var:
         self.counter += 1
@@ -56,7 +59,7 @@ class _Convert(BlockRewriter):
 
     def rewrite(self, b: Any) -> Any:
         if isinstance(b, rx.MatchCast) and b.value in self.nhwc and isinstance(
-                b.var, rx.DataflowVar) and _rank(b.value) == 4:
+                b.var, rx.DataflowVar) and _rank(b.value) == 4 and b.value not in self.perm:
             return self._match_cast(b)
         converted = self._convert(b.value) if isinstance(b, rx.VarBinding) else None
         if converted is None and _is_op(b.value, "relax.nn.conv2d") and \
@@ -68,6 +71,13 @@ class _Convert(BlockRewriter):
             return converted.expr
         if isinstance(converted, Fields):
             self.fields[b.var] = converted.nhwc
+            converted = converted.expr
+        if isinstance(converted, Permuted):
+            perm = list(converted.perm)
+            if perm == list(range(len(perm))):  # back in the original order
+                return converted.expr
+            if perm != TO_NHWC:
+                self.perm[b.var] = converted.perm
             converted = converted.expr
         if isinstance(b.var, rx.DataflowVar):  # keeps its name, now holding NHWC data
             var = rx.DataflowVar(b.var.name_hint, converted.struct_info)
@@ -92,6 +102,9 @@ class _Convert(BlockRewriter):
         """The original layout of a converted value: a transpose, or for a tuple each field
         taken out (and transposed where NHWC) and the tuple made again."""
         new = self.nhwc[original]
+        if original in self.perm:
+            return op("permute_dims")(new, [self.perm[original].index(a)
+                                            for a in range(len(self.perm[original]))])
         if original not in self.fields:
             return op("permute_dims")(new, TO_NCHW)
         items = []
@@ -115,15 +128,24 @@ class _Convert(BlockRewriter):
         stale = [a for a in _operands(value) if a in self.nhwc and a not in self.kept]
         if not stale:
             return None
-        for a in stale:
-            if a not in self.back:
-                self.back[a] = self.emit(self._to_nchw(a))
-        return substitute_vars(value, {a: self.back[a] for a in stale})
+        return substitute_vars(value, {a: self.original(a) for a in stale})
+
+    def original(self, a: rx.Var) -> rx.Expr:
+        """A converted value in its original layout: a transpose back, made once."""
+        if a in self.kept:
+            return a
+        if a not in self.back:
+            self.back[a] = self.emit(self._to_nchw(a))
+        return self.back[a]
+
+    def perm_of(self, v: rx.Var) -> tuple[int, ...]:
+        return self.perm.get(v, tuple(TO_NHWC))
 
     def as_nhwc(self, e: rx.Expr) -> rx.Expr:
-        if e in self.nhwc:
+        if e in self.nhwc and e not in self.perm:
             return self.nhwc[e]
-        return self.emit(op("permute_dims")(e, TO_NHWC))
+        source = self.original(e) if e in self.perm else e
+        return self.emit(op("permute_dims")(source, TO_NHWC))
 
     def _convert(self, value: rx.Expr) -> Any:
         if isinstance(value, rx.TupleGetItem):
@@ -134,6 +156,11 @@ class _Convert(BlockRewriter):
         if name == "relax.nn.conv2d" and name in self.desired:
             return self._conv2d(value)
         args = value.args
+        if name in REORDER_RULES and args and args[0] in self.nhwc and args[0] not in \
+                self.fields:
+            return REORDER_RULES[name](self, value)
+        if any(a in self.perm for a in _operands(value) + _tuple_fields(args)):
+            return None  # other operators read such a value in its original layout
         if name in LAYOUT_OPS and name in self.desired and args and _rank(args[0]) == 4:
             return RULES[name](self, value)  # asked for: runs in NHWC whatever its input
         if name in _AXIS_RULES and args and args[0] in self.nhwc and _rank(args[0]) == 4:
@@ -306,6 +333,11 @@ def ConvertLayout(desired_layouts: dict[str, list[str]], layout_cb: Any = None  
         return mod.map_functions(lambda gv, f: _Convert(dict(desired_layouts)).run(f)
                                  if isinstance(f, rx.Function) else f)
     return Pass(run, "ConvertLayout")
+
+
+def _tuple_fields(args: tuple[Any, ...]) -> list[Any]:
+    return [f for a in args if isinstance(a, rx.Tuple) for f in a.fields
+            if isinstance(f, rx.Var)]
 
 
 def _is_op(value: Any, name: str) -> bool:

@@ -26,6 +26,15 @@ LAYOUT_OPS = ("relax.nn.max_pool2d", "relax.nn.avg_pool2d", "relax.nn.adaptive_a
 
 
 @dataclass(frozen=True)
+class Permuted:
+    """A converted call whose result holds the original's axes in another order: axis i of
+    the result is axis `perm[i]` of the original result."""
+
+    expr: rx.Expr
+    perm: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Fields:
     """A converted call with a tuple result: `nhwc[i]` tells whether field i is NHWC."""
 
@@ -102,6 +111,40 @@ def scatter_nd(cv: Any, call: rx.Call) -> rx.Call | None:
         return None
     return remake(call, (cv.nhwc[data], indices, cv.as_nhwc(updates)))
 
+
+def _axes(v: Any, rank: int) -> list[int]:
+    items = v if isinstance(v, (list, tuple)) else [v]
+    return [int(getattr(a, "value", a)) % rank for a in items]
+
+
+def expand_dims(cv: Any, call: rx.Call) -> Permuted:
+    """The new unit axes go where the call puts them (its axes unchanged, as TVM keeps them);
+    the data's axes fill the others in the data's order."""
+    perm, axis = cv.perm_of(call.args[0]), call.attr("axis")
+    rank = len(perm) + (len(axis) if isinstance(axis, (list, tuple)) else 1)
+    new = set(_axes(axis, rank))
+    rest = [i for i in range(rank) if i not in new]  # where the data's axes land
+    out = list(range(rank))
+    for i, q in enumerate(rest):
+        out[q] = rest[perm[i]]
+    return Permuted(remake(call, (cv.nhwc[call.args[0]],)), tuple(out))
+
+
+def squeeze(cv: Any, call: rx.Call) -> Permuted | None:
+    """The unit axes the call drops, found where the converted value holds them."""
+    if call.attr("axis") is None:
+        return None
+    perm = cv.perm_of(call.args[0])
+    drop = set(_axes(call.attr("axis"), len(perm)))
+    where = tuple(i for i, a in enumerate(perm) if a in drop)
+    kept = [a for a in perm if a not in drop]
+    order = {a: j for j, a in enumerate(sorted(kept))}
+    new = remake(call, (cv.nhwc[call.args[0]],), axis=where)
+    return Permuted(new, tuple(order[a] for a in kept))
+
+
+# operators that may reorder a converted value's axes (any order in, any order out)
+REORDER_RULES = {"relax.expand_dims": expand_dims, "relax.squeeze": squeeze}
 
 RULES = {
     **{name: in_nhwc_layout for name in LAYOUT_OPS},

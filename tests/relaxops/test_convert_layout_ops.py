@@ -131,3 +131,26 @@ def test_conv2d_left_in_its_layout_takes_the_inferred_struct_info():
     shape = conv.var.struct_info.shape  # was ndim=4 only: now (n, 4, h, wd)
     assert shape[0] is n and getattr(shape[1], "value", shape[1]) == 4
     assert after["main"].body.body is conv.var
+
+
+def test_expand_dims_keeps_its_axes_and_squeeze_finds_them_again():
+    @I.ir_module
+    class Expand:
+        @R.function
+        def main(x: R.Tensor((1, 2, 4, 4), "float32"), w: R.Tensor((4, 2, 1, 1), "float32")):
+            with R.dataflow():
+                c = R.nn.conv2d(x, w)
+                e = R.expand_dims(c, axis=[-3, 1])  # (1, 1, 4, 1, 4, 4)
+                s = R.squeeze(e, axis=[1, 3])
+                gv = (e, R.nn.relu(s))
+                R.output(gv)
+            return gv
+
+    after = ConvertLayout(NHWC)(Expand)
+    ops = calls(after)
+    assert [int(a) for a in ops["relax.expand_dims"].attrs["axis"]] == [-3, 1]
+    assert [int(a) for a in ops["relax.squeeze"].attrs["axis"]] == [1, 3]
+    assert ops["relax.nn.relu"].args[0].struct_info.shape[3].value == 4  # relu in NHWC
+    expanded, relu = run(after, X, W)
+    np.testing.assert_allclose(expanded, np.expand_dims(CONV, (3, 1)), rtol=1e-5)
+    np.testing.assert_allclose(relu, np.maximum(CONV, 0), rtol=1e-5)
