@@ -1,10 +1,11 @@
 """ConvertLayout's rules for operators that name a layout or index along axes: pooling and
-resize (their `layout` attribute), batch_norm and split (an axis, a tuple result), and the
-scatter / gather family (indices that move with the data).
+resize (their `layout` attribute), batch_norm and split (an axis, a tuple result), the scatter /
+gather family (indices that move with the data), and expand_dims / squeeze (which leave the
+original axes in another order).
 
-A rule takes the converter and the call whose first operand is held in NHWC; it returns the
-call in NHWC (its result NHWC too), a `Fields` for a tuple result (which fields are NHWC), or
-None to leave the call as it is.
+A rule takes the converter and the call whose first operand is held converted; it returns the
+call in NHWC (its result NHWC too), a `Fields` for a tuple result (which fields are NHWC), a
+`Permuted` for a result in another axis order, or None to leave the call as it is.
 """
 
 from __future__ import annotations
