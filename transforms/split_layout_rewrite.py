@@ -21,7 +21,7 @@ from ..ir.module import GlobalVar, IRModule, fresh_name
 from ..ir.op import CALL_TIR
 from ..tir.expr import BufferLoad, IntImm, Var
 from ..tir.function import PrimFunc
-from ..tir.functor import Mutator, any_node
+from ..tir.functor import Mutator, Visitor, any_node
 from ..tir.renew_defs import renew_defs
 from ..tir.stmt import Block, BlockRealize, Buffer, BufferStore, SeqStmt, Stmt
 from .layout_free_buffers import called_global_names
@@ -96,18 +96,22 @@ def _preproc_copies(stmt: Stmt) -> list[tuple[Buffer, Buffer]]:
     one store of a buffer into another, as MetaSchedule's layout rewrite writes it."""
     found: list[tuple[Buffer, Buffer]] = []
 
-    class _Find(Mutator):
-        def visit_Block(self, block: Block) -> Block:  # noqa: N802
+    class _Find(Visitor):
+        def visit_Block(self, block: Block) -> None:  # noqa: N802
             if _is_preproc(block):
                 body = block.body
                 if not (isinstance(body, BufferStore) and isinstance(body.value, BufferLoad)):
                     raise ValueError(f"layout-rewrite block '{block.name}' must copy one "
                                      "buffer into another")
                 found.append((body.value.buffer, body.buffer))
-            return self.generic_visit(block)
+            self.generic_visit(block)
 
     _Find().visit(stmt)
     return found
+
+
+def _seq(stmts: list[Stmt]) -> Stmt:
+    return stmts[0] if len(stmts) == 1 else SeqStmt(tuple(stmts))
 
 
 def _split_prim_func(func: PrimFunc) -> _Split | None:
@@ -118,40 +122,38 @@ def _split_prim_func(func: PrimFunc) -> _Split | None:
     preproc = [s for s in stmts if any_node(s, _is_preproc)]
     rest = [s for s in stmts if not any_node(s, _is_preproc)]
     copies = [c for s in preproc for c in _preproc_copies(s)]
-    param_of = {buf: i for i, (_, buf) in enumerate(func.buffer_map)}
+    # the call argument (= parameter position) each buffer parameter takes
+    position = {buf: next(i for i, p in enumerate(func.params) if p is var)
+                for var, buf in func.buffer_map}
     for src, _ in copies:
-        if src not in param_of:
+        if src not in position:
             raise ValueError(f"layout-rewrite source '{src.name}' is not a parameter buffer")
     attrs = tuple((k, v) for k, v in func.attrs if k != "layout_free_buffers")
-    # the prepack kernel: weights in, repacked buffers out
     sources = list(dict.fromkeys(src for src, _ in copies))
     outs = list(dict.fromkeys(dst for _, dst in copies))
     out_params = [Var(b.name, "handle") for b in outs]
-    pre_params = [func.params[param_of[b]] for b in sources] + out_params
-    pre_body = _DropPreprocAttr().visit(SeqStmt(tuple(preproc)) if len(preproc) > 1
-                                        else preproc[0])
-    pre_root = replace(root, block=replace(root.block, body=pre_body, alloc_buffers=()))
-    prepack = replace(func, params=tuple(pre_params), attrs=attrs, body=pre_root,
-                      buffer_map=tuple(zip(pre_params, sources + outs)))
-    prepack = renew_defs(prepack)  # the two kernels must not share parameters or buffers
+    # the prepack kernel: weights in, repacked buffers out (on definitions of its own)
+    pre_params = [func.params[position[b]] for b in sources] + out_params
+    pre_root = replace(root, block=replace(
+        root.block, body=_DropPreprocAttr().visit(_seq(preproc)), alloc_buffers=()))
+    prepack = renew_defs(replace(func, params=tuple(pre_params), attrs=attrs, body=pre_root,
+                                 buffer_map=tuple(zip(pre_params, sources + outs))))
     # the compute kernel: each weight's parameter takes its repacked buffer
-    rewrite_of = {src: dst for src, dst in copies}
+    rewrite_of = dict(copies)
     params, bmap, rewritten = [], [], {}
-    for i, (var, buf) in enumerate(func.buffer_map):
+    for i, var in enumerate(func.params):
+        buf = func.buffer_of(var)
         if buf in rewrite_of:
-            dst = rewrite_of[buf]
-            var = out_params[outs.index(dst)]
-            rewritten[i] = outs.index(dst)
-            buf = dst
+            k = outs.index(rewrite_of[buf])
+            var, buf, rewritten[i] = out_params[k], outs[k], k
         params.append(var)
-        bmap.append((var, buf))
-    comp_body = SeqStmt(tuple(rest)) if len(rest) != 1 else rest[0]
+        if buf is not None:
+            bmap.append((var, buf))
     allocs = tuple(b for b in root.block.alloc_buffers if b not in outs)
-    comp_root = replace(root, block=replace(root.block, body=comp_body, alloc_buffers=allocs))
+    comp_root = replace(root, block=replace(root.block, body=_seq(rest), alloc_buffers=allocs))
     compute = replace(func, params=tuple(params), attrs=attrs, body=comp_root,
                       buffer_map=tuple(bmap))
-    weight_args = [param_of[b] for b in sources]
-    return _Split(prepack, compute, weight_args, rewritten)
+    return _Split(prepack, compute, [position[b] for b in sources], rewritten)
 
 
 class _CallRewriter:

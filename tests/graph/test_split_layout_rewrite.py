@@ -5,6 +5,7 @@ import numpy as np
 
 import tvmlite as tvm
 from tvmlite import relax
+from tvmlite.ir import expr as rx
 from tvmlite.ir import assert_structural_equal
 from tvmlite.script import ir as I
 from tvmlite.script import relax as R
@@ -111,3 +112,43 @@ def test_kernel_without_marked_blocks_is_left_alone():
             return y
 
     assert relax.transform.SplitLayoutRewritePreproc()(Unmarked) is Unmarked
+
+
+@I.ir_module
+class WithScalar:
+    @T.prim_func(private=True)
+    def scale(X: T.Buffer((4,), "float32"), k: T.int64, W: T.Buffer((4,), "float32"),
+              Y: T.Buffer((4,), "float32")):
+        W2 = T.alloc_buffer((4,))
+        for i in range(4):
+            with T.block("W2"):
+                vi = T.axis.spatial(4, i)
+                T.block_attr({"meta_schedule.layout_rewrite_preproc": True})
+                W2[3 - vi] = W[vi]
+        for i in range(4):
+            with T.block("Y"):
+                vi = T.axis.spatial(4, i)
+                Y[vi] = X[vi] * W2[3 - vi] * T.Cast("float32", k)
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32"), w: R.Tensor((4,), "float32")):
+        R.func_attr({"num_input": 1})
+        cls = WithScalar
+        with R.dataflow():
+            y = R.call_tir(cls.scale, (x, R.prim_value(T.int64(3)), w),
+                           R.Tensor((4,), "float32"))
+            R.output(y)
+        return y
+
+
+def test_a_scalar_parameter_keeps_its_place_among_the_arguments():
+    after = relax.transform.SplitLayoutRewritePreproc()(WithScalar)
+    bindings = after["main"].body.blocks[0].bindings
+    main = after["main"]
+    assert bindings[0].value.args[1].fields == (main.params[1],)  # the weight, repacked
+    x, k, packed = bindings[1].value.args[1].fields
+    assert x is main.params[0] and isinstance(k, rx.PrimValue) and packed is bindings[0].var
+    assert [p.dtype for p in after["scale_prepacked"].params] == ["handle", "int64", "handle",
+                                                                   "handle"]
+    x_np, w_np = np.arange(4, dtype="float32"), np.array([1, 2, 3, 4], "float32")
+    np.testing.assert_allclose(_run(after, x_np, w_np), x_np * w_np * 3)
