@@ -69,3 +69,18 @@ for _name in ("relax.call_tir", "relax.call_tir_inplace", "relax.call_tir_with_g
             set_op_attr(_name, "FNormalize", _inline_argument_tuple)
         except KeyError:  # an operator this build does not register
             pass
+
+
+def _destination_struct_info(call: rx.Call) -> si.StructInfo:
+    """A destination-passing call gives what its `sinfo_args` declare (TVM infers call_tir's
+    struct info so), also for a `relax.Call(op, args, ty_args=[...])` written by hand."""
+    return call.sinfo_args[0] if call.sinfo_args else si.ObjectStructInfo()
+
+
+for _name in ("relax.call_tir", "relax.call_tir_inplace", "relax.call_tir_with_grad",
+              "relax.call_dps_packed"):
+    if op_attr(_name, "infer_struct_info") is None:
+        try:
+            set_op_attr(_name, "infer_struct_info", _destination_struct_info)
+        except KeyError:  # an operator this build does not register
+            pass

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import te
 from ..tir import expr as tx
-from .nn import pool2d
+from .nn import pool2d_nchw
 
 B = tx.BinaryOp
 
@@ -125,7 +125,7 @@ def _first_max(x: te.Tensor, pool_size: Any, strides: Any, p: Any, dilation: Any
                ceil_mode: bool) -> te.Tensor:
     """Per output window, the row-major tap index of its first maximal element (padding
     taps count as -inf, as in the forward)."""
-    pooled = pool2d(x, "max", pool_size, strides, p, dilation, ceil_mode)
+    pooled = pool2d_nchw(x, "max", pool_size, strides, p, dilation, ceil_mode)
     h, w = x.shape[2], x.shape[3]
     ky, kx = te.reduce_axis(pool_size[0], "ky"), te.reduce_axis(pool_size[1], "kx")
     last = tx.const(pool_size[0] * pool_size[1], "int64")

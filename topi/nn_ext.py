@@ -163,7 +163,7 @@ def attention(q: te.Tensor, k: te.Tensor, v: te.Tensor, bias: te.Tensor | None,
 def pool1d(x: te.Tensor, kind: str, size: Any, strides: Any, padding: Any, dilation: Any,
            ceil_mode: bool, count_include_pad: bool) -> te.Tensor:
     x4 = reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2]))
-    out = nn.pool2d(x4, kind, (1, size[0]), (1, strides[0]), (0, padding[0], 0, padding[1]),
+    out = nn.pool2d_nchw(x4, kind, (1, size[0]), (1, strides[0]), (0, padding[0], 0, padding[1]),
                     (1, dilation[0]), ceil_mode, count_include_pad)
     return reshape(out, (out.shape[0], out.shape[1], out.shape[3]))
 

@@ -4,8 +4,11 @@ in that layout through the elementwise operators after it.
 `ConvertLayout({"relax.nn.conv2d": ["NHWC", "OHWI"]})`: each NCHW/OIHW conv2d gets its data
 and weight transposed (`permute_dims`) into the desired layouts; its result stays NHWC, and so
 do the results of unary elementwise operators and of broadcasting binary ones whose other
-operand is a scalar or a 4-d tensor (transposed alongside). Wherever a converted value meets
-anything else (another operator, a function output), it is transposed back to NCHW once.
+operand is a scalar or a 4-d tensor (transposed alongside). Operators with axis attributes
+have them renumbered; pooling, resize, batch_norm, split and the scatter / gather family follow
+the rules of convert_layout_ops.py (tuple results keep a per-field layout). Wherever a converted
+value meets anything else (another operator, a function output), it is transposed back to NCHW
+once (a tuple field by field).
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from ..ir import struct_info as si
 from ..ir.functor import substitute_vars
 from ..ir.module import IRModule
 from ..ir.op import op_attr, with_inferred_struct_info
+from ..ir.structural import structural_equal
 from ..tir.attrs import Attrs
+from .convert_layout_ops import LAYOUT_OPS, REORDER_RULES, RULES, Fields, Permuted
 from .graph_rewrites import DROP, BlockRewriter, op
 from .pass_infra import Pass, PassContext
 
@@ -40,6 +45,10 @@ class _Convert(BlockRewriter):
         self.nhwc: dict[rx.Var, rx.Var] = {}  # original var -> its NHWC version
         self.back: dict[rx.Var, rx.Var] = {}  # dropped var -> its NCHW transpose
         self.kept: set[rx.Var] = set()  # converted outputs that still hold NCHW data
+        self.fields: dict[rx.Var, tuple[bool, ...]] = {}  # tuple var -> which fields are NHWC
+        # converted values in another order than NHWC (expand_dims, squeeze): axis i of the
+        # new value holds axis perm[i] of the original
+        self.perm: dict[rx.Var, tuple[int, ...]] = {}
 
     def emit(self, value: rx.Expr, name: str = "lv") -> rx.Var:
         self.counter += 1
@@ -50,13 +59,26 @@ class _Convert(BlockRewriter):
 
     def rewrite(self, b: Any) -> Any:
         if isinstance(b, rx.MatchCast) and b.value in self.nhwc and isinstance(
-                b.var, rx.DataflowVar) and _rank(b.value) == 4:
+                b.var, rx.DataflowVar) and _rank(b.value) == 4 and b.value not in self.perm:
             return self._match_cast(b)
         converted = self._convert(b.value) if isinstance(b, rx.VarBinding) else None
+        if converted is None and _is_op(b.value, "relax.nn.conv2d") and \
+                "relax.nn.conv2d" in self.desired:
+            return self._kept_conv2d(b)
         if converted is None:
             return self._restore_uses(b.value)
         if isinstance(converted, _Plain):  # read NHWC operands, gives the original layout
             return converted.expr
+        if isinstance(converted, Fields):
+            self.fields[b.var] = converted.nhwc
+            converted = converted.expr
+        if isinstance(converted, Permuted):
+            perm = list(converted.perm)
+            if perm == list(range(len(perm))):  # back in the original order
+                return converted.expr
+            if perm != TO_NHWC:
+                self.perm[b.var] = converted.perm
+            converted = converted.expr
         if isinstance(b.var, rx.DataflowVar):  # keeps its name, now holding NHWC data
             var = rx.DataflowVar(b.var.name_hint, converted.struct_info)
             self.out.append(rx.VarBinding(var, converted))
@@ -64,7 +86,32 @@ class _Convert(BlockRewriter):
             return DROP
         self.nhwc[b.var] = self.emit(converted)  # an output: NCHW again, under its name
         self.kept.add(b.var)
-        return op("permute_dims")(self.nhwc[b.var], TO_NCHW)
+        return self._to_nchw(b.var)
+
+    def _kept_conv2d(self, b: rx.VarBinding) -> Any:
+        """A conv2d left in its layout is made again, as TVM does: its variable takes the
+        struct info inferred for it (more precise than a hand-written annotation)."""
+        call = with_inferred_struct_info(replace(b.value, struct_info=None))
+        if structural_equal(call.struct_info, b.var.struct_info):
+            return None
+        var = type(b.var)(b.var.name_hint, call.struct_info)
+        self.mapping[b.var] = var
+        return rx.VarBinding(var, call)
+
+    def _to_nchw(self, original: rx.Var) -> rx.Expr:
+        """The original layout of a converted value: a transpose, or for a tuple each field
+        taken out (and transposed where NHWC) and the tuple made again."""
+        new = self.nhwc[original]
+        if original in self.perm:
+            return op("permute_dims")(new, [self.perm[original].index(a)
+                                            for a in range(len(self.perm[original]))])
+        if original not in self.fields:
+            return op("permute_dims")(new, TO_NCHW)
+        items = []
+        for i, (is_nhwc, s) in enumerate(zip(self.fields[original], new.struct_info.fields)):
+            item = self.emit(rx.TupleGetItem(new, i, s))
+            items.append(self.emit(op("permute_dims")(item, TO_NCHW)) if is_nhwc else item)
+        return rx.Tuple(tuple(items), si.TupleStructInfo(tuple(v.struct_info for v in items)))
 
     def _match_cast(self, b: rx.MatchCast) -> Any:
         """A match_cast of an NHWC value checks the NHWC shape (its dims permuted)."""
@@ -81,25 +128,45 @@ class _Convert(BlockRewriter):
         stale = [a for a in _operands(value) if a in self.nhwc and a not in self.kept]
         if not stale:
             return None
-        for a in stale:
-            if a not in self.back:
-                self.back[a] = self.emit(op("permute_dims")(self.nhwc[a], TO_NCHW))
-        return substitute_vars(value, {a: self.back[a] for a in stale})
+        return substitute_vars(value, {a: self.original(a) for a in stale})
 
-    def _as_nhwc(self, e: rx.Expr) -> rx.Expr:
-        if e in self.nhwc:
+    def original(self, a: rx.Var) -> rx.Expr:
+        """A converted value in its original layout: a transpose back, made once."""
+        if a in self.kept:
+            return a
+        if a not in self.back:
+            self.back[a] = self.emit(self._to_nchw(a))
+        return self.back[a]
+
+    def perm_of(self, v: rx.Var) -> tuple[int, ...]:
+        return self.perm.get(v, tuple(TO_NHWC))
+
+    def as_nhwc(self, e: rx.Expr) -> rx.Expr:
+        if e in self.nhwc and e not in self.perm:
             return self.nhwc[e]
-        return self.emit(op("permute_dims")(e, TO_NHWC))
+        source = self.original(e) if e in self.perm else e
+        return self.emit(op("permute_dims")(source, TO_NHWC))
 
-    def _convert(self, value: rx.Expr) -> rx.Expr | None:
+    def _convert(self, value: rx.Expr) -> Any:
+        if isinstance(value, rx.TupleGetItem):
+            return self._tuple_item(value)
         if not isinstance(value, rx.Call) or not isinstance(value.op, rx.Op):
             return None
         name = value.op.name
         if name == "relax.nn.conv2d" and name in self.desired:
             return self._conv2d(value)
         args = value.args
+        if name in REORDER_RULES and args and args[0] in self.nhwc and args[0] not in \
+                self.fields:
+            return REORDER_RULES[name](self, value)
+        if any(a in self.perm for a in _operands(value) + _tuple_fields(args)):
+            return None  # other operators read such a value in its original layout
+        if name in LAYOUT_OPS and name in self.desired and args and _rank(args[0]) == 4:
+            return RULES[name](self, value)  # asked for: runs in NHWC whatever its input
         if name in _AXIS_RULES and args and args[0] in self.nhwc and _rank(args[0]) == 4:
             return _AXIS_RULES[name](self, value)
+        if name in RULES and args and args[0] in self.nhwc and _rank(args[0]) == 4:
+            return RULES[name](self, value)
         if name == "relax.concat" and isinstance(args[0], rx.Tuple):
             return _concat(self, value)
         if not any(a in self.nhwc for a in args) or any(
@@ -109,9 +176,18 @@ class _Convert(BlockRewriter):
         if pattern == ELEMWISE and len(args) == 1 and not value.attrs:
             return op_attr(name, "make")(self.nhwc[args[0]])
         if pattern == BROADCAST and len(args) == 2 and not value.attrs:
-            new = [a if _rank(a) == 0 else self._as_nhwc(a) for a in args]
+            new = [a if _rank(a) == 0 else self.as_nhwc(a) for a in args]
             return op_attr(name, "make")(*new)
         return None
+
+    def _tuple_item(self, item: rx.TupleGetItem) -> Any:
+        """A field of a converted tuple: NHWC where the tuple holds it so."""
+        tup = item.tuple_value
+        if tup not in self.fields:
+            return None
+        new = rx.TupleGetItem(self.nhwc[tup], item.index,
+                              self.nhwc[tup].struct_info.fields[item.index])
+        return new if self.fields[tup][item.index] else _Plain(new)
 
     def _conv2d(self, call: rx.Call) -> rx.Expr | None:
         if (call.attr("data_layout") or "NCHW") != "NCHW" or \
@@ -125,7 +201,7 @@ class _Convert(BlockRewriter):
             raise ValueError(f"ConvertLayout: kernel layout {kernel_layout!r} is not one of "
                              f"{sorted(KERNEL_PERM)}")
         x, w = call.args
-        data = self._as_nhwc(x)
+        data = self.as_nhwc(x)
         weight = w if kernel_layout == "OIHW" else self.emit(
             op("permute_dims")(w, KERNEL_PERM[kernel_layout]))
         attrs = dict(call.attrs)
@@ -215,7 +291,7 @@ def _concat(cv: _Convert, call: rx.Call) -> Any:
     if not any(f in cv.nhwc for f in fields) or any(_rank(f) != 4 for f in fields):
         return None
     axis = POS[_ints(call.attr("axis"))[0]]
-    return _remake(call, (rx.Tuple(tuple(cv._as_nhwc(f) for f in fields)),), axis=axis)
+    return _remake(call, (rx.Tuple(tuple(cv.as_nhwc(f) for f in fields)),), axis=axis)
 
 
 _AXIS_RULES: dict[str, Callable[[_Convert, rx.Call], Any]] = {
@@ -229,25 +305,43 @@ _AXIS_RULES: dict[str, Callable[[_Convert, rx.Call], Any]] = {
 
 
 def _dim(e: rx.Expr, axis: int) -> int | None:
+    """A constant dim, also of a shape whose other dims are symbolic."""
     s = e.struct_info
-    if isinstance(s, si.TensorStructInfo) and s.static_shape is not None:
-        return s.static_shape[axis]
+    if isinstance(s, si.TensorStructInfo) and isinstance(s.shape, tuple) and \
+            len(s.shape) > axis:
+        d = s.shape[axis]
+        return d if isinstance(d, int) else getattr(d, "value", None)
     return None
 
 
 def ConvertLayout(desired_layouts: dict[str, list[str]], layout_cb: Any = None  # noqa: N802
                   ) -> Pass:
-    """Convert conv2d to the desired layouts (NHWC data; OHWI/HWIO/OIHW kernel)."""
+    """Convert conv2d to the desired layouts (NHWC data; OHWI/HWIO/OIHW kernel); pooling and
+    resize2d may be asked for in NHWC too."""
     if layout_cb is not None:
         raise NotImplementedError("ConvertLayout(layout_cb=...) is not supported")
-    unknown = sorted(set(desired_layouts) - {"relax.nn.conv2d"})
+    unknown = sorted(set(desired_layouts) - {"relax.nn.conv2d", *LAYOUT_OPS})
     if unknown:
-        raise ValueError(f"ConvertLayout converts relax.nn.conv2d only, not {unknown}")
+        raise ValueError(f"ConvertLayout converts relax.nn.conv2d, {', '.join(LAYOUT_OPS)} "
+                         f"only, not {unknown}")
+    for name in LAYOUT_OPS:
+        if name in desired_layouts and list(desired_layouts[name])[:1] != ["NHWC"]:
+            raise ValueError(f"ConvertLayout runs {name} in NHWC only, not "
+                             f"{desired_layouts[name]}")
 
     def run(mod: IRModule, ctx: PassContext) -> IRModule:
         return mod.map_functions(lambda gv, f: _Convert(dict(desired_layouts)).run(f)
                                  if isinstance(f, rx.Function) else f)
     return Pass(run, "ConvertLayout")
+
+
+def _tuple_fields(args: tuple[Any, ...]) -> list[Any]:
+    return [f for a in args if isinstance(a, rx.Tuple) for f in a.fields
+            if isinstance(f, rx.Var)]
+
+
+def _is_op(value: Any, name: str) -> bool:
+    return isinstance(value, rx.Call) and isinstance(value.op, rx.Op) and value.op.name == name
 
 
 def _operands(value: rx.Expr) -> list[Any]:

@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 from ..ir.dpl import CallPattern, DFPattern, TupleGetItemPattern
 from ..ir.expr import (
-    BindingBlock, Call, DataflowBlock, Expr, Function, GlobalVarRef, SeqExpr, Var, VarBinding,
+    BindingBlock, Call, DataflowBlock, Expr, Function, GlobalVarRef, If, SeqExpr, Var,
+    VarBinding,
 )
 from ..ir.functor import ExprMutator, var_use_counts
 from ..ir.module import GlobalVar, IRModule
@@ -142,12 +143,21 @@ class _Partitioner:
     def visit_function(self, func: Function) -> None:
         for p in func.params:
             self.define(p)
-        for block in func.body.blocks:
-            self.usages = _use_def(block) if isinstance(block, DataflowBlock) else {}
+        self.visit_seq(func.body)
+
+    def visit_seq(self, seq: SeqExpr) -> None:
+        """The bindings of a sequence, and of the branches of each `If` in it (a dataflow
+        block inside a branch fuses as one at the top level does)."""
+        for block in seq.blocks:
+            usages = _use_def(block) if isinstance(block, DataflowBlock) else {}
             for b in block.bindings:
+                self.usages = usages
                 if isinstance(b, VarBinding):
                     self.bindings[b.var] = b.value
                     self.value_to_var[id(b.value)] = b.var
+                if isinstance(b, VarBinding) and isinstance(b.value, If):
+                    self.visit_seq(b.value.true_branch)
+                    self.visit_seq(b.value.false_branch)
                 self.define(b.var)
                 if isinstance(b, VarBinding) and isinstance(b.value, Call):
                     self.match(b)

@@ -37,7 +37,10 @@ class _Copy(Mutator):
     def visit_buffer(self, buf: Buffer) -> Buffer:
         if buf not in self.bufs:
             shape = tuple(self.visit(d) for d in buf.shape)
-            self.bufs[buf] = replace(buf, shape=shape)
+            data = buf.data
+            if data is not None:  # an allocation of its own, even when two members share one
+                data = self.vmap[data] = tx.Var(data.name, data.dtype)
+            self.bufs[buf] = replace(buf, shape=shape, data=data)
         return self.bufs[buf]
 
     def visit_Var(self, v: tx.Var) -> tx.PrimExpr:  # noqa: N802
@@ -229,9 +232,11 @@ class _CallFused(ExprMutator):
             s = p.struct_info
             if isinstance(s, si.TupleStructInfo):
                 args.extend(self.fields(a))
-            elif isinstance(s, si.ShapeStructInfo) and isinstance(a, rx.ShapeExpr):
-                args.extend(rx.PrimValue(d, si.PrimStructInfo(d.dtype, d)) for d in a.values
-                            if isinstance(d, tx.Var))
+            elif isinstance(s, si.ShapeStructInfo) and _shape_values(a) is not None:
+                # the kernel takes the shape's symbolic dims as scalars (bind_params)
+                dims = [d for d, pd in zip(_shape_values(a), s.values or ())
+                        if isinstance(pd, tx.Var)]
+                args.extend(rx.PrimValue(d, si.PrimStructInfo(d.dtype, d)) for d in dims)
             else:
                 args.append(self.bound(a))
         tup = rx.Tuple(tuple(args), si.TupleStructInfo(tuple(t.struct_info for t in args)))
@@ -270,6 +275,15 @@ class _CallFused(ExprMutator):
             self.pre.append(rx.VarBinding(var, rx.TupleGetItem(e, i, f)))
             out.extend(self.fields(var))
         return out
+
+
+def _shape_values(e: rx.Expr) -> tuple[Any, ...] | None:
+    """The dims a shape argument holds: a literal's, or what a shape variable is known to be."""
+    if isinstance(e, rx.ShapeExpr):
+        return tuple(e.values)
+    sinfo = e.struct_info
+    return tuple(sinfo.values) if isinstance(sinfo, si.ShapeStructInfo) and sinfo.values \
+        is not None else None
 
 
 def _callees(f: Any) -> set[str]:

@@ -255,20 +255,30 @@ class GroupedFunctions:
         return None if g is None else g.root()
 
     def visit_function(self, func: rx.Function) -> rx.Function:
-        self.outer = {id(b.var): b.value for blk in func.body.blocks for b in blk.bindings
+        self.outer = {id(b.var): b.value for b in _bindings_in(func.body)
                       if isinstance(b, rx.VarBinding)}
-        remap: dict[int, rx.Expr] = {}
+        return replace(func, body=self.visit_seq(func.body, {}))
+
+    def visit_seq(self, seq: rx.SeqExpr, remap: dict[int, rx.Expr]) -> rx.SeqExpr:
         blocks = []
-        for block in func.body.blocks:
+        for block in seq.blocks:
             if isinstance(block, rx.DataflowBlock):
                 block = self.visit_block(block, remap)
             else:
-                block = replace(block, bindings=tuple(
-                    replace(b, value=_substitute(b.value, remap)) for b in block.bindings))
+                block = replace(block, bindings=tuple(self.visit_binding(b, remap)
+                                                      for b in block.bindings))
             if block.bindings:
                 blocks.append(block)
-        body = replace(func.body, blocks=tuple(blocks), body=_substitute(func.body.body, remap))
-        return replace(func, body=body)
+        return replace(seq, blocks=tuple(blocks), body=_substitute(seq.body, remap))
+
+    def visit_binding(self, b: Any, remap: dict[int, rx.Expr]) -> Any:
+        """A binding outside dataflow; the branches of an `If` are sequences of their own."""
+        v = b.value
+        if isinstance(b, rx.VarBinding) and isinstance(v, rx.If):
+            return replace(b, value=replace(v, cond=_substitute(v.cond, remap),
+                                            true_branch=self.visit_seq(v.true_branch, remap),
+                                            false_branch=self.visit_seq(v.false_branch, remap)))
+        return replace(b, value=_substitute(v, remap))
 
     def collect(self, bindings: tuple[Any, ...]) -> dict[int, FunctionCreator]:
         creators: dict[int, FunctionCreator] = {}
@@ -386,6 +396,17 @@ class GroupedFunctions:
         self.names.add(gv.name_hint)
         self.added.append((gv, fn))
         return gv
+
+
+def _bindings_in(seq: rx.SeqExpr) -> list[Any]:
+    """The bindings of a sequence and of the `If` branches in it, in order."""
+    out: list[Any] = []
+    for blk in seq.blocks:
+        for b in blk.bindings:
+            if isinstance(b.value, rx.If):
+                out += _bindings_in(b.value.true_branch) + _bindings_in(b.value.false_branch)
+            out.append(b)
+    return out
 
 
 def _nested(fn: rx.Function) -> bool:

@@ -33,7 +33,7 @@ def AttachAttrLayoutFreeBuffers() -> Pass:  # noqa: N802
         if not attacher.replaced:
             return mod
         funcs.update(attacher.added)
-        still_called = _called_prim_funcs(funcs)
+        still_called = called_global_names(funcs)
         funcs = {gv: f for gv, f in funcs.items()
                  if gv.name_hint not in attacher.replaced or gv.name_hint in still_called}
         return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
@@ -82,7 +82,7 @@ class _Attacher(ExprMutator):
             self.replaced.add(gv.name_hint)
         return self.copies[key]
 
-def _called_prim_funcs(funcs: dict[GlobalVar, Any]) -> set[str]:
+def called_global_names(funcs: dict[GlobalVar, Any]) -> set[str]:
     """Names of the functions some relax function still refers to."""
     from ..ir.analysis import _nodes
 

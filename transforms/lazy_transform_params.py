@@ -146,7 +146,7 @@ def _hand_over(bindings: list[Any], ret: rx.Expr, fetched: set[rx.Var], fset: st
     for i, b in enumerate(bindings):
         if i == out_pos:
             b = rx.VarBinding(rx.Var(b.var.name_hint, _EMPTY), _empty())
-            ret = b.var
+            ret = _empty()  # a void value is returned in line, as TVM normalizes its uses
             out += [b] + [_set(fset, extra, k, f) for k, f in enumerate(fields)
                           if not isinstance(f, rx.Var)]
             continue

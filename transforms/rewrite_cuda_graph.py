@@ -10,8 +10,10 @@ share it, each storage taking a slot by its rank in size within its memory scope
 static bindings that starts at a kernel launch (a prim_func call, or a packed function other
 than the VM's own builtins) becomes a capture function `<func>_cuda_graph_capture`, run by
 `vm.builtin.cuda_graph.run_or_capture`; it takes the values it reads from before it and
-returns those read after it. A binding that is not static ends the run. Symbolic shapes are not
-captured (TVM's symbolic-var hints are not read).
+returns those read after it. A binding that is not static ends the run. A value of symbolic shape
+is static when its dims are: those the static parameters define, and those the function lists in
+`relax.rewrite_cuda_graph.capture_symbolic_vars`; a capture over such values also takes the dims
+(`shape_expr`), and `run_or_capture` keys its graphs by them.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from ..ir.functor import var_use_counts
 from ..ir.module import GlobalVar, IRModule, fresh_name
 from ..ir.op import Op
 from ..tir import expr as tx
-from ..tir.function import PrimFunc
+from ..ir.type_analysis import tir_vars_in_type
+from ..tir.function import PrimFunc, free_vars
+from .bind_symbolic import renew_symbolic_vars
 from .pass_infra import Pass, PassContext
 
 _ALLOC_STORAGE = "relax.memory.alloc_storage"
@@ -59,6 +63,7 @@ class _Planner:
         num_input = func.attr_dict.get("num_input")
         if num_input is not None:
             self.static.update(id(p) for p in func.params[int(num_input):])
+        self.symbolic = _capturable_dims(func, num_input)
         self.alloc = _Region()
         self.captures: list[_Region] = []
         self.region_of: dict[int, _Region] = {}
@@ -147,16 +152,37 @@ class _Planner:
         if isinstance(e, (rx.Constant, rx.DataTypeImm, rx.StringImm, rx.GlobalVarRef)):
             return True
         if isinstance(e, rx.PrimValue):
-            return isinstance(e.value, (tx.IntImm, tx.FloatImm))
+            return isinstance(e.value, (tx.IntImm, tx.FloatImm)) or (
+                e.value.dtype.startswith("int") and self.known(e.value))
         if isinstance(e, rx.ShapeExpr):
-            return all(isinstance(d, tx.IntImm) for d in e.values)
+            return all(self.known(d) for d in e.values)
         if isinstance(e, rx.Tuple):
             return all(self.is_static(f) for f in e.fields)
         if isinstance(e, rx.TupleGetItem):
             return self.is_static(e.tuple_value)
         if isinstance(e, rx.Var):
-            return id(e) in self.static and _no_symbolic_dims(e.struct_info)
+            return id(e) in self.static and all(
+                id(v) in self.symbolic for v in tir_vars_in_type(e.struct_info))
         return False
+
+    def known(self, dim: Any) -> bool:
+        """A dim a captured graph may depend on: a constant, or symbolic dims it is
+        re-captured for (see _capturable_dims)."""
+        return all(id(v) in self.symbolic for v in free_vars(dim))
+
+
+def _capturable_dims(func: rx.Function, num_input: Any) -> set[int]:
+    """Symbolic dims a graph may be captured for, once per value: those the function lists
+    in `relax.rewrite_cuda_graph.capture_symbolic_vars` and those its static parameters
+    (after `num_input`) define."""
+    named = {str(n) for n in func.attr_dict.get("relax.rewrite_cuda_graph.capture_symbolic_vars",
+                                                ())}
+    dims: set[int] = set()
+    for i, p in enumerate(func.params):
+        static = num_input is not None and i >= int(num_input)
+        dims.update(id(v) for v in tir_vars_in_type(p.struct_info)
+                    if static or v.name in named)
+    return dims
 
 
 def _returned_storages(func: rx.Function) -> set[int]:
@@ -185,15 +211,13 @@ def _constant_size(call: rx.Call) -> bool:
     return isinstance(size, rx.ShapeExpr) and all(isinstance(d, tx.IntImm) for d in size.values)
 
 
-def _no_symbolic_dims(s: Any) -> bool:
-    if isinstance(s, si.TensorStructInfo):
-        return s.shape is None or not isinstance(s.shape, tuple) or \
-            all(isinstance(d, (int, tx.IntImm)) for d in s.shape)
-    if isinstance(s, si.TupleStructInfo):
-        return all(_no_symbolic_dims(f) for f in s.fields)
-    if isinstance(s, si.ShapeStructInfo):
-        return s.values is None or all(isinstance(d, (int, tx.IntImm)) for d in s.values)
-    return True
+def _symbolic_dims(values: list[rx.Var]) -> list[tx.Var]:
+    dims: list[tx.Var] = []
+    for v in values:
+        for d in tir_vars_in_type(v.struct_info):
+            if not any(d is x for x in dims):
+                dims.append(d)
+    return dims
 
 
 def _vars(e: Any) -> list[rx.Var]:
@@ -268,17 +292,24 @@ class _Rewriter:
         params = [rx.Var(v.name_hint, v.struct_info) for v in region.inputs]
         inner = {id(v): p for v, p in zip(region.inputs, params)}
         bindings = [_substituted(b, inner) for b in region.bindings]
+        # the symbolic dims the graph was captured for: passed (and a replay keyed) by value
+        dims = _symbolic_dims(region.inputs)
+        shape = rx.ShapeExpr(tuple(dims), si.ShapeStructInfo(tuple(dims))) if dims else None
+        if shape is not None:
+            params.append(rx.Var("shape_expr", shape.struct_info))
         ret = si.TupleStructInfo(tuple(v.struct_info for v in region.outputs))
         result = rx.Var("gv", ret)
+        # nothing read after the region: TVM returns a fresh empty tuple, not the bound one
         body = rx.SeqExpr((rx.BindingBlock((*bindings, rx.VarBinding(
-            result, _tuple(region.outputs)))),), result)
-        fn = rx.Function(tuple(params), body, ret, True, _FORCE_PURE)
+            result, _tuple(region.outputs)))),), result if region.outputs else _tuple([]))
+        fn = renew_symbolic_vars(rx.Function(tuple(params), body, ret, True, _FORCE_PURE))
         gv = self.add_function(f"{name}_cuda_graph_capture", fn)
         index = self.graph_index[0]
         self.graph_index[0] += 1
-        args = _tuple([_subst(v, sub) for v in region.inputs])
+        args = _tuple([_subst(v, sub) for v in region.inputs] + ([shape] if shape else []))
         call = _builtin("vm.builtin.cuda_graph.run_or_capture",
-                        [rx.GlobalVarRef(gv), args, _prim(index)], ret)
+                        [rx.GlobalVarRef(gv), args, _prim(index)] + ([shape] if shape else []),
+                        ret)
         var = rx.Var("gv", ret)
         out.append(rx.VarBinding(var, call))
         index_of = {id(v): i for i, v in enumerate(region.outputs)}

@@ -45,6 +45,7 @@ from ...transforms.reshape_rewrite import RemoveRedundantReshape, RewriteDataflo
 from ...transforms.rewrite_cuda_graph import RewriteCUDAGraph
 from ...transforms.run_codegen import MergeCompositeFunctions, RunCodegen
 from ...transforms.call_tir_rewrite import CallTIRRewrite
+from ...transforms.split_layout_rewrite import SplitLayoutRewritePreproc
 from ...transforms.simple_passes import (
     CanonicalizeBindings, DeadCodeElimination, KillAfterLastUse,
     LambdaLift, Normalize, ToNonDataflow,
@@ -56,7 +57,7 @@ __all__ = ["AnnotateTIROpPattern", "AttachAttrLayoutFreeBuffers", "BindParams", 
            "CanonicalizeBindings", "ConvertLayout", "DeadCodeElimination",
            "DecomposeOpsForInference", "DecomposeOpsForTraining", "EliminateCommonSubexpr",
            "FoldBatchnormToConv2D", "FoldConstant", "LiftTransformParams", "FuseOps",
-           "FuseOpsByPattern", "FuseTIR",
+           "FuseOpsByPattern", "FuseTIR", "SplitLayoutRewritePreproc",
            "FuseTransposeMatmul", "FusionPattern", "KillAfterLastUse", "LambdaLift",
            "LegalizeOps", "MergeCompositeFunctions",
            "RewriteCUDAGraph", "MetaScheduleApplyDatabase",

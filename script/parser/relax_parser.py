@@ -336,6 +336,8 @@ def normalize(p: Parser, expr: rx.Expr) -> rx.Expr:
 def _leaf(p: Parser, expr: rx.Expr) -> rx.Expr:
     if isinstance(expr, LEAF):
         return expr
+    if isinstance(expr, GlobalVar):  # `relax.Call(op, [cls.f, args])`: a function is a leaf
+        return rx.GlobalVarRef(expr, si.FuncStructInfo(None, si.ObjectStructInfo()))
     if isinstance(expr, rx.Tuple):
         return normalize(p, expr)  # tuples of leaves stay inline (call_tir's argument tuple)
     expr = normalize(p, expr)  # NOTE: inner calls first, so they get the earlier names
@@ -467,10 +469,19 @@ def visit_return(p: Parser, node: ast.Return) -> None:
                       "after the block")
     if node.value is None:
         p.error(node, "a relax function returns a value")
-    expr = to_expr(p.eval(node.value))
+    expr = _void_inline(to_expr(p.eval(node.value)))
     if not isinstance(expr, LEAF):
         expr = normalize(p, expr) if isinstance(expr, rx.Tuple) else emit(p, "gv", expr, node)
     frame.ret = expr
+
+
+def _void_inline(expr: rx.Expr) -> rx.Expr:
+    """A variable holding the empty tuple is used as an in-line `R.tuple()`, as TVM's
+    normalizer writes every use of a void value."""
+    sinfo = expr.struct_info if isinstance(expr, rx.Var) else None
+    if isinstance(sinfo, si.TupleStructInfo) and not sinfo.fields:
+        return rx.Tuple((), si.TupleStructInfo(()))
+    return expr
 
 
 @RELAX.register("FunctionDef")
@@ -558,18 +569,36 @@ def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
     last = stmts[-1]
     target = last.targets[0] if isinstance(last, ast.Assign) and len(last.targets) == 1 else \
         last.target if isinstance(last, ast.AnnAssign) and last.value is not None else None
-    if not isinstance(target, ast.Name):  # `y = ...` or, as TVM prints, `y: R.Tensor = ...`
+    output = _dataflow_output(last)
+    if not isinstance(target, ast.Name) and output is None:
+        # `y = ...`, as TVM prints `y: R.Tensor = ...`, or a dataflow block ending `R.output(y)`
         p.error(last, "a branch of a relax `if` ends by assigning its result to a name")
     saved = frame.blocks, frame.bindings
     frame.blocks, frame.bindings = [], []
     try:
         with p.scope():
-            p.visit_body(stmts[:-1])
-            body = normalize(p, to_expr(p.eval(last.value)))
+            if output is not None:
+                p.visit_body(stmts)
+                name, body = output.id, normalize(p, to_expr(p.eval(output)))
+            else:
+                p.visit_body(stmts[:-1])
+                name, body = target.id, normalize(p, to_expr(p.eval(last.value)))
         frame.flush()
-        return target.id, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
+        return name, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
     finally:
         frame.blocks, frame.bindings = saved
+
+
+def _dataflow_output(stmt: ast.stmt) -> ast.Name | None:
+    """The one name a `with R.dataflow(): ... R.output(y)` block ending a branch outputs."""
+    if not isinstance(stmt, ast.With) or not stmt.body:
+        return None
+    out = stmt.body[-1]
+    call = out.value if isinstance(out, ast.Expr) else None
+    if isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "output" and \
+            len(call.args) == 1 and isinstance(call.args[0], ast.Name):
+        return call.args[0]
+    return None
 
 
 def _join(a: si.StructInfo | None, b: si.StructInfo | None) -> si.StructInfo:

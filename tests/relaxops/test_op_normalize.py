@@ -5,6 +5,7 @@ the rule would change; call_tir's own rule writes its argument tuple in line."""
 import pytest
 
 from tvmlite import ir, relax
+from tvmlite.ir import expr as rx
 from tvmlite.ir import assert_structural_equal
 from tvmlite.relax.testing.transform import ApplyEmptyCppMutator
 from tvmlite.script import ir as I
@@ -75,10 +76,12 @@ def test_call_tir_argument_tuple_is_written_in_line():
                        Before.get_global_var("double"): Before["double"]})
     assert not relax.analysis.check_well_formed(mod)
     after = ApplyEmptyCppMutator()(mod)
-    inline = after["main"].body.blocks[0].bindings[0].value.args[1]
-    assert isinstance(inline, relax.Tuple)
-    assert_structural_equal(inline.fields[0], relax.TupleGetItem(
+    # as apache-tvm 0.27 re-emits it: the tuple is in line, its item bound to a variable first
+    item, out = after["main"].body.blocks[0].bindings
+    assert_structural_equal(item.value, relax.TupleGetItem(
         t, 0, struct_info=t.struct_info.fields[0]))
+    inline = out.value.args[1]
+    assert isinstance(inline, relax.Tuple) and inline.fields == (item.var,)
 
 
 def test_python_mutator_applies_the_rule(custom_op):
@@ -99,3 +102,26 @@ def test_call_takes_tvms_ty_args_keyword():
                       ty_args=[x.struct_info])
     assert call.sinfo_args == (x.struct_info,)
     assert call.ty_args == (x.struct_info,)
+
+
+def test_hand_written_call_tir_keeps_its_callee_inline_and_declared_struct_info():
+    @I.ir_module(check_well_formed=False)
+    class Raw:
+        @T.prim_func(private=True)
+        def double(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+            for i in range(4):
+                with T.block("B"):
+                    vi = T.axis.spatial(4, i)
+                    B[vi] = A[vi] * T.float32(2)
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            cls = Raw
+            return relax.Call(ir.Op.get("relax.call_tir"), [cls.double, relax.Tuple([x])],
+                              ty_args=[x.struct_info])
+
+    bindings = Raw["main"].body.blocks[0].bindings
+    assert len(bindings) == 1  # the function reference is not bound to a variable first
+    callee = bindings[0].value.args[0]
+    assert isinstance(callee, rx.GlobalVarRef) and callee.name_hint == "double"
+    assert_structural_equal(bindings[0].var.struct_info, R.Tensor((4,), "float32"))

@@ -197,3 +197,50 @@ def test_runs_after_the_pipeline_tvm_runs_before_it():
     # and the launches read the input `x`, so nothing is captured
     assert rewrite(mod) is mod
     assert relax.pipeline.get_pipeline is relax.get_pipeline
+
+
+def test_a_capture_nothing_reads_from_returns_an_inline_empty_tuple():
+    body = rewrite(OneLaunch)["main_cuda_graph_capture"].body
+    assert type(body.body).__name__ == "Tuple" and not body.body.fields
+    assert type(body.blocks[-1].bindings[-1].value).__name__ == "Tuple"  # still bound, as TVM
+
+
+def _symbolic_module(attrs):
+    @I.ir_module
+    class Symbolic:
+        @R.function
+        def main(x: R.Tensor(("n",), "float32")):
+            n = T.int64()
+            R.func_attr({"relax.force_pure": True})
+            storage = R.memory.alloc_storage(R.shape([64]), 0, "global", "float32")
+            a = R.memory.alloc_tensor(storage, 0, R.shape([n]), "float32")
+            storage1 = R.memory.alloc_storage(R.shape([64]), 0, "global", "float32")
+            b = R.memory.alloc_tensor(storage1, 0, R.shape([n]), "float32")
+            _ = R.call_packed("fill", a, b, ty_args=(R.Tuple,))
+            out = R.builtin.alloc_tensor(R.shape([n]), "float32", 0, "global")
+            _1 = R.call_packed("copy", x, b, out, ty_args=(R.Tuple,))
+            return out
+
+    return Symbolic.with_function("main", Symbolic["main"].with_attrs(attrs)) if attrs \
+        else Symbolic
+
+
+def test_listed_symbolic_dims_are_captured_and_passed_by_value():
+    after = rewrite(_symbolic_module(
+        {"relax.rewrite_cuda_graph.capture_symbolic_vars": ["n"]}))
+    capture = after["main_cuda_graph_capture"]
+    assert [p.name_hint for p in capture.params] == ["a", "b", "shape_expr"]
+    n_main = after["main"].params[0].struct_info.shape[0]
+    n_capture = capture.params[-1].struct_info.values[0]
+    assert n_capture.name == "n" and n_capture is not n_main  # the capture's own dim
+    run = [b.value for b in after["main"].body.blocks[0].bindings
+           if getattr(b.value, "args", None) and getattr(b.value.args[0], "global_symbol", "")
+           == "vm.builtin.cuda_graph.run_or_capture"][0]
+    args = run.args[1].fields
+    assert args[1].fields[-1].values[0] is n_main  # the dims: last argument and cache key
+    assert args[-1].values[0] is n_main
+
+
+def test_unlisted_symbolic_dims_are_not_captured():
+    after = rewrite(_symbolic_module({}))
+    assert "main_cuda_graph_capture" not in [gv.name_hint for gv in after.functions]

@@ -286,7 +286,7 @@ def conv2d_nchw(data: te.Tensor, weight: te.Tensor, strides: Any, padding: Any, 
     return out if epilogue is None else apply_epilogue(out, epilogue)
 
 
-def pool2d(data: te.Tensor, kind: str, pool_size: Any, strides: Any, padding: Any,
+def pool2d_nchw(data: te.Tensor, kind: str, pool_size: Any, strides: Any, padding: Any,
            dilation: Any, ceil_mode: bool = False, count_include_pad: bool = False
            ) -> te.Tensor:
     n, c, h, w = data.shape
@@ -369,3 +369,5 @@ def adaptive_pool(data: te.Tensor, output_size: Any, pool_type: str = "avg",
 
 
 from .pooling import global_pool  # noqa: E402,F401 (TVM's name; pooling reads pool2d above)
+from .pooling import pool2d  # noqa: E402,F401 (TVM's signature; pool2d_nchw above is ours)
+from .tvm_entries import conv2d, upsampling  # noqa: E402,F401

@@ -7,7 +7,7 @@ from typing import Any
 
 from ... import te
 from .. import transform as T
-from . import pool2d as _pool2d_nchw
+from . import pool2d_nchw as _pool2d_nchw
 
 # The permutation that brings each supported layout to NCHW, and its inverse.
 _TO_NCHW = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 3, 1, 2)}

@@ -199,7 +199,7 @@ def _conv2d(call: rx.Call, x: Any, w: Any) -> Any:
 
 
 def _pool(kind: str) -> Rule:
-    return lambda c, x: topi.nn.pool2d(x, kind, c.attr("pool_size"), c.attr("strides"),
+    return lambda c, x: topi.nn.pool2d_nchw(x, kind, c.attr("pool_size"), c.attr("strides"),
                                        c.attr("padding"), c.attr("dilation"),
                                        c.attr("ceil_mode"), c.attr("count_include_pad"))
 
