@@ -96,7 +96,8 @@ class _RelaxDialect(Dialect):
         if isinstance(callee, PrimFunc):
             raise ValueError(f"{gv.name_hint!r} is a prim_func; call it with "
                              f"R.call_tir({gv.name_hint}, (args...), out_sinfo)")
-        sinfo = callee.struct_info if callee is not None else None
+        sinfo = callee.struct_info if callee is not None else \
+            p.module.signatures.get(gv.name_hint) if p.module is not None else None
         ret = sinfo.ret if isinstance(sinfo, si.FuncStructInfo) else si.ObjectStructInfo()
         call_args = tuple(to_expr(a) for a in args)
         if isinstance(sinfo, si.FuncStructInfo) and sinfo.params is not None and \
@@ -208,6 +209,7 @@ def as_sinfo(value: Any) -> si.StructInfo | None:
 
 def parse_relax_function(p: Parser, node: ast.FunctionDef, opts: dict[str, Any]) -> rx.Function:
     """Parse an `@R.function` definition (see the module docstring for the IR it builds)."""
+    outermost = function_frame(p) is None
     frame = FunctionFrame(node.name)
     a = node.args
     if a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg or a.defaults:
@@ -218,6 +220,10 @@ def parse_relax_function(p: Parser, node: ast.FunctionDef, opts: dict[str, Any])
     with p.active(), p.frame(frame), p.scope(), p.scope():
         params = tuple(_declare_param(p, arg) for arg in a.args)
         ret_sinfo = _annotation(p, node.returns) if node.returns is not None else None
+        if outermost and p.module is not None:  # a recursive call sees this signature
+            p.module.signatures[node.name] = si.FuncStructInfo(
+                tuple(v.struct_info for v in params), ret_sinfo or si.ObjectStructInfo(),
+                bool(opts.get("pure", True)))
         p.visit_body(node.body)
     if frame.ret is None:
         p.error(node, f"relax function {node.name!r} must end with a return statement")
