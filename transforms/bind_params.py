@@ -13,7 +13,8 @@ from ..ir.op import with_inferred_struct_info
 from ..ir.structural import structural_equal
 from ..ir.module import IRModule
 from ..ir.struct_info import PrimStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
-from ..tir.expr import IntImm, PrimExpr, const
+from ..tir.expr import IntImm, PrimExpr
+from ..tir.expr import const as prim_const
 from ..tir.expr import Var as TirVar
 from .bind_symbolic import bind_symbolic_vars
 from .pass_infra import Pass, PassContext
@@ -83,7 +84,7 @@ def _bound_value(p: Var, value: Any, binding_map: dict[Any, Any]) -> Expr:
     if isinstance(p.struct_info, PrimStructInfo):
         if isinstance(value, bool | int | float):
             dtype = p.struct_info.dtype or ("int64" if isinstance(value, int) else "float32")
-            value = const(value, dtype)
+            value = prim_const(value, dtype)
         if isinstance(value, PrimValue):
             return value
         if not isinstance(value, PrimExpr):

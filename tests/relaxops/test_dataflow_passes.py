@@ -1,3 +1,4 @@
+# ruff: noqa: F841 (TVMScript bindings the passes under test must see)
 """ConvertToDataflow and TopologicalSort (transforms/dataflow_passes.py): Before/Expected."""
 
 import numpy as np
