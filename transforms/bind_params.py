@@ -7,12 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.expr import Call, Constant, Expr, Function, Op, PrimValue, Tuple, Var, VarBinding
-from ..ir.functor import ExprMutator
-from ..ir.op import with_inferred_struct_info
-from ..ir.structural import structural_equal
+from ..ir.expr import Constant, Expr, Function, PrimValue, Var
+from ..ir.reemit import ReemitMutator
 from ..ir.module import IRModule
-from ..ir.struct_info import PrimStructInfo, StructInfo, TensorStructInfo, TupleStructInfo
+from ..ir.struct_info import PrimStructInfo, StructInfo, TensorStructInfo
 from ..tir.expr import IntImm, PrimExpr
 from ..tir.expr import const as prim_const
 from ..tir.expr import Var as TirVar
@@ -42,7 +40,7 @@ def BindParams(func_name: str, params: dict[Any, Any]) -> Pass:  # noqa: N802 (T
         dims = _inferred_dims(func, mapping)
         # re-emitted as TVM's pass does: the bindings that use a bound parameter get their
         # struct info inferred again (an annotation less precise than the constant is lost)
-        body = _Reemit(mapping).visit(func.body)
+        body = ReemitMutator(mapping).visit(func.body)
         kept = tuple(p for p in func.params if p not in mapping)
         new = replace(func, params=kept, body=body)
         return mod.with_function(func_name, bind_symbolic_vars(new, dims) if dims else new)
@@ -70,7 +68,7 @@ def bind_function_params(func: Function, binding_map: dict[Any, Any]) -> Functio
         raise BindParamsError(f"bind_params: the function has no parameter named "
                               f"{', '.join(sorted(unknown))}; its parameters are "
                               f"{', '.join(p.name_hint for p in func.params) or 'none'}")
-    body = _Reemit(mapping).visit(func.body)
+    body = ReemitMutator(mapping).visit(func.body)
     new = replace(func, params=tuple(p for p in func.params if p not in mapping), body=body,
                   ret_struct_info=_bound_return(func.ret_struct_info, body.struct_info))
     consts = {p: c for p, c in mapping.items() if isinstance(c, Constant)}
@@ -103,42 +101,6 @@ def _bound_return(declared: StructInfo | None, body: StructInfo | None) -> Struc
     if isinstance(declared, PrimStructInfo) and declared.value is None:
         return declared
     return body or declared
-
-
-class _Reemit(ExprMutator):
-    """Substitutes `mapping` as TVM's ExprMutator re-emits: a binding whose value changed
-    gets its operator calls' struct info inferred again, and its variable takes the new
-    value's struct info."""
-
-    def __init__(self, mapping: dict[Var, Any]) -> None:
-        self.remap: dict[Var, Any] = dict(mapping)
-
-    def visit_Var(self, v: Var) -> Any:
-        return self.remap.get(v, v)
-
-    visit_DataflowVar = visit_Var
-
-    def visit_Call(self, call: Call) -> Any:
-        new = self.generic_visit(call)
-        return with_inferred_struct_info(new) if new is not call and isinstance(new.op, Op) \
-            else new
-
-    def visit_Tuple(self, t: Tuple) -> Any:
-        new = self.generic_visit(t)
-        if new is t:
-            return t
-        return replace(new, struct_info=TupleStructInfo(tuple(f.struct_info
-                                                              for f in new.fields)))
-
-    def visit_binding(self, binding: Any) -> Any:
-        new = super().visit_binding(binding)
-        sinfo = getattr(new.value, "struct_info", None)
-        if new is binding or not isinstance(new, VarBinding) or sinfo is None or \
-                structural_equal(sinfo, new.var.struct_info):
-            return new
-        var = replace(new.var, struct_info=sinfo)
-        self.remap[binding.var] = var
-        return replace(new, var=var)
 
 
 def _inferred_dims(func: Function, mapping: dict[Var, Constant]) -> dict[Any, Any]:

@@ -17,6 +17,7 @@ from ..ir.analysis import get_var2val
 from ..ir.functor import ExprMutator, substitute_vars, var_use_counts
 from ..ir.module import GlobalVar, IRModule
 from ..ir.op import with_inferred_struct_info
+from ..ir.reemit import ReemitMutator
 from ..ir.type_analysis import definable_tir_vars_in_type, tir_vars_in_type
 from ..ir.usage_analysis import _prim_exprs, detect_recursion
 from ..tir.function import PrimFunc
@@ -112,8 +113,12 @@ def _fresh(base: str, taken: set[str]) -> str:
     return f"{base}{i}"
 
 
-class _Renamer(ExprMutator):
+class _Renamer(ReemitMutator):
+    """Calls of renamed functions call the new GlobalVar; as TVM re-emits each changed
+    binding, its variable takes the (re-inferred) struct info of its value."""
+
     def __init__(self, new_gvs: dict[GlobalVar, GlobalVar]) -> None:
+        super().__init__()
         self.by_name = {gv.name_hint: new for gv, new in new_gvs.items()}
 
     def visit_GlobalVarRef(self, ref: rx.GlobalVarRef) -> rx.Expr:

@@ -70,6 +70,41 @@ def test_normalize_global_var_renames_by_global_symbol():
     assert_structural_equal(relax.transform.NormalizeGlobalVar()(Before), Expected)
 
 
+def test_normalize_global_var_re_emits_a_renamed_call_with_its_struct_info():
+    @I.ir_module(check_well_formed=False)
+    class Before:
+        @T.prim_func(private=True)
+        def f(x: T.Buffer((2,), "int32")):
+            for i in range(2):
+                x[i] = T.int32(7)
+
+        @R.function
+        def f1():
+            R.func_attr({"global_symbol": "f"})
+            cls = Before
+            # annotated wrongly: the renamed call is re-emitted, as TVM does, with its own
+            gv: R.Tensor((), "int32") = R.call_tir(cls.f, (), R.Tensor((2,), "int32"))
+            return gv
+
+    @I.ir_module
+    class Expected:
+        @T.prim_func(private=True)
+        def f1(x: T.Buffer((2,), "int32")):
+            for i in range(2):
+                x[i] = T.int32(7)
+
+        @R.function
+        def f() -> R.Tensor((2,), "int32"):
+            cls = Expected
+            gv = R.call_tir(cls.f1, (), R.Tensor((2,), "int32"))
+            return gv
+
+    after = relax.transform.NormalizeGlobalVar()(Before)
+    assert relax.analysis.well_formed(after)
+    assert_structural_equal(after, Expected)
+    np.testing.assert_array_equal(_run(after.with_function("main", after["f"])), [7, 7])
+
+
 def test_remove_unused_parameters_and_outputs():
     @I.ir_module
     class Before:
