@@ -83,7 +83,8 @@ def _compared_map(node: Any, value: Any) -> dict[Any, Any] | None:
     return m
 
 
-_TIRX_KEY = {"tirx.noalias": "tir.noalias", "tirx.is_scheduled": "tir.is_scheduled"}
+_TIRX_KEY = {"tirx.noalias": "tir.noalias", "tirx.is_scheduled": "tir.is_scheduled",
+             "tirx.is_host_func": "tir.is_host_func"}
 
 
 def _without_implicit_root(body: Any) -> Any:
