@@ -1,6 +1,7 @@
 """`tvm.relax.transform`: the passes over IRModules, as TVM names them."""
 
 from ...meta_schedule import MetaScheduleApplyDatabase, MetaScheduleTuneTIR
+from ...transforms.allocate_workspace import AllocateWorkspace
 from ...transforms.bind_params import BindParams
 from ...transforms.bind_symbolic import BindSymbolicVars
 from ...transforms.compute_prim_value import ComputePrimValue
@@ -73,4 +74,4 @@ __all__ = ["AnnotateTIROpPattern", "AttachAttrLayoutFreeBuffers", "BindParams", 
            "LazyTransformParams", "ToMixedPrecision",
            "AttachExternModules", "FastMathTransform", "AlterOpImpl",
            "DataflowUseInplaceCalls", "LowerRuntimeBuiltin", "OptimizeLayoutTransform",
-           "ComputePrimValue"]
+           "ComputePrimValue", "AllocateWorkspace"]
