@@ -547,8 +547,8 @@ def visit_if(p: Parser, node: ast.If) -> None:
         p.error(node, "`if` is not allowed inside a dataflow block")
     if not node.orelse:
         p.error(node, "an `if` in a relax function needs an `else` branch")
-    name, then = _branch(p, frame, node.body, node)
-    other_name, other = _branch(p, frame, node.orelse, node)
+    name, then = _branch(p, frame, node.body, node, "then")
+    other_name, other = _branch(p, frame, node.orelse, node, "else")
     if name != other_name:
         p.error(node.orelse[-1], f"both branches must end by assigning the same name; the "
                                  f"first assigns {name!r}, this one {other_name!r}")
@@ -559,8 +559,8 @@ def visit_if(p: Parser, node: ast.If) -> None:
     p.bind(name, var)
 
 
-def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
-            node: ast.If) -> tuple[str, rx.SeqExpr]:
+def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt], node: ast.If,
+            side: str) -> tuple[str, rx.SeqExpr]:
     last = stmts[-1]
     target = last.targets[0] if isinstance(last, ast.Assign) and len(last.targets) == 1 else \
         last.target if isinstance(last, ast.AnnAssign) and last.value is not None else None
@@ -572,6 +572,13 @@ def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
         with p.scope():
             p.visit_body(stmts[:-1])
             body = normalize(p, to_expr(p.eval(last.value)))
+            if isinstance(body, (rx.Call, rx.If, rx.TupleGetItem)):
+                # as TVM 0.27: a computed result is bound in the branch (`y_then = ...`) and
+                # the branch returns that variable
+                var = _new_var(frame, f"{target.id}_{side}", body.struct_info or
+                               si.ObjectStructInfo(), p.source.span(last))
+                frame.bindings.append(rx.VarBinding(var, body, p.source.span(last)))
+                body = var
         frame.flush()
         return target.id, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
     finally:
