@@ -539,6 +539,8 @@ def visit_if(p: Parser, node: ast.If) -> None:
     """`if c: ... y = a  else: ... y = b` binds `y` to a relax `If` (both branches end by
     assigning the same name); a Python-level condition picks its branch while parsing."""
     cond = p.eval(node.test)
+    if isinstance(cond, tx.PrimExpr) and not isinstance(cond, tx.IntImm):
+        cond = to_expr(cond)  # `if N == 16:` over symbolic dims: a run-time R.prim_value
     if not isinstance(cond, rx.Expr):
         p.visit_body(node.body if cond else node.orelse)
         return
@@ -571,7 +573,10 @@ def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt], node: ast.If
     try:
         with p.scope():
             p.visit_body(stmts[:-1])
-            body = normalize(p, to_expr(p.eval(last.value)))
+            value = p.eval(last.value)
+            if isinstance(value, MatchCastSpec):  # `y = R.match_cast(...)` ends the branch
+                value = emit(p, f"{target.id}_{side}", value, last)
+            body = normalize(p, to_expr(value))
             if isinstance(body, (rx.Call, rx.If, rx.TupleGetItem)):
                 # as TVM 0.27: a computed result is bound in the branch (`y_then = ...`) and
                 # the branch returns that variable
