@@ -19,7 +19,7 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.functor import ExprMutator
 from ..ir.module import GlobalVar, IRModule
-from ..ir.op import CALL_TIR, get_op, with_inferred_struct_info
+from ..ir.op import CALL_TIR, get_op, op_attr, with_inferred_struct_info
 from ..ir.structural import structural_equal
 from .pass_infra import Pass, PassContext
 
@@ -99,7 +99,8 @@ class _Folder(ExprMutator):
         from .legalize import LEGALIZE, TEEmitter, _Legalizer
         from .legalize.bb_rules import BB_LEGALIZE
 
-        known = call.op.name in LEGALIZE or call.op.name in BB_LEGALIZE
+        name = call.op.name
+        known = name in LEGALIZE or name in BB_LEGALIZE or op_attr(name, "FLegalize") is not None
         if not known or not all(_is_constant(a) for a in call.args):
             return call
         outs = _static_tensors(call.struct_info)
