@@ -17,10 +17,9 @@ import numpy as np
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
-from ..ir.functor import ExprMutator
 from ..ir.module import GlobalVar, IRModule
 from ..ir.op import CALL_TIR, get_op, op_attr, with_inferred_struct_info
-from ..ir.structural import structural_equal
+from ..ir.reemit import ReemitMutator
 from .pass_infra import Pass, PassContext
 
 _MAX_CREATED_ELEMENTS = 1024
@@ -43,18 +42,16 @@ def _constant_inputs(call: rx.Call) -> list[rx.Constant] | None:
     return list(inputs) if all(isinstance(a, rx.Constant) for a in inputs) else None
 
 
-class _Folder(ExprMutator):
+class _Folder(ReemitMutator):
+    """Folds as it goes; `remap` sends a variable bound to a constant to the constant (and,
+    as TVM re-emits a binding, a variable whose value is now known better to a new one)."""
+
     def __init__(self, mod: IRModule) -> None:
+        super().__init__()
         self.mod = mod
-        self.consts: dict[rx.Var, rx.Expr] = {}
         self.shapes: dict[rx.Var, rx.ShapeExpr] = {}
         self.in_dataflow = False
         self.kernels: dict[str, Any] = {}
-
-    def visit_Var(self, v: rx.Var) -> rx.Expr:
-        return self.consts.get(v, v)
-
-    visit_DataflowVar = visit_Var
 
     def visit_block(self, block: rx.BindingBlock) -> rx.BindingBlock:
         saved, self.in_dataflow = self.in_dataflow, isinstance(block, rx.DataflowBlock)
@@ -64,17 +61,9 @@ class _Folder(ExprMutator):
             self.in_dataflow = saved
 
     def visit_binding(self, b: Any) -> Any:
-        new = super().visit_binding(b)
-        if isinstance(new, rx.VarBinding) and new is not b:
-            # as TVM re-emits a binding: the variable takes what is now known of its value
-            # (a reshape to a folded shape has static dims), and its uses follow
-            sinfo = new.value.struct_info
-            if sinfo is not None and not structural_equal(sinfo, new.var.struct_info):
-                var = replace(new.var, struct_info=sinfo)
-                self.consts[b.var] = var
-                new = replace(new, var=var)
+        new = super().visit_binding(b)  # a reshape to a folded shape gets static dims
         if isinstance(new, rx.VarBinding) and isinstance(new.value, rx.Constant):
-            self.consts[b.var] = new.value
+            self.remap[b.var] = new.value
         if isinstance(new, rx.VarBinding) and isinstance(new.value, rx.ShapeExpr):
             self.shapes[new.var] = new.value
         return new
@@ -167,7 +156,7 @@ def FoldConstant() -> Pass:  # noqa: N802
         def fold(gv: GlobalVar, f: Any) -> Any:
             if not isinstance(f, rx.Function):
                 return f
-            folder.consts, folder.shapes = {}, {}
+            folder.remap, folder.shapes = {}, {}
             new = folder.visit(f)
             return f if new is f else remove_unused(new)
 
