@@ -12,7 +12,8 @@ from typing import Any
 from ..tir.attrs import Attrs
 from ..tir.expr import IntImm, PrimExpr, Span
 from .module import GlobalVar
-from .struct_info import MISSING, MissingType, ObjectStructInfo, StructInfo, TupleStructInfo
+from .struct_info import (MISSING, MissingType, ObjectStructInfo, PrimStructInfo, StructInfo,
+                          TupleStructInfo)
 
 
 class Expr:
@@ -510,6 +511,8 @@ def _refined_return(params: tuple[Var, ...], ret: StructInfo | None,
     known = body.body.struct_info
     if ret is None or known is None or known == ret:
         return ret
+    if isinstance(ret, PrimStructInfo) and ret.value is None:
+        return ret  # TVM 0.27's PrimType carries no value for the body's to refine
     from .type_analysis import definable_tir_vars_in_type, erase_to_well_defined, is_base_of
 
     defined = {v: v for p in params for v in definable_tir_vars_in_type(

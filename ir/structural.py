@@ -41,6 +41,15 @@ _NAMES = ("name", "name_hint")
 _INFERABLE = ("reads", "writes")
 
 
+# TVM 0.27 has no PrimValue node (`relax.prim_value(e)` is `e` itself), so a PrimValue equals
+# the PrimExpr it wraps, and hashes as it does.
+_PRIM_OR_VALUE = (rx.PrimValue, tx.PrimExpr)
+
+
+def _unwrapped(x: Any) -> Any:
+    return x.value if isinstance(x, rx.PrimValue) else x
+
+
 class _Mismatch(Exception):
     def __init__(self, path: str, lhs: Any, rhs: Any, why: str) -> None:
         super().__init__(why)
@@ -74,7 +83,8 @@ def _compared_map(node: Any, value: Any) -> dict[Any, Any] | None:
     return m
 
 
-_TIRX_KEY = {"tirx.noalias": "tir.noalias", "tirx.is_scheduled": "tir.is_scheduled"}
+_TIRX_KEY = {"tirx.noalias": "tir.noalias", "tirx.is_scheduled": "tir.is_scheduled",
+             "tirx.is_host_func": "tir.is_host_func"}
 
 
 def _without_implicit_root(body: Any) -> Any:
@@ -117,6 +127,9 @@ class _Equal:
     def eq(self, a: Any, b: Any, path: str) -> None:
         if a is b and not isinstance(a, _VARLIKE):
             return
+        if type(a) is not type(b) and isinstance(a, _PRIM_OR_VALUE) \
+                and isinstance(b, _PRIM_OR_VALUE):
+            a, b = _unwrapped(a), _unwrapped(b)
         if type(a) is not type(b):
             # NOTE: TVM's arrays are Python lists or tuples alike, and its tensor shapes are
             # ShapeExprs where ours are tuples of dims
@@ -303,6 +316,8 @@ class _Hasher:
         self.h.update(token.encode() + b"\x00")
 
     def visit(self, x: Any) -> None:
+        if isinstance(x, rx.PrimValue):
+            x = x.value
         self.put(type(x).__name__)
         if isinstance(x, _VARLIKE):
             return self.var(x)

@@ -171,8 +171,8 @@ class _Checker:
                        "expressions (A-normal form)")
 
     def undefined_dims(self, sinfo: Any, name: str) -> None:
-        for v in _walk(sinfo):
-            if isinstance(v, tx.Var) and v not in self.sym:
+        for v in _free_dims(sinfo):
+            if v not in self.sym:
                 self.error(f"the struct info of {name!r} uses the symbolic variable {v.name!r}, "
                            "which no parameter or match_cast defines")
 
@@ -280,6 +280,20 @@ def _expr_children(e: Any) -> list[Any]:
     if isinstance(e, rx.TupleGetItem):
         return [e.tuple_value]
     return []
+
+
+def _free_dims(sinfo: Any) -> list[tx.Var]:
+    """The symbolic variables struct info uses that it does not define itself: a function
+    signature (`R.Callable([R.Tensor((m, n))], ...)`) defines the dims of its parameters."""
+    from .type_analysis import definable_tir_vars_in_type
+
+    if isinstance(sinfo, si.FuncStructInfo) and sinfo.params is not None:
+        own = {v for p in sinfo.params for v in definable_tir_vars_in_type(p)}
+        inner = [v for part in (*sinfo.params, sinfo.ret) for v in _free_dims(part)]
+        return [v for v in inner if v not in own]
+    if isinstance(sinfo, si.TupleStructInfo):
+        return [v for f in sinfo.fields for v in _free_dims(f)]
+    return [v for v in _walk(sinfo) if isinstance(v, tx.Var)]
 
 
 def _walk(x: Any) -> list[Any]:

@@ -42,14 +42,49 @@ class TuningRecord:
     target: str = "llvm"
 
 
+@dataclass(frozen=True)
+class Workload:
+    """TVM's `ms.database.Workload`: the module a tuning record was measured on."""
+
+    mod: IRModule
+
+
+def tuning_record(trace: Trace, workload: Any, run_secs: Any = None, target: Any = None,
+                  args_info: Any = None) -> TuningRecord:
+    """`ms.database.TuningRecord(trace, workload, run_secs, target)` in TVM's argument order
+    (the workload a Workload or the module itself)."""
+    mod = workload.mod if isinstance(workload, Workload) else workload
+    secs = [float(getattr(t, "value", t)) for t in (run_secs or [])]
+    return TuningRecord(trace, secs, mod, str(target) if target is not None else "llvm")
+
+
+_CURRENT: list[Database] = []
+
+
 @dataclass
 class Database:
-    """What tuning measured, per workload (the tuned module)."""
+    """What tuning measured, per workload (the tuned module). `with db:` makes it the database
+    `MetaScheduleApplyDatabase()` applies, as TVM's."""
 
     records: list[TuningRecord] = field(default_factory=list)
 
     def commit_tuning_record(self, record: TuningRecord) -> None:
         self.records.append(record)
+
+    def commit_workload(self, mod: Any) -> Workload:
+        """TVM registers the workload before its records; here a record carries its own."""
+        return Workload(_as_module(mod))
+
+    def __enter__(self) -> Database:
+        _CURRENT.append(self)
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        _CURRENT.remove(self)
+
+    @staticmethod
+    def current() -> Database | None:
+        return _CURRENT[-1] if _CURRENT else None
 
     def get_all_tuning_records(self) -> list[TuningRecord]:
         return list(self.records)
@@ -67,7 +102,9 @@ class Database:
         record = self.query_tuning_record(mod, target, workload_name)
         if record is None:
             return None
-        sch = Schedule(_as_module(mod))
+        # NOTE: replayed on the module it was recorded on: the trace names its blocks, which
+        # a structurally equal module may name otherwise (block names do not count)
+        sch = Schedule(record.workload)
         record.trace.apply_to_schedule(sch, remove_postproc=False)
         return sch
 
@@ -214,12 +251,19 @@ def MetaScheduleTuneTIR(work_dir: str, max_trials_global: int = 64,  # noqa: N80
     return Pass(run, "MetaScheduleTuneTIR")
 
 
-def MetaScheduleApplyDatabase(work_dir: str, **_: Any) -> Any:  # noqa: N802
-    """`relax.transform.MetaScheduleApplyDatabase`: every prim_func tuned in `work_dir` gets
-    its fastest schedule; the others are left as they are."""
+def MetaScheduleApplyDatabase(work_dir: str | None = None, **_: Any) -> Any:  # noqa: N802
+    """`relax.transform.MetaScheduleApplyDatabase`: every prim_func tuned in `work_dir` (or in
+    the database of the enclosing `with db:`) gets its fastest schedule, marked
+    `tir.is_scheduled`; the others are left as they are."""
     from ..transforms.pass_infra import Pass
 
     def run(mod: IRModule, ctx: Any) -> IRModule:
+        if work_dir is None:
+            db = Database.current()
+            if db is None:
+                raise ValueError("MetaScheduleApplyDatabase needs a work_dir or a database: "
+                                 "run it inside `with database:`")
+            return _apply(db, mod)
         db = _DATABASES.get(os.path.abspath(work_dir))
         if db is None and os.path.exists(os.path.join(work_dir, relax_integration.DB_FILE)):
             # a whole-model database (tune_relax): the build's kernels with the tuned tiles
@@ -227,16 +271,20 @@ def MetaScheduleApplyDatabase(work_dir: str, **_: Any) -> Any:  # noqa: N802
         if db is None:
             raise ValueError(f"no tuning database for {work_dir!r} in this process; run "
                              f"MetaScheduleTuneTIR(work_dir=...) first")
-        out = mod
-        for gv, func in mod.items():
-            if isinstance(func, PrimFunc):
-                sch = db.query_schedule(_task(func))
-                if sch is not None:
-                    out = out.with_function(gv, sch.mod["main"].with_attr(
-                        "global_symbol", gv.name_hint))
-        return out
+        return _apply(db, mod)
 
     return Pass(run, "MetaScheduleApplyDatabase")
+
+
+def _apply(db: Database, mod: IRModule) -> IRModule:
+    out = mod
+    for gv, func in mod.items():
+        if isinstance(func, PrimFunc):
+            sch = db.query_schedule(_task(func))
+            if sch is not None:
+                out = out.with_function(gv, sch.mod["main"].with_attr(
+                    "global_symbol", gv.name_hint).with_attr("tir.is_scheduled", True))
+    return out
 
 
 def _task(func: PrimFunc) -> IRModule:
@@ -260,7 +308,8 @@ def _target_in_scope() -> Any:
 
 space_generator = SimpleNamespace(ScheduleFn=ScheduleFn, PostOrderApply=lambda *a, **k: None)
 tir_integration = SimpleNamespace(compile_tir=compile_tir, tune_tir=tune_tir)
-database = SimpleNamespace(MemoryDatabase=Database, Database=Database, TuningRecord=TuningRecord)
+database = SimpleNamespace(MemoryDatabase=Database, Database=Database, TuningRecord=tuning_record,
+                           Workload=Workload, create=lambda kind="memory", **_: Database())
 
 __all__ = ["Database", "MetaScheduleApplyDatabase", "MetaScheduleTuneTIR", "ScheduleFn",
            "TuningRecord", "compile_tir", "database",

@@ -2,6 +2,7 @@
 `tvm.s_tir.schedule`) and of dlight (`from tvm.s_tir import dlight as dl`)."""
 
 from ..transforms import dlight  # noqa: F401
+from .. import meta_schedule  # noqa: F401 (TVM 0.27: `from tvm.s_tir import meta_schedule`)
 from . import schedule  # noqa: F401
 from .schedule import BlockRV, ExprRV, Instruction, LoopRV, Schedule, ScheduleError, Trace
 from ..tir.index_map import IndexMap  # noqa: F401
@@ -14,8 +15,8 @@ from ..tir.renew_defs import renew_defs  # noqa: F401
 from .sblock_dependence_info import SBlockDependenceInfo  # noqa: F401
 from .sblock_scope import SBlockScope  # noqa: F401
 
-__all__ = ["dlight", "schedule", "BlockRV", "ExprRV", "Instruction", "LoopRV", "Schedule",
-           "ScheduleError", "Trace", "IndexMap", "TensorIntrin",
+__all__ = ["dlight", "meta_schedule", "schedule", "BlockRV", "ExprRV", "Instruction", "LoopRV",
+           "Schedule", "ScheduleError", "Trace", "IndexMap", "TensorIntrin",
            "SBlockRV", "StmtSRef", "ScheduleState", "SBlock", "SBlockRealize",
            "MatchBufferRegion", "SLayout", "SBijectiveLayout", "slayout", "sbijective_layout",
            "renew_defs", "SBlockDependenceInfo", "SBlockScope"]

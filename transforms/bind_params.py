@@ -7,13 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.expr import Call, Constant, Expr, Function, Op, Tuple, Var, VarBinding
-from ..ir.functor import ExprMutator
-from ..ir.op import with_inferred_struct_info
-from ..ir.structural import structural_equal
+from ..ir.expr import Constant, Expr, Function, PrimValue, Var
+from ..ir.reemit import ReemitMutator
 from ..ir.module import IRModule
-from ..ir.struct_info import TensorStructInfo, TupleStructInfo
-from ..tir.expr import IntImm
+from ..ir.struct_info import PrimStructInfo, StructInfo, TensorStructInfo
+from ..tir.expr import IntImm, PrimExpr
+from ..tir.expr import const as prim_const
 from ..tir.expr import Var as TirVar
 from .bind_symbolic import bind_symbolic_vars
 from .pass_infra import Pass, PassContext
@@ -33,15 +32,15 @@ def BindParams(func_name: str, params: dict[Any, Any]) -> Pass:  # noqa: N802 (T
         mapping = {p: _constant_for(p, params) for p in func.params if _key_of(p, params)}
         unknown = set(_names(params)) - {p.name_hint for p in func.params}
         if unknown:
-            raise ValueError(f"BindParams: {func_name} has no parameter named "
-                             f"{', '.join(sorted(unknown))}; it has "
-                             f"{', '.join(p.name_hint for p in func.params)}")
+            raise BindParamsError(f"BindParams: {func_name} has no parameter named "
+                                  f"{', '.join(sorted(unknown))}; it has "
+                                  f"{', '.join(p.name_hint for p in func.params)}")
         # the bound shapes fix the symbolic dims they fill (n of a (n, m) weight): as in TVM;
         # checked first, so that conflicting dims are reported as such
         dims = _inferred_dims(func, mapping)
         # re-emitted as TVM's pass does: the bindings that use a bound parameter get their
         # struct info inferred again (an annotation less precise than the constant is lost)
-        body = _Reemit(mapping).visit(func.body)
+        body = ReemitMutator(mapping).visit(func.body)
         kept = tuple(p for p in func.params if p not in mapping)
         new = replace(func, params=kept, body=body)
         return mod.with_function(func_name, bind_symbolic_vars(new, dims) if dims else new)
@@ -49,62 +48,59 @@ def BindParams(func_name: str, params: dict[Any, Any]) -> Pass:  # noqa: N802 (T
     return Pass(run, "BindParams")
 
 
+class BindParamsError(ValueError, RuntimeError):
+    """A binding names no parameter, or gives a symbolic parameter a value it cannot take
+    (TVM raises its InternalError, a RuntimeError, or a ValueError: both catch this)."""
+
+
 def bind_function_params(func: Function, binding_map: dict[Any, Any]) -> Function:
     """TVM's `Function.bind_params`: each parameter named (by Var or name) in `binding_map`
-    replaced by its value -- a relax expression as is, a tensor as a constant -- and dropped
-    from the parameters; the symbolic dims a bound tensor fixes are bound too."""
+    replaced by its value -- a relax expression as is, a tensor as a constant, a number or
+    PrimExpr as a PrimValue -- and dropped from the parameters; the symbolic dims a bound
+    tensor fixes are bound too."""
     mapping: dict[Var, Any] = {}
     for p in func.params:
         key = _key_of(p, binding_map)
         if key is not None:
-            value = binding_map[key]
-            mapping[p] = value if isinstance(value, Expr) else _constant_for(p, binding_map)
+            mapping[p] = _bound_value(p, binding_map[key], binding_map)
     unknown = set(_names(binding_map)) - {p.name_hint for p in func.params}
     if unknown:
-        raise ValueError(f"bind_params: the function has no parameter named "
-                         f"{', '.join(sorted(unknown))}")
-    body = _Reemit(mapping).visit(func.body)
+        raise BindParamsError(f"bind_params: the function has no parameter named "
+                              f"{', '.join(sorted(unknown))}; its parameters are "
+                              f"{', '.join(p.name_hint for p in func.params) or 'none'}")
+    body = ReemitMutator(mapping).visit(func.body)
     new = replace(func, params=tuple(p for p in func.params if p not in mapping), body=body,
-                  ret_struct_info=body.struct_info or func.ret_struct_info)
+                  ret_struct_info=_bound_return(func.ret_struct_info, body.struct_info))
     consts = {p: c for p, c in mapping.items() if isinstance(c, Constant)}
     dims = _inferred_dims(func, consts)
     return bind_symbolic_vars(new, dims) if dims else new
 
 
-class _Reemit(ExprMutator):
-    """Substitutes `mapping` as TVM's ExprMutator re-emits: a binding whose value changed
-    gets its operator calls' struct info inferred again, and its variable takes the new
-    value's struct info."""
+def _bound_value(p: Var, value: Any, binding_map: dict[Any, Any]) -> Expr:
+    """The relax expression `value` binds parameter `p` to; a PrimStructInfo parameter (a
+    symbolic value) takes only a primitive value, as TVM requires."""
+    if isinstance(p.struct_info, PrimStructInfo):
+        if isinstance(value, bool | int | float):
+            dtype = p.struct_info.dtype or ("int64" if isinstance(value, int) else "float32")
+            value = prim_const(value, dtype)
+        if isinstance(value, PrimValue):
+            return value
+        if not isinstance(value, PrimExpr):
+            raise BindParamsError(f"Explicit binding for symbolic variable {p.name_hint} must "
+                                  f"be a primitive expression, but received {value!r:.80}")
+        return PrimValue(value, PrimStructInfo(value.dtype, value=value))
+    if isinstance(value, Expr):
+        return value
+    return _constant_for(p, binding_map)
 
-    def __init__(self, mapping: dict[Var, Any]) -> None:
-        self.remap: dict[Var, Any] = dict(mapping)
 
-    def visit_Var(self, v: Var) -> Any:
-        return self.remap.get(v, v)
-
-    visit_DataflowVar = visit_Var
-
-    def visit_Call(self, call: Call) -> Any:
-        new = self.generic_visit(call)
-        return with_inferred_struct_info(new) if new is not call and isinstance(new.op, Op) \
-            else new
-
-    def visit_Tuple(self, t: Tuple) -> Any:
-        new = self.generic_visit(t)
-        if new is t:
-            return t
-        return replace(new, struct_info=TupleStructInfo(tuple(f.struct_info
-                                                              for f in new.fields)))
-
-    def visit_binding(self, binding: Any) -> Any:
-        new = super().visit_binding(binding)
-        sinfo = getattr(new.value, "struct_info", None)
-        if new is binding or not isinstance(new, VarBinding) or sinfo is None or \
-                structural_equal(sinfo, new.var.struct_info):
-            return new
-        var = replace(new.var, struct_info=sinfo)
-        self.remap[binding.var] = var
-        return replace(new, var=var)
+def _bound_return(declared: StructInfo | None, body: StructInfo | None) -> StructInfo | None:
+    """The return struct info after binding: the body's, which the bound values made more
+    precise (a symbolic dim of the declared one may now be a number); except that a declared
+    `R.Prim(dtype)` stays (TVM 0.27's PrimType carries no value for a bound number to add)."""
+    if isinstance(declared, PrimStructInfo) and declared.value is None:
+        return declared
+    return body or declared
 
 
 def _inferred_dims(func: Function, mapping: dict[Var, Constant]) -> dict[Any, Any]:

@@ -8,6 +8,7 @@ from ..ir.expr import Function
 from ..ir.module import IRModule
 from ..tir.function import PrimFunc
 from .bind_params import BindParams
+from .compute_prim_value import host_expression
 from .exec_builder import ExecBuilder
 from .lower_to_vm import lower_function
 
@@ -26,7 +27,9 @@ def build_executable(mod: IRModule, target: Any = "llvm", params: dict[str, Any]
     if params:
         mod = BindParams("main", params)(mod)
     mod = _run_pipeline(mod, relax_pipeline)
-    prim_funcs = {gv.name_hint: f for gv, f in mod.items() if isinstance(f, PrimFunc)}
+    # host functions returning a value are evaluated by the VM where they are called
+    prim_funcs = {gv.name_hint: f for gv, f in mod.items()
+                  if isinstance(f, PrimFunc) and host_expression(f) is None}
     kernels = build_kernel_library(prim_funcs, target)  # LLVM, or CUDA C (issue 7)
     builder = ExecBuilder(kernels.signatures)
     for gv, func in mod.items():

@@ -90,9 +90,12 @@ class _ToDataflow(ExprMutator):
 def ConvertToDataflow(min_size: int = 2) -> Pass:  # noqa: N802
     """Wrap each run of at least `min_size` pure bindings outside dataflow blocks in a
     dataflow block (inside If branches too); variables used only inside it become dataflow
-    variables."""
+    variables. As TVM's pass, the result is canonicalized (CanonicalizeBindings): so uses of
+    a variable bound to a constant become the constant."""
+    from .canonicalize import canonicalize
+
     return _function_pass("ConvertToDataflow",
-                          lambda f: _ToDataflow(f, min_size).visit(f))
+                          lambda f: canonicalize(_ToDataflow(f, min_size).visit(f)))
 
 
 # -- TopologicalSort -------------------------------------------------------------------------

@@ -10,18 +10,21 @@ dropped. The module's prim_funcs stay, as in TVM.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ..ir import expr as rx
 from ..ir import struct_info as si
-from ..ir.functor import ExprMutator
 from ..ir.module import GlobalVar, IRModule
-from ..ir.op import CALL_TIR
+from ..ir.op import CALL_TIR, get_op, op_attr, with_inferred_struct_info
+from ..ir.reemit import ReemitMutator
 from .pass_infra import Pass, PassContext
 
 _MAX_CREATED_ELEMENTS = 1024
+TENSOR_TO_SHAPE = get_op("relax.tensor_to_shape")
+RESHAPE = get_op("relax.reshape")
 
 
 def _static_tensors(sinfo: Any) -> list[si.TensorStructInfo] | None:
@@ -39,17 +42,16 @@ def _constant_inputs(call: rx.Call) -> list[rx.Constant] | None:
     return list(inputs) if all(isinstance(a, rx.Constant) for a in inputs) else None
 
 
-class _Folder(ExprMutator):
+class _Folder(ReemitMutator):
+    """Folds as it goes; `remap` sends a variable bound to a constant to the constant (and,
+    as TVM re-emits a binding, a variable whose value is now known better to a new one)."""
+
     def __init__(self, mod: IRModule) -> None:
+        super().__init__()
         self.mod = mod
-        self.consts: dict[rx.Var, rx.Expr] = {}
+        self.shapes: dict[rx.Var, rx.ShapeExpr] = {}
         self.in_dataflow = False
         self.kernels: dict[str, Any] = {}
-
-    def visit_Var(self, v: rx.Var) -> rx.Expr:
-        return self.consts.get(v, v)
-
-    visit_DataflowVar = visit_Var
 
     def visit_block(self, block: rx.BindingBlock) -> rx.BindingBlock:
         saved, self.in_dataflow = self.in_dataflow, isinstance(block, rx.DataflowBlock)
@@ -59,13 +61,23 @@ class _Folder(ExprMutator):
             self.in_dataflow = saved
 
     def visit_binding(self, b: Any) -> Any:
-        b = super().visit_binding(b)
-        if isinstance(b, rx.VarBinding) and isinstance(b.value, rx.Constant):
-            self.consts[b.var] = b.value
-        return b
+        new = super().visit_binding(b)  # a reshape to a folded shape gets static dims
+        if isinstance(new, rx.VarBinding) and isinstance(new.value, rx.Constant):
+            self.remap[b.var] = new.value
+        if isinstance(new, rx.VarBinding) and isinstance(new.value, rx.ShapeExpr):
+            self.shapes[new.var] = new.value
+        return new
 
     def visit_Call(self, call: rx.Call) -> rx.Expr:
-        call = self.generic_visit(call)
+        new = self.generic_visit(call)
+        if new.op == RESHAPE and isinstance(new.args[1], rx.Var) and new.args[1] in self.shapes:
+            # as TVM: a reshape to a variable bound to a shape takes the shape itself
+            new = replace(new, args=(new.args[0], self.shapes[new.args[1]], *new.args[2:]))
+        if new is not call and isinstance(new.op, rx.Op):
+            new = with_inferred_struct_info(new)
+        call = new
+        if call.op == TENSOR_TO_SHAPE and isinstance(call.args[0], rx.Constant):
+            return _shape_of_constant(call.args[0]) or call
         if call.op == CALL_TIR:
             return self.fold_call_tir(call, self.mod.functions)
         if isinstance(call.op, rx.Op) and self.in_dataflow:
@@ -74,8 +86,11 @@ class _Folder(ExprMutator):
 
     def fold_op(self, call: rx.Call) -> rx.Expr:
         from .legalize import LEGALIZE, TEEmitter, _Legalizer
+        from .legalize.bb_rules import BB_LEGALIZE
 
-        if call.op.name not in LEGALIZE or not all(_is_constant(a) for a in call.args):
+        name = call.op.name
+        known = name in LEGALIZE or name in BB_LEGALIZE or op_attr(name, "FLegalize") is not None
+        if not known or not all(_is_constant(a) for a in call.args):
             return call
         outs = _static_tensors(call.struct_info)
         if outs is None:
@@ -85,7 +100,8 @@ class _Folder(ExprMutator):
                 _MAX_CREATED_ELEMENTS:
             return call
         scratch: dict[GlobalVar, Any] = {}
-        lowered = _Legalizer(TEEmitter(scratch), LEGALIZE).visit_Call(call)
+        # a user's legalization (register_legalize) wins over ours, as in LegalizeOps
+        lowered = _Legalizer(TEEmitter(scratch), LEGALIZE, BB_LEGALIZE).visit_Call(call)
         if lowered.op != CALL_TIR or len(scratch) != 1:
             return call  # legalized to several calls, or not at all: TVM leaves it too
         return self.fold_call_tir(lowered, scratch, fallback=call)
@@ -115,6 +131,14 @@ class _Folder(ExprMutator):
         return [rx.Constant(r, o) for r, o in zip(results, outs)]
 
 
+def _shape_of_constant(c: rx.Constant) -> rx.ShapeExpr | None:
+    """`R.tensor_to_shape` of a 1-d integer constant, as the shape it holds."""
+    data = np.asarray(c.data.numpy() if hasattr(c.data, "numpy") else c.data)
+    if data.ndim != 1 or data.dtype.kind not in "iu":
+        return None
+    return rx.ShapeExpr(tuple(int(v) for v in data))
+
+
 def _is_constant(e: Any) -> bool:
     if isinstance(e, rx.Tuple):
         return all(_is_constant(f) for f in e.fields)
@@ -132,7 +156,7 @@ def FoldConstant() -> Pass:  # noqa: N802
         def fold(gv: GlobalVar, f: Any) -> Any:
             if not isinstance(f, rx.Function):
                 return f
-            folder.consts = {}
+            folder.remap, folder.shapes = {}, {}
             new = folder.visit(f)
             return f if new is f else remove_unused(new)
 

@@ -14,9 +14,10 @@ from typing import Any, Callable
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.analysis import get_var2val
-from ..ir.functor import ExprMutator, substitute_vars, var_use_counts
+from ..ir.functor import ExprMutator, ExprVisitor, substitute_vars, var_use_counts
 from ..ir.module import GlobalVar, IRModule
 from ..ir.op import with_inferred_struct_info
+from ..ir.reemit import ReemitMutator
 from ..ir.type_analysis import definable_tir_vars_in_type, tir_vars_in_type
 from ..ir.usage_analysis import _prim_exprs, detect_recursion
 from ..tir.function import PrimFunc
@@ -50,6 +51,20 @@ def _rewrite_calls(funcs: dict[GlobalVar, Any], name: str,
     for gv, f in funcs.items():
         if isinstance(f, rx.Function):
             funcs[gv] = _CallRewriter(name, fn).visit(f)
+
+
+def _calls_of(func: rx.Function, name: str) -> list[rx.Call]:
+    """Every call of module function `name` inside `func`."""
+    found: list[rx.Call] = []
+
+    class _Find(ExprVisitor):
+        def visit_Call(self, call: rx.Call) -> None:
+            if isinstance(call.op, rx.GlobalVarRef) and call.op.gvar.name_hint == name:
+                found.append(call)
+            self.generic_visit(call)
+
+    _Find().visit(func)
+    return found
 
 
 def _with_callee(call: rx.Call, callee: rx.Function, args: tuple[rx.Expr, ...]) -> rx.Call:
@@ -112,8 +127,12 @@ def _fresh(base: str, taken: set[str]) -> str:
     return f"{base}{i}"
 
 
-class _Renamer(ExprMutator):
+class _Renamer(ReemitMutator):
+    """Calls of renamed functions call the new GlobalVar; as TVM re-emits each changed
+    binding, its variable takes the (re-inferred) struct info of its value."""
+
     def __init__(self, new_gvs: dict[GlobalVar, GlobalVar]) -> None:
+        super().__init__()
         self.by_name = {gv.name_hint: new for gv, new in new_gvs.items()}
 
     def visit_GlobalVarRef(self, ref: rx.GlobalVarRef) -> rx.Expr:
@@ -131,22 +150,29 @@ def _needed_tir_vars(func: rx.Function) -> set[Any]:
     return {v for e in exprs for v in prim_free_vars(e)}
 
 
-def _kept_params(func: rx.Function) -> list[int]:
-    """The parameters a private function needs: those its body reads, and those that alone
-    define a symbolic dim the body or the result uses."""
+def _kept_params(func: rx.Function) -> tuple[list[int], list[Any]]:
+    """The parameters a private function reads, and the symbolic vars the body or result
+    needs that no kept parameter defines (as TVM 0.27, which passes each of them through an
+    `R.Shape([v])` parameter of its own instead of keeping an unused tensor for it)."""
     used = var_use_counts(func.body)
     keep = [i for i, p in enumerate(func.params) if p in used]
     defined = {v for i in keep for v in definable_tir_vars_in_type(
         func.params[i].struct_info or si.ObjectStructInfo())}
-    needed = _needed_tir_vars(func)
-    for i, p in enumerate(func.params):
-        if i in keep:
-            continue
-        gives = set(definable_tir_vars_in_type(p.struct_info or si.ObjectStructInfo()))
-        if gives & needed - defined:
-            keep.append(i)
-            defined |= gives
-    return sorted(keep)
+    needed = _needed_tir_vars(func) - defined
+    order = [v for p in func.params for v in definable_tir_vars_in_type(
+        p.struct_info or si.ObjectStructInfo())]
+    promoted = list(dict.fromkeys(v for v in order if v in needed))
+    # NOTE: TVM adds them last-defined first (m, n -> param_n, param_m)
+    return keep, promoted[::-1]
+
+
+def _promoted_args(func: rx.Function, call: rx.Call, promoted: list[Any]) -> tuple[Any, ...]:
+    """`R.shape([v])` for each promoted var, in the caller's terms (as the call's arguments
+    give the callee's parameters their dims)."""
+    bound: dict[Any, Any] = {}
+    for p, a in zip(func.params, call.args):
+        si.bind_param_dims(p.struct_info, a.struct_info, bound)
+    return tuple(rx.ShapeExpr((bound[v],)) for v in promoted)
 
 
 def RemoveUnusedParameters() -> Pass:  # noqa: N802
@@ -157,14 +183,34 @@ def RemoveUnusedParameters() -> Pass:  # noqa: N802
         for gv, f in mod.items():
             if not _is_private(f):
                 continue
-            keep = _kept_params(f)
-            if len(keep) == len(f.params):
+            keep, promoted = _kept_params(f)
+            if len(keep) == len(f.params) or any(not _bound_at_calls(funcs, gv, f, v)
+                                                 for v in promoted):
                 continue
-            new = funcs[gv] = replace(f, params=tuple(f.params[i] for i in keep))
-            _rewrite_calls(funcs, gv.name_hint, lambda c, keep=keep, new=new: _with_callee(
-                c, new, tuple(c.args[i] for i in keep)))
+            extra = tuple(rx.Var(f"param_{v.name}", si.ShapeStructInfo((v,)))
+                          for v in promoted)
+            new = funcs[gv] = replace(f, params=tuple(f.params[i] for i in keep) + extra)
+            _rewrite_calls(funcs, gv.name_hint, lambda c, f=f, keep=keep, new=new, vs=promoted:
+                           _with_callee(c, new, tuple(c.args[i] for i in keep) +
+                                        _promoted_args(f, c, vs)))
         return _rebuild(mod, funcs)
     return Pass(run, "RemoveUnusedParameters")
+
+
+def _bound_at_calls(funcs: dict[GlobalVar, Any], gv: GlobalVar, func: rx.Function,
+                    var: Any) -> bool:
+    """Whether every call of `gv` gives symbolic var `var` a value (through its arguments'
+    struct info), so that it can be passed explicitly."""
+    for caller in funcs.values():
+        if not isinstance(caller, rx.Function):
+            continue
+        for call in _calls_of(caller, gv.name_hint):
+            bound: dict[Any, Any] = {}
+            for p, a in zip(func.params, call.args):
+                si.bind_param_dims(p.struct_info, a.struct_info, bound)
+            if var not in bound:
+                return False
+    return True
 
 
 def _returned_tuple(func: rx.Function) -> rx.Tuple | None:

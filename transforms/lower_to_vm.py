@@ -24,6 +24,7 @@ from ..ir.struct_info import (
 from ..ir.type_analysis import is_base_of
 from ..tir import expr as tir
 from ..tir.function import PrimFunc, free_vars, shape_vars
+from .compute_prim_value import host_prim_call
 from ..tir.shape_program import shape_program
 from ..vm import bytecode as bc
 from ..vm.bytecode import Arg
@@ -233,8 +234,11 @@ class FunctionLowering:
             self.emit(target.global_symbol, [self.value_of(a) for a in args], dst=r)
             return bc.reg(r)
         if isinstance(call.op, GlobalVarRef) and call.op.gvar.name_hint in self.mod and \
-                isinstance(self.mod[call.op.gvar.name_hint], PrimFunc):  # in place (DPS)
-            return lower_builtin_op(self, as_call_tir_dyn(call), "call_tir_dyn")
+                isinstance(self.mod[call.op.gvar.name_hint], PrimFunc):
+            prim = self.mod[call.op.gvar.name_hint]
+            if prim.ret_dtype != "void":  # a value-returning host function: computed here
+                return self.host_call(prim, call)
+            return lower_builtin_op(self, as_call_tir_dyn(call), "call_tir_dyn")  # in place
         if isinstance(call.op, GlobalVarRef):
             callee = call.op.gvar.name_hint
             r = self.new_reg()
@@ -251,6 +255,17 @@ class FunctionLowering:
             return lower_builtin_op(self, call, builtin)
         raise LoweringError(f"{self.name}: operator {name} must be legalized before the VM "
                             "can run it (apply relax.transform.LegalizeOps)")
+
+    def host_call(self, prim: PrimFunc, call: Call) -> Arg:
+        """A call of a prim_func returning a value (ComputePrimValue's `compute_symbolic_expr`)
+        is the expression its body returns, evaluated from the call's values with the VM's
+        own shape arithmetic."""
+        value = host_prim_call(prim, call.args)
+        if value is None or not value.dtype.startswith(("int", "uint", "bool")):
+            raise LoweringError(f"{self.name}: {call.op.gvar.name_hint} returns a value; the VM "
+                                "runs such a prim_func only when its body is `return <integer "
+                                "expression of its scalar parameters>`")
+        return self.dim_arg(value, call.op.gvar.name_hint)
 
     def lower_call_tir(self, call: Call, what: str, inplace: tuple[int, ...] | None = None
                        ) -> Arg:

@@ -13,6 +13,8 @@ from typing import Any
 from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.module import IRModule
+from ..ir.structural import structural_equal
+from ..tir.functor import simplify
 from ..ir.usage_analysis import computable_at_compile_time
 from .combine_parallel_matmul import CombineParallelMatmul  # noqa: F401  (its home before)
 from .graph_rewrites import BlockRewriter, op
@@ -110,16 +112,39 @@ class _TakeAfter(_ValueRewriter):
             return None
         x, w = value.args
         take = self.bound(w)
-        if not _is(take, "take") or _ndim(take.args[0]) != 2 or _ndim(take.args[1]) != 1 or \
-                int(take.attr("axis") or 0) % 2 != 1 or _ndim(x) < 1:
+        if not _is(take, "take") or _ndim(take.args[1]) != 1 or _ndim(x) < 1:
             return None
-        table = self.emit(op("matmul")(x, take.args[0], value.attr("out_dtype")), "out_table")
-        return op("take")(table, take.args[1], _ndim(x) - 1)
+        axis = int(take.attr("axis") or 0)
+        if _ndim(take.args[0]) == 2 and axis % 2 == 1:
+            table = self.emit(op("matmul")(x, take.args[0], value.attr("out_dtype")),
+                              "out_table")
+            return op("take")(table, take.args[1], _ndim(x) - 1)
+        if _ndim(take.args[0]) == 3 and axis % 3 == 0:
+            return self.batched(x, take.args[0], take.args[1], value.attr("out_dtype"))
+        return None
+
+    def batched(self, x: rx.Expr, table: rx.Expr, rows: rx.Expr, out_dtype: Any
+                ) -> rx.Expr | None:
+        """`x[b] @ table[rows[b]]` for each batch row b: one matmul against every table
+        entry side by side ([K, R*N]), then each row's own entry read off the diagonal."""
+        xs, ts, rs = (e.struct_info for e in (x, table, rows))
+        if _ndim(x) != 3 or xs.shape is None or ts.shape is None or rs.shape is None or \
+                not structural_equal(xs.shape[0], rs.shape[0]):
+            return None  # the diagonal read needs one table row per batch row
+        (batch, m, _), (entries, k, n) = xs.shape, ts.shape
+        reordered = self.emit(op("permute_dims")(table, [1, 0, 2]), "reordered_weight")
+        fused = self.emit(op("reshape")(reordered, [k, simplify(entries * n)]), "fused_weight")
+        product = self.emit(op("matmul")(x, fused, out_dtype), "fused_output")
+        split = self.emit(op("reshape")(product, [batch, m, entries, n]), "reordered_output")
+        tabular = self.emit(op("take")(split, rows, 2), "tabular_output")
+        return op("einsum")([tabular], "ijik->ijk")
 
 
 def ReorderTakeAfterMatmul() -> Pass:  # noqa: N802
     """`x @ take(W, idx, axis=1)` becomes `take(x @ W, idx, axis=-1)`: the product is taken
-    once over the whole table (2-d tables; batched tables are left alone)."""
+    once over the whole table. A batched table (`take(W, idx, axis=0)` of a [R, K, N] table,
+    one index per row of a [B, M, K] `x`) becomes one matmul against all R entries side by
+    side, each row's entry then read off with `take` and an `ijik->ijk` einsum, as TVM's."""
     return _pass("ReorderTakeAfterMatmul", _TakeAfter)
 
 

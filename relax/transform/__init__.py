@@ -1,8 +1,10 @@
 """`tvm.relax.transform`: the passes over IRModules, as TVM names them."""
 
 from ...meta_schedule import MetaScheduleApplyDatabase, MetaScheduleTuneTIR
+from ...transforms.allocate_workspace import AllocateWorkspace
 from ...transforms.bind_params import BindParams
 from ...transforms.bind_symbolic import BindSymbolicVars
+from ...transforms.compute_prim_value import ComputePrimValue
 from ...transforms.convert_layout import ConvertLayout
 from ...transforms.expr_functor import (
     DataflowBlockPass, FunctionPass, dataflowblock_pass, function_pass,
@@ -73,4 +75,5 @@ __all__ = ["AnnotateTIROpPattern", "AttachAttrLayoutFreeBuffers", "BindParams", 
            "RemoveRedundantReshape", "LazyGetInput", "LazySetOutput",
            "LazyTransformParams", "ToMixedPrecision",
            "AttachExternModules", "FastMathTransform", "AlterOpImpl",
-           "DataflowUseInplaceCalls", "LowerRuntimeBuiltin", "OptimizeLayoutTransform"]
+           "DataflowUseInplaceCalls", "LowerRuntimeBuiltin", "OptimizeLayoutTransform",
+           "ComputePrimValue", "AllocateWorkspace"]

@@ -121,13 +121,10 @@ class BranchFrame(IRBuilderFrame):
     def finish(self, builder: IRBuilder) -> None:
         if not self.bindings:
             raise RuntimeError("a branch of R.If must bind at least one value")
-        *head, last = self.bindings
-        blocks = (rx.BindingBlock(tuple(head)),) if head else ()
-        # NOTE: as the parser builds a branch: its last value is the body, named by the If var
-        body = last.value if isinstance(last, rx.VarBinding) else last.var
-        if not isinstance(last, rx.VarBinding):
-            blocks = (rx.BindingBlock(tuple(self.bindings)),)
-        seq = rx.SeqExpr(blocks, body)
+        last = self.bindings[-1]
+        # NOTE: as the parser builds a branch (TVM 0.27): every value bound in the branch,
+        # the last variable its result
+        seq = rx.SeqExpr((rx.BindingBlock(tuple(self.bindings)),), last.var)
         self.result_name = last.var.name_hint
         frame = _innermost(IfFrame, "R.Then / R.Else")
         frame.name = self.result_name

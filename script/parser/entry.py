@@ -138,6 +138,8 @@ class ModuleContext:
     gvars: dict[str, GlobalVar] = field(default_factory=dict)
     pending: dict[str, Callable[[], Any]] = field(default_factory=dict)
     funcs: dict[str, Any] = field(default_factory=dict)
+    # the declared signature of each relax function being parsed, for its recursive calls
+    signatures: dict[str, Any] = field(default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
     global_infos: dict[str, Any] = field(default_factory=dict)
     check_well_formed: bool = True

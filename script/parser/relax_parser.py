@@ -96,7 +96,8 @@ class _RelaxDialect(Dialect):
         if isinstance(callee, PrimFunc):
             raise ValueError(f"{gv.name_hint!r} is a prim_func; call it with "
                              f"R.call_tir({gv.name_hint}, (args...), out_sinfo)")
-        sinfo = callee.struct_info if callee is not None else None
+        sinfo = callee.struct_info if callee is not None else \
+            p.module.signatures.get(gv.name_hint) if p.module is not None else None
         ret = sinfo.ret if isinstance(sinfo, si.FuncStructInfo) else si.ObjectStructInfo()
         call_args = tuple(to_expr(a) for a in args)
         if isinstance(sinfo, si.FuncStructInfo) and sinfo.params is not None and \
@@ -208,6 +209,7 @@ def as_sinfo(value: Any) -> si.StructInfo | None:
 
 def parse_relax_function(p: Parser, node: ast.FunctionDef, opts: dict[str, Any]) -> rx.Function:
     """Parse an `@R.function` definition (see the module docstring for the IR it builds)."""
+    outermost = function_frame(p) is None
     frame = FunctionFrame(node.name)
     a = node.args
     if a.posonlyargs or a.kwonlyargs or a.vararg or a.kwarg or a.defaults:
@@ -218,6 +220,10 @@ def parse_relax_function(p: Parser, node: ast.FunctionDef, opts: dict[str, Any])
     with p.active(), p.frame(frame), p.scope(), p.scope():
         params = tuple(_declare_param(p, arg) for arg in a.args)
         ret_sinfo = _annotation(p, node.returns) if node.returns is not None else None
+        if outermost and p.module is not None:  # a recursive call sees this signature
+            p.module.signatures[node.name] = si.FuncStructInfo(
+                tuple(v.struct_info for v in params), ret_sinfo or si.ObjectStructInfo(),
+                bool(opts.get("pure", True)))
         p.visit_body(node.body)
     if frame.ret is None:
         p.error(node, f"relax function {node.name!r} must end with a return statement")
@@ -544,6 +550,8 @@ def visit_if(p: Parser, node: ast.If) -> None:
     """`if c: ... y = a  else: ... y = b` binds `y` to a relax `If` (both branches end by
     assigning the same name); a Python-level condition picks its branch while parsing."""
     cond = p.eval(node.test)
+    if isinstance(cond, tx.PrimExpr) and not isinstance(cond, tx.IntImm):
+        cond = to_expr(cond)  # `if N == 16:` over symbolic dims: a run-time R.prim_value
     if not isinstance(cond, rx.Expr):
         p.visit_body(node.body if cond else node.orelse)
         return
@@ -552,8 +560,8 @@ def visit_if(p: Parser, node: ast.If) -> None:
         p.error(node, "`if` is not allowed inside a dataflow block")
     if not node.orelse:
         p.error(node, "an `if` in a relax function needs an `else` branch")
-    name, then = _branch(p, frame, node.body, node)
-    other_name, other = _branch(p, frame, node.orelse, node)
+    name, then = _branch(p, frame, node.body, node, "then")
+    other_name, other = _branch(p, frame, node.orelse, node, "else")
     if name != other_name:
         p.error(node.orelse[-1], f"both branches must end by assigning the same name; the "
                                  f"first assigns {name!r}, this one {other_name!r}")
@@ -564,8 +572,8 @@ def visit_if(p: Parser, node: ast.If) -> None:
     p.bind(name, var)
 
 
-def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
-            node: ast.If) -> tuple[str, rx.SeqExpr]:
+def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt], node: ast.If,
+            side: str) -> tuple[str, rx.SeqExpr]:
     last = stmts[-1]
     target = last.targets[0] if isinstance(last, ast.Assign) and len(last.targets) == 1 else \
         last.target if isinstance(last, ast.AnnAssign) and last.value is not None else None
@@ -582,7 +590,17 @@ def _branch(p: Parser, frame: FunctionFrame, stmts: list[ast.stmt],
                 name, body = output.id, normalize(p, to_expr(p.eval(output)))
             else:
                 p.visit_body(stmts[:-1])
-                name, body = target.id, normalize(p, to_expr(p.eval(last.value)))
+                name, value = target.id, p.eval(last.value)
+                if isinstance(value, MatchCastSpec):  # `y = R.match_cast(...)` ends the branch
+                    value = emit(p, f"{name}_{side}", value, last)
+                body = normalize(p, to_expr(value))
+                if isinstance(body, (rx.Call, rx.If, rx.TupleGetItem)):
+                    # as TVM 0.27: a computed result is bound in the branch (`y_then = ...`)
+                    # and the branch returns that variable
+                    var = _new_var(frame, f"{name}_{side}", body.struct_info or
+                                   si.ObjectStructInfo(), p.source.span(last))
+                    frame.bindings.append(rx.VarBinding(var, body, p.source.span(last)))
+                    body = var
         frame.flush()
         return name, rx.SeqExpr(tuple(frame.blocks), body, p.source.span(node))
     finally:

@@ -61,6 +61,29 @@ def test_contains_impure_call():
     assert not A.contains_impure_call(two_steps)
 
 
+def test_a_recursive_call_has_its_functions_declared_purity():
+    @I.ir_module
+    class Mod:
+        @R.function(pure=False)
+        def loop(x: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+            y = Mod.loop(x)
+            return y
+
+        @R.function
+        def pure_loop(x: R.Tensor((), "int32")) -> R.Tensor((), "int32"):
+            y = Mod.pure_loop(x)
+            return y
+
+    call = Mod["loop"].body.blocks[0].bindings[0].value
+    # the call is parsed before `loop` exists: it takes the declared signature
+    assert call.op.struct_info == R.Callable([R.Tensor((), "int32")], R.Tensor((), "int32"),
+                                             purity=False)
+    assert call.struct_info == R.Tensor((), "int32")
+    assert A.contains_impure_call(Mod["loop"].body)
+    assert not A.contains_impure_call(Mod["loop"].body, own_name=call.op.gvar)
+    assert not A.contains_impure_call(Mod["pure_loop"].body)
+
+
 def test_detect_recursion_finds_cycles_only():
     @I.ir_module
     class Mod:

@@ -1,3 +1,4 @@
+# ruff: noqa: F841 (TVMScript bindings the passes under test must see)
 """ConvertToDataflow and TopologicalSort (transforms/dataflow_passes.py): Before/Expected."""
 
 import numpy as np
@@ -72,6 +73,29 @@ class Diamond:
 def _order(mod):
     return [float(b.value.args[1].data.numpy()) if isinstance(b.value.args[1], relax.Constant)
             else b.value.op.name for b in mod["main"].body.blocks[0].bindings]
+
+
+def test_convert_to_dataflow_canonicalizes_uses_of_constants():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((3,), "int32")) -> R.Tensor((3,), "int32"):
+            c = R.const([1, 2, 3], "int32")
+            y = R.add(c, x)
+            return c
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((3,), "int32")) -> R.Tensor((3,), "int32"):
+            with R.dataflow():
+                c = R.const([1, 2, 3], "int32")
+                y = R.add(R.const([1, 2, 3], "int32"), x)
+                R.output(c)
+            return R.const([1, 2, 3], "int32")
+
+    # as TVM's pass ends with CanonicalizeBindings: a use of `c` becomes the constant
+    assert_structural_equal(relax.transform.ConvertToDataflow()(Before), Expected)
 
 
 @pytest.mark.parametrize("order, direction, expected", [

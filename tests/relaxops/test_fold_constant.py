@@ -120,3 +120,61 @@ def test_fold_batchnorm_into_conv2d_then_constants():
                        torch.from_numpy(v), torch.from_numpy(g), torch.from_numpy(b), False,
                        0.1, 1e-5).numpy()
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+
+
+@I.ir_module
+class DataDependentReshape:
+    @R.function
+    def before(data: R.Tensor((24,), "float32"), c0: R.Tensor((2,), "int64")):
+        with R.dataflow():
+            target = R.add(c0, c0)
+            shape: R.Shape(ndim=2) = R.tensor_to_shape(target)
+            gv: R.Tensor(ndim=2, dtype="float32") = R.reshape(data, shape)
+            R.output(gv)
+        return gv
+
+    @R.function
+    def expected(data: R.Tensor((24,), "float32")) -> R.Tensor((4, 6), "float32"):
+        with R.dataflow():
+            gv: R.Tensor((4, 6), "float32") = R.reshape(data, R.shape([4, 6]))
+            R.output(gv)
+        return gv
+
+
+def test_fold_tensor_to_shape_gives_the_reshape_static_dims():
+    c0 = np.array([2, 3], "int64")  # doubled: (4, 6)
+    before = _main_with(DataDependentReshape, "before", {"c0": c0})
+    after = relax.transform.FoldConstant()(before)
+    assert_structural_equal(after, _main_with(DataDependentReshape, "expected", {}))
+    data = np.arange(24, dtype="float32")
+    vm = relax.VirtualMachine(tvm.compile(after, target="llvm"), tvm.cpu())
+    np.testing.assert_array_equal(vm["main"](data).numpy(), data.reshape(4, 6))
+
+
+def test_a_users_legalization_that_emits_two_calls_keeps_the_operator():
+    from tvmlite import topi
+    from tvmlite.relax.transform.legalize_ops.common import register_legalize
+    from tvmlite.transforms.legalize.bb_rules import BB_LEGALIZE
+
+    @I.ir_module
+    class Relu:
+        @R.function
+        def before(c0: R.Tensor((2, 2), "float32")):
+            with R.dataflow():
+                gv = R.nn.relu(c0)
+                R.output(gv)
+            return gv
+
+    def relu_then_identity(bb, call):
+        x = bb.emit_te(topi.nn.relu, *call.args)
+        return bb.call_te(topi.identity, x)
+
+    before = _main_with(Relu, "before", {"c0": np.array([[-1, 2], [3, -4]], "float32")})
+    register_legalize("relax.nn.relu", relu_then_identity)
+    try:
+        after = relax.transform.FoldConstant()(before)
+    finally:
+        BB_LEGALIZE.pop("relax.nn.relu")
+    assert_structural_equal(after, before)  # TVM folds only what legalizes to one call
+    folded = relax.transform.FoldConstant()(before)["main"].body.body
+    np.testing.assert_array_equal(folded.data.numpy(), [[0, 2], [3, 0]])

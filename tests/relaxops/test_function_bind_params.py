@@ -2,6 +2,7 @@
 different (equal) buffers, as TVM 0.27 has them."""
 
 import numpy as np
+import pytest
 
 import tvmlite as tvm
 from tvmlite import relax, te, tir
@@ -53,3 +54,40 @@ def test_bodies_over_different_but_equal_buffers_are_equal():
     a = te.placeholder((n,), "float32", name="A")
     other = te.create_prim_func([a, te.compute((n,), lambda i: a[i] + 2.0, name="B")]).body
     assert not tvm.ir.structural_equal(body(), other)
+
+
+@R.function
+def passthrough(n: R.Prim("int64"), x: R.Tensor((2,), "float32")) -> R.Prim("int64"):
+    return n
+
+
+def test_bind_params_with_a_number_binds_a_prim_value_and_keeps_the_declared_return():
+    bound = passthrough.bind_params({"n": 7})
+    assert [p.name_hint for p in bound.params] == ["x"]
+    value = bound.body.body
+    assert isinstance(value, relax.PrimValue) and value.value.value == 7
+    assert value.value.dtype == "int64"
+    # R.Prim("int64") stays: TVM 0.27's PrimType has no value for the bound 7 to refine
+    assert bound.ret_struct_info == R.Prim("int64")
+
+
+def test_bind_params_refuses_a_tensor_for_a_prim_parameter():
+    with pytest.raises(ValueError, match="must be a primitive expression"):
+        passthrough.bind_params({"n": relax.const(np.array(5, "int64"))})
+
+
+def test_bind_params_naming_no_parameter_raises_what_tvm_users_catch():
+    for key in ("m", relax.Var("m")):
+        with pytest.raises(RuntimeError, match="no parameter named m"):
+            passthrough.bind_params({key: 1})
+        with pytest.raises(ValueError, match="no parameter named m"):
+            passthrough.bind_params({key: 1})
+
+
+def test_a_prim_value_equals_the_prim_expr_it_wraps():
+    # TVM 0.27 has no PrimValue node: relax.prim_value(e) is e
+    five = tir.const(5, "int64")
+    assert tvm.ir.structural_equal(relax.PrimValue(five), tir.const(5, "int64"))
+    assert tvm.ir.structural_equal(tir.const(5, "int64"), relax.PrimValue(five))
+    assert not tvm.ir.structural_equal(relax.PrimValue(five), tir.const(6, "int64"))
+    assert tvm.ir.structural_hash(relax.PrimValue(five)) == tvm.ir.structural_hash(five)

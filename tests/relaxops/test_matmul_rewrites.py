@@ -132,6 +132,38 @@ def test_reorder_take_after_matmul():
     np.testing.assert_allclose(_run(after, x, t, idx), x @ t[:, idx], rtol=1e-4, atol=1e-4)
 
 
+def test_reorder_take_after_matmul_with_one_table_entry_per_batch_row():
+    @I.ir_module
+    class Before:
+        @R.function
+        def main(x: R.Tensor((3, 2, 4), "float32"), table: R.Tensor((5, 4, 6), "float32"),
+                 idx: R.Tensor((3,), "int64")):
+            with R.dataflow():
+                w = R.take(table, idx, axis=0)
+                out = R.matmul(x, w)
+                R.output(out)
+            return out
+
+    @I.ir_module
+    class Expected:
+        @R.function
+        def main(x: R.Tensor((3, 2, 4), "float32"), table: R.Tensor((5, 4, 6), "float32"),
+                 idx: R.Tensor((3,), "int64")):
+            with R.dataflow():
+                side_by_side = R.reshape(R.permute_dims(table, [1, 0, 2]), [4, 30])
+                every_entry = R.reshape(R.matmul(x, side_by_side), [3, 2, 5, 6])
+                out = R.einsum([R.take(every_entry, idx, axis=2)], "ijik->ijk")
+                R.output(out)
+            return out
+
+    after = relax.transform.ReorderTakeAfterMatmul()(Before)
+    assert_structural_equal(after, relax.transform.Normalize()(Expected))
+    x, t = _rand(3, 2, 4), _rand(5, 4, 6)
+    idx = np.array([4, 0, 4], dtype="int64")
+    np.testing.assert_allclose(_run(after, x, t, idx), np.matmul(x, t[idx]), rtol=1e-4,
+                               atol=1e-4)
+
+
 def test_reorder_permute_dims_after_concat():
     @I.ir_module
     class Before:

@@ -163,6 +163,46 @@ class ReshapeKernels:
         return out
 
 
+def test_meta_schedule_apply_database_in_scope_replays_a_record():
+    from tvmlite import meta_schedule as ms
+
+    @I.ir_module
+    class Workload:
+        @T.prim_func
+        def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+            for i in range(8):
+                with T.block("copy"):
+                    vi = T.axis.spatial(8, i)
+                    B[vi] = A[vi] * T.float32(2)
+
+    sch = tvm.tir.Schedule(Workload)
+    _, inner = sch.split(sch.get_loops(sch.get_block("copy"))[0], [None, 4])
+    sch.vectorize(inner)
+    db = ms.database.create(kind="memory")
+    db.commit_tuning_record(ms.database.TuningRecord(
+        sch.trace, db.commit_workload(Workload), [1e-6], tvm.target.Target("llvm")))
+    @I.ir_module
+    class Renamed:  # the record applies to a structurally equal function, names aside
+        @T.prim_func
+        def kernel(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+            for i in range(8):
+                with T.block("doubled"):
+                    vi = T.axis.spatial(8, i)
+                    B[vi] = A[vi] * T.float32(2)
+
+    renamed = Renamed
+    with db:
+        after = relax.transform.MetaScheduleApplyDatabase()(renamed)
+    kernel = after["kernel"]
+    assert kernel.attrs["tir.is_scheduled"] and kernel.attrs["global_symbol"] == "kernel"
+    assert_structural_equal(kernel.without_attr("tir.is_scheduled").with_attr(
+        "global_symbol", "main"), sch.mod["main"])
+    a = np.arange(8, dtype="float32")
+    b = np.zeros(8, "float32")
+    tvm.build(kernel, target="llvm")(tvm.nd.array(a), out := tvm.nd.array(b))
+    np.testing.assert_array_equal(out.numpy(), a * 2)
+
+
 def test_rewrite_dataflow_reshape_turns_only_reshape_kernels_into_reshape():
     after = relax.transform.RewriteDataflowReshape()(ReshapeKernels)
     values = [b.value for b in after["main"].body.blocks[0].bindings]

@@ -2,6 +2,8 @@
 in any function, `T.max` in a string dim, an annotated last binding of an `if` branch, and
 `Op.same_as` between two lookups of one operator (apache-tvm accepts each of these)."""
 
+import numpy as np
+
 import tvmlite as tvm
 from tvmlite import relax, tir
 from tvmlite.script import ir as I
@@ -48,6 +50,49 @@ def test_if_branch_may_end_with_an_annotated_binding():
 
     if_binding = f.body.blocks[0].bindings[-1]
     assert isinstance(if_binding.value, relax.If) and if_binding.var.name_hint == "y"
+
+
+def test_a_computed_branch_result_is_bound_in_the_branch():
+    @R.function
+    def f(c: R.Tensor((), "bool"), x: R.Tensor((2,), "float32")):
+        if c:
+            y = x
+        else:
+            z = R.add(x, x)
+            y = R.multiply(z, x)
+        return y
+
+    branch = f.body.blocks[0].bindings[-1].value
+    # as TVM 0.27 parses it: a leaf result stays the branch's body; a computed one is bound
+    # to `y_else` inside the branch, which returns that variable
+    assert branch.true_branch.blocks == () and branch.true_branch.body is f.params[1]
+    last = branch.false_branch.blocks[-1].bindings[-1]
+    assert last.var.name_hint == "y_else" and branch.false_branch.body is last.var
+    assert isinstance(last.value, relax.Call) and last.value.op.name == "relax.multiply"
+    reparsed = tvm.script.from_source(f.script())
+    tvm.ir.assert_structural_equal(reparsed, f)
+
+
+def test_if_on_symbolic_dims_and_a_branch_ending_in_match_cast():
+    @R.function
+    def f(x: R.Tensor(["n"], "float32")):
+        n = T.int64()
+        if n == 4:
+            y = R.match_cast(x, R.Tensor([4], "float32"))
+        else:
+            y = R.add(x, x)
+        return y
+
+    branch = f.body.blocks[0].bindings[-1].value
+    assert isinstance(branch.cond, relax.PrimValue)  # `n == 4` is decided at run time
+    cast = branch.true_branch.blocks[-1].bindings[-1]
+    assert isinstance(cast, relax.MatchCast) and branch.true_branch.body is cast.var
+    assert cast.struct_info == R.Tensor([4], "float32")
+    mod = relax.transform.LegalizeOps()(tvm.IRModule({"main": f}))
+    vm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())
+    four, three = np.arange(4, dtype="float32"), np.arange(3, dtype="float32")
+    np.testing.assert_array_equal(vm["main"](four).numpy(), four)
+    np.testing.assert_array_equal(vm["main"](three).numpy(), three + three)
 
 
 def test_op_same_as_compares_the_operator():

@@ -114,3 +114,22 @@ def test_relax_use_before_def_and_dataflow_scope():
     g = rx.Function((), rx.SeqExpr((rx.BindingBlock((rx.VarBinding(y, x),)),), y), t)
     with pytest.raises(WellFormedError, match="'x' is used before it is bound"):
         assert_well_formed(g)
+
+
+def test_a_function_signature_defines_the_dims_of_its_own_parameters():
+    m, n = tir.Var("m", "int64"), tir.Var("n", "int64")
+    t = si.TensorStructInfo((m, n), "float32")
+    x = rx.Var("x", t)
+    local = rx.Function((x,), rx.SeqExpr((), x), t)
+    f_var = rx.Var("local", local.struct_info)
+    outer = rx.Function((), rx.SeqExpr((rx.BindingBlock((rx.VarBinding(f_var, local),)),),
+                                       f_var), local.struct_info)
+    # R.Callable([R.Tensor((m, n))], ...) binds m and n itself
+    assert relax.analysis.well_formed(tvm.IRModule({"outer": outer}))
+    # a result whose dims no signature defines is still refused
+    leaky = si.FuncStructInfo((), t)
+    g_var = rx.Var("leaky", leaky)
+    g = rx.Function((), rx.SeqExpr((rx.BindingBlock((rx.VarBinding(
+        g_var, rx.Function((), rx.SeqExpr((), rx.Var("y", t)), t)),)),), g_var), leaky)
+    with pytest.raises(WellFormedError, match="uses the symbolic variable 'm'"):
+        relax.analysis.well_formed(tvm.IRModule({"g": g}))
