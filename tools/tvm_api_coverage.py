@@ -43,16 +43,13 @@ NOT_APPLICABLE = [
      "native libraries linked into TVM's C++ runtime (tvmlite loads its own exports)"),
     (r"^(GenericConst|OpaqueExpr|OpaqueType|TensorLoad|TensorRegion)$",
      "TVM 0.27's internal unified-IR nodes, not a user-facing API"),
-    (r"^(VMShapeLower|VMBuiltinLower|LowerAllocTensor|AllocateWorkspace)$",
+    (r"^(VMShapeLower|VMBuiltinLower|LowerAllocTensor)$",
      "a step of TVM's C++ VM lowering; relax.build lowers to tvmlite's VM in one step "
      "(transforms/lower_to_vm.py)"),
-    (r"^(RewriteCUDAGraph)$", "CUDA graph capture in TVM's C++ runtime"),
     (r"^(SplitCallTIRByPattern)$", "CUTLASS kernel splitting (no CUTLASS backend)"),
     (r"^(RealizeVDevice|UpdateVDevice|SpecializePrimFuncBasedOnCallSite)$",
      "virtual-device planning for heterogeneous execution (texture memory scopes); tvmlite "
      "runs a module on one device"),
-    (r"^(SplitLayoutRewritePreproc)$",
-     "MetaSchedule's layout-rewrite postprocessing, which tvmlite's tuner does not do"),
 ]
 
 
