@@ -18,6 +18,11 @@ class TempDirectory:
             self.temp_dir = tempfile.mkdtemp(prefix="tvmlite_")
         self._keep = keep_for_debug or bool(custom_path)
 
+    @property
+    def path(self) -> str:
+        """The directory itself (TVM's attribute)."""
+        return self.temp_dir
+
     def relpath(self, name: str) -> str:
         """The path of `name` inside the directory."""
         return os.path.join(self.temp_dir, name)
