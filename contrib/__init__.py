@@ -1,5 +1,5 @@
 """`tvm.contrib`: the helpers TVM code imports from here (`utils.tempdir`)."""
 
-from . import tvmjs, utils  # noqa: F401
+from . import thrust, tvmjs, utils  # noqa: F401
 
-__all__ = ["tvmjs", "utils"]
+__all__ = ["thrust", "tvmjs", "utils"]

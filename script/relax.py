@@ -134,7 +134,7 @@ def _shape(shape: Any) -> tuple[tx.PrimExpr, ...]:
 def _tensor(shape: Any = None, dtype: str | None = None, ndim: int = -1,
             vdevice: str | None = None) -> si.TensorStructInfo:
     """`R.Tensor((1, 784), "float32")`, `R.Tensor(("n", 784), "float32")`, `R.Tensor(ndim=2)`."""
-    if isinstance(ndim, str):  # TVM's third parameter is the vdevice: R.Tensor(s, "f32", "llvm")
+    if not isinstance(ndim, int):  # TVM's third parameter is the vdevice: a name or a VDevice
         vdevice, ndim = ndim, -1
     if isinstance(shape, str) and dtype is None:
         shape, dtype = None, shape

@@ -236,14 +236,18 @@ def _same_items(new: list[Any], old: tuple[Any, ...]) -> bool:
     return len(new) == len(old) and all(a is b for a, b in zip(new, old))
 
 
-def legalize_module(mod: IRModule, custom: dict[str, Callable[..., Any]] | None = None
-                    ) -> IRModule:
+def legalize_module(mod: IRModule, custom: dict[str, Callable[..., Any]] | None = None,
+                    only: frozenset[str] | None = None) -> IRModule:
+    """`mod` with operator calls lowered to TIR; `only` limits it to those operators."""
     funcs = dict(mod.functions)
     emitter = TEEmitter(funcs)
-    bb_rules = {**BB_LEGALIZE, **(custom or {})}
+    rules, bb_rules = LEGALIZE, {**BB_LEGALIZE, **(custom or {})}
+    if only is not None:
+        rules = {k: v for k, v in rules.items() if k in only}
+        bb_rules = {k: v for k, v in bb_rules.items() if k in only}
     for gv, f in list(mod.functions.items()):
         if isinstance(f, rx.Function):
-            funcs[gv] = _Legalizer(emitter, LEGALIZE, bb_rules).visit(f)
+            funcs[gv] = _Legalizer(emitter, rules, bb_rules).visit(f)
     return IRModule(funcs, dict(mod.attrs), dict(mod.global_infos))
 
 
