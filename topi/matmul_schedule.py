@@ -26,6 +26,7 @@ Each output still sums over k in order, from zero (the init is its own block).
 from __future__ import annotations
 
 import contextlib
+import math
 import contextvars
 from collections.abc import Iterator
 
@@ -33,6 +34,8 @@ from .. import te
 from ..tir.dtype import bits as dtype_bits
 from .conv2d_schedule import MIN_PARALLEL, host_vector_bits, max_accumulators, static_dims
 from .conv2d_schedule import pick_lanes as conv_pick_lanes
+
+A_RESIDENT_BYTES = 1 << 20  # of A the panel loop re-reads from L2 (2 MiB per core here)
 
 # tuned knobs per workload (dims tuple -> {"rows", "lanes", "kc"}); empty: the default rule
 _KNOBS: contextvars.ContextVar[dict] = contextvars.ContextVar("matmul_knobs", default={})
@@ -86,7 +89,12 @@ def matmul_nest(out: te.Tensor, lanes: int | None = None, b_shared: bool = False
         return f"{name}.o", f"{name}.i"
 
     (io, ii), (jo, ji), (ko, ki) = parts(i, rows, m), parts(j, lanes, n), parts(k, kc, k_ext)
-    spatial = [name for name in ((jo, *batch, io) if b_shared else (*batch, jo, io))
+    # NOTE: all of A is re-read for each column panel: while it stays in L2, the panels go
+    # outermost (each read once); a bigger A goes by batches instead (each a block of rows
+    # that stays in L2 while all panels stream past it: BERT's batch 8)
+    a_bytes = math.prod(batch_dims) * m * k_ext * dtype_bits(out.dtype) // 8
+    panels_first = b_shared and (not batch or a_bytes <= A_RESIDENT_BYTES)
+    spatial = [name for name in ((jo, *batch, io) if panels_first else (*batch, jo, io))
                if name is not None]
     order = [*spatial, *(name for name in (ko, ki, ii, ji) if name is not None)]
     kinds = {ji: "vectorized"}
