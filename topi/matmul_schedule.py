@@ -119,7 +119,8 @@ def default_tile(dims: list[int] | tuple, dtype: str, lanes: int | None = None
     if not lanes:
         return None
     regs = -(-lanes // register)
-    rows = next(r for r in (8, 4, 2, 1) if m % r == 0 and r * regs <= max_accumulators())
+    # the most rows up to 8 dividing m (odd counts too: 7 rows of 126 beat 2 rows of 126)
+    rows = next(r for r in range(8, 0, -1) if m % r == 0 and r * regs <= max_accumulators())
     return {"rows": rows, "lanes": lanes, "kc": k_ext}
 
 

@@ -79,3 +79,13 @@ def test_batched_b_keeps_the_batch_outermost() -> None:
 
 def test_tile_choices() -> None:
     assert pick_lanes(3072, 16) == 32 and pick_lanes(48, 16) == 16 and pick_lanes(20, 16) == 10
+
+
+@pytest.mark.skipif(host_vector_bits() != 512, reason="tiles for AVX-512")
+def test_rows_of_the_tile_divide_the_rows() -> None:
+    from tvmlite.topi.matmul_schedule import default_tile
+
+    # the most rows up to 8 dividing m, within 16 accumulators (two zmm per row here)
+    assert [default_tile((m, 3072, 768), "float32")["rows"] for m in (128, 126, 100, 127)] == \
+        [8, 7, 5, 1]
+    assert default_tile((126, 48, 64), "float32")["rows"] == 7  # 16 lanes: one zmm per row
