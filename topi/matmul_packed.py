@@ -9,11 +9,14 @@ pays for itself when several row tiles read each panel.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import te
 from ..tir import expr as tx
 from ..tir.dtype import bits as dtype_bits
+from ..tir.functor import simplify
 from .conv2d_schedule import MIN_PARALLEL, host_vector_bits
 from .matmul_schedule import default_tile, matmul_nest, pick_lanes
 
@@ -56,21 +59,62 @@ def pack_in_kernel(b: te.Tensor, lanes: int) -> te.Tensor:
 
 
 def matmul_packed(a: te.Tensor, b_pack: te.Tensor, out_dtype: str | None = None) -> te.Tensor:
-    """a (.., m, k) x B, B given as its panels `b_pack` (n // lanes, k, lanes): (.., m, n)."""
+    """a (.., m, k) x B, B given as its panels `b_pack` (n // lanes, k, lanes): (.., m, n).
+    When the rows allow only a thin register tile (127 rows: tiles of one row, a quarter of
+    the FMA throughput), the rows but the last m % 8 are computed with 8-row tiles, the rest
+    with one tile of their own, and both are copied into the output (a pass over the output,
+    a few percent of the matmul's time)."""
     dt = out_dtype or a.dtype
+    m = simplify(a.shape[-2])
+    if isinstance(m, tx.IntImm) and m.value > 8:
+        n = int(b_pack.shape[0].value) * int(b_pack.shape[2].value)  # type: ignore[union-attr]
+        tile = default_tile((m.value, n, 1), dt, int(b_pack.shape[2].value))  # type: ignore
+        if tile is not None and tile["rows"] < TAIL_MIN_ROWS:
+            return _with_row_tail(a, b_pack, m.value - m.value % 8, dt)
+    return _packed_rows(a, b_pack, 0, a.shape[-2], dt)
+
+
+TAIL_MIN_ROWS = 4  # a register tile of fewer rows: the rows split into 8-row tiles and a tail
+
+
+def _packed_rows(a: te.Tensor, b_pack: te.Tensor, first: int, count: Any, dt: str
+                 ) -> te.Tensor:
+    """Rows [first, first + count) of `a @ B`, scheduled by the rule."""
     panels, _, lanes_dim = b_pack.shape
     lanes = int(lanes_dim.value)  # type: ignore[union-attr]
     n = tx.const(int(panels.value) * lanes, a.shape[-1].dtype)  # type: ignore[union-attr]
     k = te.reduce_axis(a.shape[-1], "k")
 
     def body(*idx: tx.PrimExpr) -> tx.PrimExpr:
-        *lead, j = idx
-        av = a[(*lead, k)]
+        *lead, i, j = idx
+        av = a[(*lead, i + first if first else i, k)]
         bv = b_pack[j // lanes, k, j % lanes]  # NOTE: folded to (j.o, k, j.i) when lowered
         return te.sum(_as(av, dt) * _as(bv, dt), axis=k)
 
-    out = te.compute((*a.shape[:-1], n), body, name="T_matmul")
+    rows = tx.const(count, a.shape[-2].dtype) if isinstance(count, int) else count
+    out = te.compute((*a.shape[:-2], rows, n), body, name="T_matmul")
     matmul_nest(out, lanes, b_shared=True)  # NOTE: a symbolic dim keeps TE's plain nest
+    return out
+
+
+def _with_row_tail(a: te.Tensor, b_pack: te.Tensor, main: int, dt: str) -> te.Tensor:
+    m = int(a.shape[-2].value)  # type: ignore[union-attr]
+    head = _packed_rows(a, b_pack, 0, main, dt)
+    tail = _packed_rows(a, b_pack, main, m - main, dt)
+    top, zero = tx.const(main - 1, head.shape[-2].dtype), tx.const(0, head.shape[-2].dtype)
+
+    def body(*idx: tx.PrimExpr) -> tx.PrimExpr:
+        *lead, i, j = idx
+        # NOTE: both reads clamped in bounds; the lazy select reads just one
+        up = head[(*lead, tx.binop(tx.BinaryOp.MIN, i, top), j)]
+        down = tail[(*lead, tx.binop(tx.BinaryOp.MAX, i - main, zero), j)]
+        return te.if_then_else(i < main, up, down)
+
+    out = te.compute((*a.shape[:-1], head.shape[-1]), body, name="T_matmul")
+    names = [ax.name for ax in out.op.axis]
+    dims = [int(d.value) for d in out.shape]  # type: ignore[union-attr]
+    par = next((nm for nm, d in zip(names, dims) if d >= MIN_PARALLEL), None)
+    te.loop_nest(out, names, {}, {par: "parallel"} if par is not None else {})
     return out
 
 

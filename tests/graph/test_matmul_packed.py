@@ -43,6 +43,8 @@ def build_packed(ashape, n, lanes, dtype="float32"):
     ((3, 24, 33), 96, 32, "float32"),  # a batch of rows sharing the weight
     ((8, 300), 32, 8, "float64"),
     ((12, 20), 16, 16, "int32"),
+    ((19, 40), 64, 32, "float32"),  # 19 rows: 16 in 8-row tiles, a tail tile of 3
+    ((2, 13, 24), 32, 16, "float32"),  # a batch of 13-row blocks: 8 rows and a tail of 5
 ])
 def test_packed_matmul_matches_numpy(ashape, n, lanes, dtype) -> None:
     k = ashape[-1]
@@ -54,6 +56,25 @@ def test_packed_matmul_matches_numpy(ashape, n, lanes, dtype) -> None:
     c = tvm.nd.array(np.zeros((*ashape[:-1], n), dtype))
     lib["main"](tvm.nd.array(a), tvm.nd.array(pack_panels(b, lanes)), c)
     np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-5, atol=1e-4)
+
+
+def test_rows_without_a_good_tile_split_into_tiles_and_a_tail() -> None:
+    out, _ = build_packed((19, 40), 64, 32)
+    text = te.create_prim_func([*_placeholders(out), out]).script()
+    # the 16 rows of 8-row tiles and the 3-row tail tile, then the copy into the output
+    assert "T.unroll(8)" in text and "T.unroll(3)" in text and "T.if_then_else" in text, text
+
+
+def _placeholders(t):
+    found, todo = [], [t]
+    while todo:
+        u = todo.pop()
+        if isinstance(u.op, te.PlaceholderOp):
+            if all(u is not f for f in found):
+                found.append(u)
+        else:
+            todo += u.op.input_tensors
+    return sorted(found, key=lambda p: p.name)
 
 
 def test_packed_matmul_with_symbolic_rows() -> None:
