@@ -18,6 +18,7 @@ from ..tir import expr as tx
 from ..tir.dtype import bits as dtype_bits
 from ..tir.functor import simplify
 from .conv2d_schedule import MIN_PARALLEL, host_vector_bits
+from .epilogue import apply_epilogue
 from .matmul_schedule import default_tile, matmul_nest, pick_lanes
 
 # a right operand smaller than this stays where it is: its panels stay in L1/L2 unpacked
@@ -58,8 +59,10 @@ def pack_in_kernel(b: te.Tensor, lanes: int) -> te.Tensor:
     return packed
 
 
-def matmul_packed(a: te.Tensor, b_pack: te.Tensor, out_dtype: str | None = None) -> te.Tensor:
-    """a (.., m, k) x B, B given as its panels `b_pack` (n // lanes, k, lanes): (.., m, n).
+def matmul_packed(a: te.Tensor, b_pack: te.Tensor, bias: te.Tensor | None = None,
+                  out_dtype: str | None = None) -> te.Tensor:
+    """a (.., m, k) x B (+ bias (n,)), B given as its panels `b_pack` (n // lanes, k, lanes):
+    (.., m, n). The bias is added to each register tile once its reduction is done.
     When the rows allow only a thin register tile (127 rows: tiles of one row, a quarter of
     the FMA throughput), the rows but the last m % 8 are computed with 8-row tiles, the rest
     with one tile of their own, and both are copied into the output (a pass over the output,
@@ -70,15 +73,15 @@ def matmul_packed(a: te.Tensor, b_pack: te.Tensor, out_dtype: str | None = None)
         n = int(b_pack.shape[0].value) * int(b_pack.shape[2].value)  # type: ignore[union-attr]
         tile = default_tile((m.value, n, 1), dt, int(b_pack.shape[2].value))  # type: ignore
         if tile is not None and tile["rows"] < TAIL_MIN_ROWS:
-            return _with_row_tail(a, b_pack, m.value - m.value % 8, dt)
-    return _packed_rows(a, b_pack, 0, a.shape[-2], dt)
+            return _with_row_tail(a, b_pack, m.value - m.value % 8, dt, bias)
+    return _packed_rows(a, b_pack, 0, a.shape[-2], dt, bias)
 
 
 TAIL_MIN_ROWS = 4  # a register tile of fewer rows: the rows split into 8-row tiles and a tail
 
 
-def _packed_rows(a: te.Tensor, b_pack: te.Tensor, first: int, count: Any, dt: str
-                 ) -> te.Tensor:
+def _packed_rows(a: te.Tensor, b_pack: te.Tensor, first: int, count: Any, dt: str,
+                 bias: te.Tensor | None) -> te.Tensor:
     """Rows [first, first + count) of `a @ B`, scheduled by the rule."""
     panels, _, lanes_dim = b_pack.shape
     lanes = int(lanes_dim.value)  # type: ignore[union-attr]
@@ -94,13 +97,16 @@ def _packed_rows(a: te.Tensor, b_pack: te.Tensor, first: int, count: Any, dt: st
     rows = tx.const(count, a.shape[-2].dtype) if isinstance(count, int) else count
     out = te.compute((*a.shape[:-2], rows, n), body, name="T_matmul")
     matmul_nest(out, lanes, b_shared=True)  # NOTE: a symbolic dim keeps TE's plain nest
-    return out
+    if bias is None:
+        return out
+    return apply_epilogue(out, lambda acc, *axes: acc + _as(bias[axes[-1]], dt))
 
 
-def _with_row_tail(a: te.Tensor, b_pack: te.Tensor, main: int, dt: str) -> te.Tensor:
+def _with_row_tail(a: te.Tensor, b_pack: te.Tensor, main: int, dt: str,
+                   bias: te.Tensor | None) -> te.Tensor:
     m = int(a.shape[-2].value)  # type: ignore[union-attr]
-    head = _packed_rows(a, b_pack, 0, main, dt)
-    tail = _packed_rows(a, b_pack, main, m - main, dt)
+    head = _packed_rows(a, b_pack, 0, main, dt, bias)
+    tail = _packed_rows(a, b_pack, main, m - main, dt, bias)
     top, zero = tx.const(main - 1, head.shape[-2].dtype), tx.const(0, head.shape[-2].dtype)
 
     def body(*idx: tx.PrimExpr) -> tx.PrimExpr:

@@ -30,6 +30,7 @@ import numpy as np
 from .. import topi
 from ..ir import expr as rx
 from ..ir import struct_info as si
+from ..ir.functor import var_use_counts
 from ..ir.module import IRModule
 from ..ir.op import Op
 from ..vm.ndarray import array
@@ -40,7 +41,7 @@ from .nt_matmul import nt_matmul
 from .pass_infra import Pass, PassContext
 from .simple_passes import remove_unused
 
-_MATMUL, _PERMUTE = Op("relax.matmul"), Op("relax.permute_dims")
+_MATMUL, _PERMUTE, _ADD = Op("relax.matmul"), Op("relax.permute_dims"), Op("relax.add")
 
 
 def FuseTransposeMatmul() -> Pass:  # noqa: N802 (TVM's name)
@@ -114,10 +115,12 @@ def _transpose_constant(w: rx.Constant, done: dict[int, rx.Constant]) -> rx.Cons
 
 
 def _packed_call(matmul: rx.Call, w: rx.Constant, transposed: bool, emitter: TEEmitter,
-                 done: dict[Any, rx.Constant]) -> rx.Call | None:
+                 done: dict[Any, rx.Constant], bias: rx.VarBinding | None = None
+                 ) -> rx.Call | None:
     """`call_tir(matmul_packed, (x, panels of w))`, the panels computed once per weight at
     build time; None when the shapes are not static, the dtypes differ or the row does not
-    vectorize."""
+    vectorize. `bias`: the binding adding a bias to the matmul, which the call then replaces
+    (the bias added to each output tile in registers)."""
     x, out = matmul.args[0], matmul.struct_info
     xs, ws = x.struct_info, w.struct_info
     out_dtype = matmul.attr("out_dtype") or None
@@ -134,8 +137,33 @@ def _packed_call(matmul: rx.Call, w: rx.Constant, transposed: bool, emitter: TEE
         data = w.data._arr if isinstance(w.data._arr, np.ndarray) else w.data.numpy()
         packed = array(pack_panels(data, lanes, transposed))
         done[key] = rx.Constant(packed, si.TensorStructInfo(packed.shape, ws.dtype))
-    return emitter.call_te(matmul_packed, [x, done[key]], {}, "matmul_packed",
-                           out_sinfo=out)
+    if bias is None:
+        return emitter.call_te(matmul_packed, [x, done[key]], {}, "matmul_packed",
+                               out_sinfo=out)
+    return emitter.call_te(matmul_packed, [x, done[key], _bias_of(bias.value, matmul)], {},
+                           "matmul_packed_bias", out_sinfo=bias.value.struct_info)
+
+
+def _bias_of(add: rx.Call, matmul: rx.Call) -> rx.Constant:
+    return next(a for a in add.args if isinstance(a, rx.Constant))
+
+
+def _bias_add(var: rx.Var, matmul: rx.Call, uses: dict, user: dict) -> rx.VarBinding | None:
+    """The binding adding a constant bias (n,) to `var` (matmul's value), its only use."""
+    b = user.get(var)
+    if uses.get(var) != 1 or b is None or not isinstance(b.value, rx.Call) or \
+            b.value.op != _ADD:
+        return None
+    others = [a for a in b.value.args if a is not var]
+    out = matmul.struct_info
+    if len(others) != 1 or not isinstance(others[0], rx.Constant) or \
+            not isinstance(out, si.TensorStructInfo) or out.static_shape is None:
+        return None
+    s = others[0].struct_info
+    ok = (isinstance(s, si.TensorStructInfo) and s.dtype == out.dtype
+          and s.static_shape == (out.static_shape[-1],)
+          and b.value.struct_info.static_shape == out.static_shape)
+    return b if ok else None
 
 
 def _rewrite(func: rx.Function, emitter: TEEmitter) -> rx.Function:
@@ -144,12 +172,18 @@ def _rewrite(func: rx.Function, emitter: TEEmitter) -> rx.Function:
     changed = False
     done: dict[int, rx.Constant] = {}  # id of a weight -> its transposed copy
     packed: dict[Any, rx.Constant] = {}  # (id of a weight, transposed) -> its panels
+    flat = [b for blk in func.body.blocks for b in blk.bindings]
+    uses = var_use_counts(*(b.value for b in flat), func.body.body)
+    user = {v: b for b in reversed(flat) for v in var_use_counts(b.value)}
+    fused: dict[rx.Var, rx.Call] = {}  # a bias add's var -> the matmul call doing it too
     blocks = []
     for blk in func.body.blocks:
         bindings = []
         for b in blk.bindings:
             value = b.value
-            if isinstance(b, rx.VarBinding) and isinstance(value, rx.Call) and \
+            if b.var in fused:  # NOTE: the matmul's own binding, now unused, goes
+                b, changed = replace(b, value=fused[b.var]), True
+            elif isinstance(b, rx.VarBinding) and isinstance(value, rx.Call) and \
                     value.op == _MATMUL and not scheduled():
                 w = _swapped_last(values.get(value.args[1]))
                 if w is not None:
@@ -158,14 +192,21 @@ def _rewrite(func: rx.Function, emitter: TEEmitter) -> rx.Function:
                     value.op == _MATMUL:
                 w = _transposed(values.get(value.args[1]))
                 plain = value.args[1] if w is None else None
+                bias = _bias_add(b.var, value, uses, user)
                 if isinstance(w, rx.Constant) and _rows(value.args[0]) != 1:
-                    value = _packed_call(value, w, True, emitter, packed) or replace(
-                        value, args=(value.args[0], _transpose_constant(w, done)))
-                    b, changed = replace(b, value=value), True
+                    new = _packed_call(value, w, True, emitter, packed, bias)
+                    if new is not None and bias is not None:
+                        fused[bias.var] = new
+                    else:
+                        value = new or replace(
+                            value, args=(value.args[0], _transpose_constant(w, done)))
+                        b, changed = replace(b, value=value), True
                 elif isinstance(plain, rx.Constant) and _is_2d(plain) and \
                         _rows(value.args[0]) not in (None, 1):
-                    new = _packed_call(value, plain, False, emitter, packed)
-                    if new is not None:
+                    new = _packed_call(value, plain, False, emitter, packed, bias)
+                    if new is not None and bias is not None:
+                        fused[bias.var] = new
+                    elif new is not None:
                         b, changed = replace(b, value=new), True
                 elif w is not None and _is_2d(value.args[0]) and \
                         w.struct_info.dtype == value.args[0].struct_info.dtype:

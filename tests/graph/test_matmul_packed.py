@@ -170,3 +170,45 @@ def test_bound_weights_are_packed_at_build_time(xshape, wshape, transposed) -> N
     y = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())["main"](x)
     np.testing.assert_allclose(y.numpy(), x @ (w.T if transposed else w), rtol=1e-4,
                                atol=1e-4)
+
+
+def linear_with_bias(xshape, w: np.ndarray, bias: np.ndarray, bias_first: bool,
+                     keep_matmul: bool = False):
+    """torch's Linear as exported: add(bias, matmul(x, permute_dims(w)))."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo(xshape, "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            wt = bb.emit(relax.op.permute_dims(relax.const(w)))
+            mm = bb.emit(relax.op.matmul(x, wt))
+            b = relax.const(bias)
+            y = bb.emit(relax.op.add(b, mm) if bias_first else relax.op.add(mm, b))
+            out = bb.emit_output(relax.Tuple([y, mm]) if keep_matmul else y)
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+@pytest.mark.parametrize("xshape,bias_first", [((16, 24), True), ((2, 19, 24), False)])
+def test_a_bias_add_is_done_by_the_packed_matmul(xshape, bias_first) -> None:
+    w = RNG.standard_normal((64, 24)).astype("float32")
+    bias = RNG.standard_normal(64).astype("float32")
+    mod = linear_with_bias(xshape, w, bias, bias_first)
+    with default_schedules():
+        text = FuseTransposeMatmul()(mod).script()
+    assert "cls.matmul_packed_bias" in text and "R.add" not in text and "R.matmul" not in text
+    x = RNG.standard_normal(xshape).astype("float32")
+    y = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())["main"](x)
+    np.testing.assert_allclose(y.numpy(), x @ w.T + bias, rtol=1e-4, atol=1e-4)
+
+
+def test_a_matmul_used_elsewhere_keeps_its_bias_add() -> None:
+    w = RNG.standard_normal((64, 24)).astype("float32")
+    bias = RNG.standard_normal(64).astype("float32")
+    mod = linear_with_bias((16, 24), w, bias, True, keep_matmul=True)
+    with default_schedules():
+        text = FuseTransposeMatmul()(mod).script()
+    assert "cls.matmul_packed," in text and "R.add" in text, text
+    x = RNG.standard_normal((16, 24)).astype("float32")
+    y, mm = relax.VirtualMachine(tvm.compile(mod, target="llvm"), tvm.cpu())["main"](x)
+    np.testing.assert_allclose(mm.numpy(), x @ w.T, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(y.numpy(), x @ w.T + bias, rtol=1e-4, atol=1e-4)
