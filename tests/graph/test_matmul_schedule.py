@@ -50,10 +50,10 @@ def test_nest_is_register_blocked() -> None:
     B = te.placeholder((600, 64), "float32", name="B")
     text = te.create_prim_func([A, B, topi.nn.matmul(A, B)]).script()
     loops = [line.strip() for line in text.splitlines() if line.strip().startswith("for ")]
-    # column panels outermost (B has no batch dims: every row tile reuses each panel), then
-    # the 8-row tiles (2 iterations: the panels are the parallel loop... only 2 of them, so
-    # the larger); in each, the tile's init, the whole reduction around the 8 x 32 register
-    # tile (two zmm per row) unrolled and vectorized innermost, then the tile's store
+    # column panels outermost (B has no batch dims: every row tile reuses each panel; no
+    # loop has 4 iterations, so the first of the longest runs in parallel), then the 8-row
+    # tiles; in each, the tile's init, the whole reduction around the 8 x 32 register tile
+    # (two zmm per row, unrolled and vectorized innermost), then the tile's store
     assert loops == ["for i1_o in T.parallel(2):",
                      "for i0_o in range(2):",
                      "for i0_i_init in T.unroll(8):",
