@@ -13,7 +13,8 @@ TVM's host-CPU build of the same. Every flavour runs in its own subprocess (`--w
 tvmlite with TVMLITE_NUM_THREADS=1 and =2 (the parallel speed-up), TVM with its default
 thread count and TVM_NUM_THREADS=2.
 TVM's target is its default "llvm" (generic x86-64, SSE2); the scheduled kernel is also run
-with `mcpu` = this host's CPU, which is what tvmlite compiles for.
+with `mcpu` = this host's CPU, which is what tvmlite compiles for. (f) tvmlite's default
+matmul rule (what `tvm.compile` gives a Relax matmul), B packed in the kernel or beforehand.
 """
 import argparse
 import json
@@ -131,6 +132,36 @@ def run_size(flavor, tvm, n, mcpu):
                                          min_runs=1 if name == "plain" and n >= 1024 else 3))
         except Exception as err:  # noqa: BLE001 (report, keep going)
             out[name] = short_error(err)
+    if flavor == "tvmlite":
+        out.update(run_rule(tvm, n, a, b, want))
+    return out
+
+
+def run_rule(tvm, n, a, b, want):
+    """tvmlite's default matmul rule (topi/matmul_schedule.py) as the build applies it: B
+    packed into column panels inside the kernel ("rule"), or packed once beforehand, as
+    weights bound at build time are ("rule_packed")."""
+    from tvmlite import te, topi
+    from tvmlite.topi.matmul_packed import matmul_packed, pack_panels, panel_lanes
+    from tvmlite.topi.schedule_mode import default_schedules
+
+    out = {}
+    lanes = panel_lanes(n, "float32")
+    A = te.placeholder((n, n), "float32", name="A")
+    with default_schedules():
+        B = te.placeholder((n, n), "float32", name="B")
+        P = te.placeholder((n // lanes, n, lanes), "float32", name="P")
+        cases = {"rule": ([A, B, topi.nn.matmul(A, B)], b),
+                 "rule_packed": ([A, P, matmul_packed(A, P)], pack_panels(b, lanes))}
+    for name, (tensors, bb) in cases.items():
+        try:
+            f = tvm.build(te.create_prim_func(tensors), target="llvm")["main"]
+            args = [tvm.nd.array(x) for x in (a, bb, np.zeros((n, n), "float32"))]
+            f(*args)
+            np.testing.assert_allclose(args[2].numpy(), want, rtol=1e-3, atol=1e-3)
+            out[name] = gflops(n, time_s(lambda: f(*args)))
+        except Exception as err:  # noqa: BLE001 (report, keep going)
+            out[name] = short_error(err)
     return out
 
 
@@ -230,6 +261,15 @@ def print_table(res, sizes, host):
         u2, un = get("tvmlite_2", n, "user"), get("tvm_2", n, "user_native")
         npy = res["numpy"][str(n)]
         print(f"{n:5d} | {fmt(u2)} {fmt(un)} {ratio(u2, un)} | {fmt(npy)} {ratio(u2, npy)}")
+    print("default rule (topi.nn.matmul: B packed in the kernel; packed beforehand), "
+          "threads 1 / 2:")
+    print("   N | rule1 rule2 packed1 packed2 | numpy rule2/numpy packed2/numpy")
+    for n in sizes:
+        r1, r2 = get("tvmlite_1", n, "rule"), get("tvmlite_2", n, "rule")
+        p1, p2 = get("tvmlite_1", n, "rule_packed"), get("tvmlite_2", n, "rule_packed")
+        npy = res["numpy"][str(n)]
+        print(f"{n:5d} | {fmt(r1)} {fmt(r2)} {fmt(p1)} {fmt(p2)} | {fmt(npy)} {ratio(r2, npy)} "
+              f"{ratio(p2, npy)}")
 
 
 if __name__ == "__main__":

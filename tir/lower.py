@@ -33,6 +33,7 @@ from .arith import Window, bound, subtract, union_windows
 from .expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var, binop, const
 from .function import PrimFunc
 from .functor import Mutator, Simplifier, Visitor, simplify, substitute
+from .split_index import SplitIndexFolder, split_parts
 from .stmt import (
     Allocate, Block, BlockRealize, Buffer, BufferStore, For, ForKind, IfThenElse, IterType,
     MatchBufferRegion, SeqStmt, Stmt, seq,
@@ -69,6 +70,18 @@ def _conjunction(terms: list[PrimExpr]) -> PrimExpr | None:
 
 
 class _BlockLowerer(Mutator):
+    def __init__(self) -> None:
+        self.loops: dict[Var, int] = {}  # loop var -> constant extent, loops from 0 around
+
+    def visit_For(self, s: For) -> Stmt:
+        if not (isinstance(s.min, IntImm) and s.min.value == 0 and isinstance(s.extent, IntImm)):
+            return self.generic_visit(s)
+        self.loops[s.loop_var] = s.extent.value
+        try:
+            return self.generic_visit(s)
+        finally:
+            del self.loops[s.loop_var]
+
     def visit_BlockRealize(self, br: BlockRealize) -> Stmt:
         stmt = self._lower_block(br.block, br.iter_values)
         pred = self.visit(br.predicate)
@@ -84,6 +97,9 @@ class _BlockLowerer(Mutator):
                 f"{len(values)} bound values"
             )
         vmap = {iv.var: self.visit(v) for iv, v in zip(block.iter_vars, values)}
+        parts = split_parts(vmap, self.loops)
+        if parts:
+            block = dataclasses.replace(block, body=SplitIndexFolder(parts).visit(block.body))
         body = self.visit(substitute(block.body, vmap))
         if block.init is not None:
             init = self.visit(substitute(block.init, vmap))

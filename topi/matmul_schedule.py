@@ -4,23 +4,29 @@
 A rule over the compute's structure (static shapes, any batch dims and dtype), applied when
 topi builds the compute, as `te.loop_nest`:
 
-    batch.., i.o          rows of tiles; the first loop with enough iterations runs in parallel
-      k.o                 a block of the reduction, so the block of B it reads stays in cache
-        j.o               columns of tiles
-          k.i             the rest of the reduction
-            i.i, j.i      the register tile: `rows` x `lanes` accumulators, j vectorized
+    batch.., j.o          column panels of B; the first loop with enough iterations runs in
+      i.o                 parallel; the panel (k x lanes) is reused by every row tile
+        k                 the whole reduction (a tuned `kc` splits it, inside the tile)
+          i.i, j.i        the register tile: `rows` x `lanes` accumulators, j vectorized
 
-Each broadcast A[i, k] feeds `lanes / register width` FMAs and each vector of B's row k feeds
-`rows` of them. On the Zen 5 machine of bench/README.md 8 rows x 32 lanes (16 zmm
-accumulators) ran 250-420 GFLOP/s on two cores for BERT's (128, 768) x (768, 3072), where the
-unblocked `i, k, j` nest ran ~55; without the k block the long reductions (K = 3072) fell to
-~130. A single row (a matrix-vector product) splits the columns over the cores instead.
+The tile accumulates in a local buffer (te.with_epilogue's accumulator), which LLVM keeps in
+registers across the reduction; accumulating in the output itself, it loaded and stored the
+tile at every k step (LLVM could not tell the rows of the output apart). Each broadcast
+A[i, k] feeds `lanes / register width` FMAs and each vector of B's row k feeds `rows` of them.
+A panel read from a row-major B walks memory by whole rows of B (a 4 KiB multiple for BERT's
+3072 columns: every row of the panel in the same L1 set); large B are read from panels
+packed contiguously (`B_pack[j.o, k, j.i]`, topi/matmul_packed.py): weights once at build
+time, other operands by a copy inside the kernel. On the Xeon (AVX-512) of bench/README.md,
+one core, BERT's (128, 768) x (768, 3072): 0.26x numpy's speed with the tile in memory, 0.5x
+with it in registers, 1.1-1.5x with the panels packed.
+A single row (a matrix-vector product) splits the columns over the cores.
 Each output still sums over k in order, from zero (the init is its own block).
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import contextvars
 from collections.abc import Iterator
 
@@ -29,7 +35,7 @@ from ..tir.dtype import bits as dtype_bits
 from .conv2d_schedule import MIN_PARALLEL, host_vector_bits, max_accumulators, static_dims
 from .conv2d_schedule import pick_lanes as conv_pick_lanes
 
-K_BLOCK = 256  # reduction steps per block: a (256 x N) block of B is reused by every row tile
+A_RESIDENT_BYTES = 1 << 20  # of A the panel loop re-reads from L2 (2 MiB per core here)
 
 # tuned knobs per workload (dims tuple -> {"rows", "lanes", "kc"}); empty: the default rule
 _KNOBS: contextvars.ContextVar[dict] = contextvars.ContextVar("matmul_knobs", default={})
@@ -49,22 +55,24 @@ def matmul_knobs(knobs: dict, seen: list | None = None) -> Iterator[None]:
         _SEEN.reset(tok_seen)
 
 
-def matmul_nest(out: te.Tensor) -> bool:
+def matmul_nest(out: te.Tensor, lanes: int | None = None, b_shared: bool = False) -> bool:
     """Sets the loop nest of `out` (axes: batch.., i, j; one reduce axis k). Returns False,
-    leaving the compute as it is, when a shape is not static or the row does not vectorize."""
+    leaving the compute as it is, when a shape is not static or the row does not vectorize.
+    `lanes`: the width of the packed panels `out` reads (fixed, not tunable). `b_shared`: B
+    has no batch dims, so the column panels go outermost and every batch reuses each one."""
     dims = static_dims(out)
     if dims is None or len(out.op.axis) < 2 or len(out.op.reduce_axis) != 1:
         return False
     *batch_dims, m, n, k_ext = dims
-    tile = default_tile(dims, out.dtype)
+    tile = default_tile(dims, out.dtype, lanes)
     if tile is None:
         return False
-    rows, lanes, kc = tile["rows"], tile["lanes"], tile["kc"]
     if _SEEN.get() is not None:
         _SEEN.get().append(tuple(dims))
     tuned = _KNOBS.get().get(tuple(dims))
-    if tuned is not None:
-        rows, lanes, kc = tuned["rows"], tuned["lanes"], tuned["kc"]
+    if tuned is not None and (lanes is None or tuned["lanes"] == lanes):
+        tile = tuned
+    rows, lanes, kc = tile["rows"], tile["lanes"], tile["kc"]
     *batch, i, j = (a.name for a in out.op.axis)
     k = out.op.reduce_axis[0].name
     split: dict[str, int] = {}
@@ -81,41 +89,39 @@ def matmul_nest(out: te.Tensor) -> bool:
         return f"{name}.o", f"{name}.i"
 
     (io, ii), (jo, ji), (ko, ki) = parts(i, rows, m), parts(j, lanes, n), parts(k, kc, k_ext)
-    order = [name for name in (*batch, io, ko, jo, ki, ii, ji) if name is not None]
+    # NOTE: all of A is re-read for each column panel: while it stays in L2, the panels go
+    # outermost (each read once); a bigger A goes by batches instead (each a block of rows
+    # that stays in L2 while all panels stream past it: BERT's batch 8)
+    a_bytes = math.prod(batch_dims) * m * k_ext * dtype_bits(out.dtype) // 8
+    panels_first = b_shared and (not batch or a_bytes <= A_RESIDENT_BYTES)
+    spatial = [name for name in ((jo, *batch, io) if panels_first else (*batch, jo, io))
+               if name is not None]
+    order = [*spatial, *(name for name in (ko, ki, ii, ji) if name is not None)]
     kinds = {ji: "vectorized"}
     if ii is not None:
         kinds[ii] = "unroll"
-    spatial = [name for name in (*batch, io) if name is not None]
-    if jo is not None and ko is None:  # no fork per k block
-        spatial.append(jo)
     par = next((name for name in spatial if extent[name] >= MIN_PARALLEL),
                max(spatial, key=extent.__getitem__, default=None))
     if par is not None and extent[par] > 1:
         kinds[par] = "parallel"
     te.loop_nest(out, order, split, kinds)
+    te.with_epilogue(out, lambda acc, *axes: acc)  # the tile accumulates in registers
     return True
 
 
-def default_tile(dims: list[int] | tuple, dtype: str) -> dict | None:
+def default_tile(dims: list[int] | tuple, dtype: str, lanes: int | None = None
+                 ) -> dict | None:
     """The rule's tile of a matmul (dims: batch.., m, n, k): {"rows", "lanes", "kc"}, or None
-    when the row does not vectorize."""
+    when the row does not vectorize. `lanes` given: the width of packed panels."""
     m, n, k_ext = dims[-3:]
     register = max(1, host_vector_bits() // dtype_bits(dtype))
-    lanes = pick_lanes(n, register)
+    lanes = lanes or pick_lanes(n, register)
     if not lanes:
         return None
     regs = -(-lanes // register)
-    rows = next(r for r in (8, 4, 2, 1) if m % r == 0 and r * regs <= max_accumulators())
-    # a matrix-vector product reads B once whatever the order: no k block, columns in parallel
-    kc = k_ext if m == 1 else pick_k_block(k_ext)
-    return {"rows": rows, "lanes": lanes, "kc": kc}
-
-
-def pick_k_block(k_ext: int) -> int:
-    """The largest divisor of the reduction up to K_BLOCK, at least 32 steps, else all of it."""
-    if k_ext <= K_BLOCK:
-        return k_ext
-    return next((d for d in range(K_BLOCK, 31, -1) if k_ext % d == 0), k_ext)
+    # the most rows up to 8 dividing m (odd counts too: 7 rows of 126 beat 2 rows of 126)
+    rows = next(r for r in range(8, 0, -1) if m % r == 0 and r * regs <= max_accumulators())
+    return {"rows": rows, "lanes": lanes, "kc": k_ext}
 
 
 def pick_lanes(n: int, register: int) -> int:

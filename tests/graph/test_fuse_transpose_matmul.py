@@ -7,6 +7,7 @@ import numpy as np
 
 import tvmlite as tvm
 from tvmlite import relax
+from tvmlite.ir import expr as rx
 from tvmlite.script import ir as I
 from tvmlite.script import relax as R
 from tvmlite.topi.schedule_mode import default_schedules
@@ -99,15 +100,21 @@ def bound_linear(rows: int):
     return bb.get(), w
 
 
-def test_a_constant_weight_is_transposed_once_at_build_time() -> None:
+def test_a_constant_weight_is_packed_once_at_build_time() -> None:
     mod, w = bound_linear(rows=4)
     text = ops_of(fuse_scheduled(mod))
-    # the plain matmul of the transposed constant: no transpose, no dense kernel
-    assert "R.permute_dims" not in text and "cls.dense" not in text and "R.matmul" in text
+    # the packed matmul kernel reading the weight's panels: no transpose, no dense kernel
+    assert "R.permute_dims" not in text and "cls.dense" not in text
+    assert "R.call_tir(cls.matmul_packed, (x, R.const(" in text, text
     folded = fuse_scheduled(mod)["main"]
-    consts = _constants(folded)
+    consts = [c for blk in folded.body.blocks for b in blk.bindings
+              for c in b.value.args[1].fields if isinstance(c, rx.Constant)]
     assert len(consts) == 1 and consts[0].data.numpy().flags.c_contiguous
-    np.testing.assert_array_equal(consts[0].data.numpy(), w.T)
+    panels = consts[0].data.numpy()
+    lanes = panels.shape[2]
+    assert panels.shape == (8 // lanes, 16, lanes)
+    for j in range(8):  # column j of w.T is row j of w: in panel j // lanes, lane j % lanes
+        np.testing.assert_array_equal(panels[j // lanes, :, j % lanes], w[j])
     x = RNG.random((4, 16), "float32")
     y = relax.VirtualMachine(relax.build(mod, "llvm"), tvm.cpu())["main"](x)
     np.testing.assert_allclose(y.numpy(), x @ w.T, rtol=1e-5)
@@ -116,14 +123,6 @@ def test_a_constant_weight_is_transposed_once_at_build_time() -> None:
 def test_a_single_row_keeps_the_weight_as_it_lies() -> None:
     mod, _ = bound_linear(rows=1)
     assert "cls.dense" in ops_of(fuse_scheduled(mod))
-
-
-def _constants(func):
-    from tvmlite.ir import expr as rx
-
-    return [b.value.args[1] for blk in func.body.blocks for b in blk.bindings
-            if isinstance(b.value, rx.Call) and len(b.value.args) > 1
-            and isinstance(b.value.args[1], rx.Constant)]
 
 
 def test_plain_form_is_tvms_nt_matmul() -> None:

@@ -8,7 +8,7 @@ import pytest
 import tvmlite as tvm
 from tvmlite import te, topi
 from tvmlite.topi.conv2d_schedule import host_vector_bits
-from tvmlite.topi.matmul_schedule import pick_k_block, pick_lanes
+from tvmlite.topi.matmul_schedule import pick_lanes
 
 RNG = np.random.default_rng(11)
 
@@ -45,24 +45,47 @@ def test_matmul_matches_numpy(ashape, bshape, transpose_a, dtype) -> None:
 
 
 @pytest.mark.skipif(host_vector_bits() != 512, reason="tiles for AVX-512")
-def test_nest_is_register_blocked_and_k_blocked() -> None:
+def test_nest_is_register_blocked() -> None:
     A = te.placeholder((16, 600), "float32", name="A")
     B = te.placeholder((600, 64), "float32", name="B")
     text = te.create_prim_func([A, B, topi.nn.matmul(A, B)]).script()
     loops = [line.strip() for line in text.splitlines() if line.strip().startswith("for ")]
-    # rows of 8-row tiles in parallel; in each, the tile's init, then k in blocks of 200
-    # around the 2 column tiles; the 8 x 32 register tile (two zmm per row) unrolled and
-    # vectorized innermost (int32 loops: the placeholders' dims are Python ints)
-    assert loops == ["for i0_o in T.parallel(2):",
-                     "for i1_o_init in range(2):",
+    # column panels outermost (B has no batch dims: every row tile reuses each panel; no
+    # loop has 4 iterations, so the first of the longest runs in parallel), then the 8-row
+    # tiles; in each, the tile's init, the whole reduction around the 8 x 32 register tile
+    # (two zmm per row, unrolled and vectorized innermost), then the tile's store
+    assert loops == ["for i1_o in T.parallel(2):",
+                     "for i0_o in range(2):",
                      "for i0_i_init in T.unroll(8):",
                      "for i1_i_init in T.vectorized(32):",
-                     "for k_o, i1_o, k_i in T.grid(3, 2, 200):",
+                     "for k in range(600):",
                      "for i0_i in T.unroll(8):",
-                     "for i1_i in T.vectorized(32):"], text
+                     "for i1_i in T.vectorized(32):",
+                     "for i0_i_epi in T.unroll(8):",
+                     "for i1_i_epi in T.vectorized(32):"], text
+    # the tile accumulates in a local buffer (registers), not in the output
+    assert 'scope="local"' in text and "T_matmul_local[v_i0, v_i1] = T_matmul_local" in text
+
+
+@pytest.mark.skipif(host_vector_bits() != 512, reason="tiles for AVX-512")
+def test_batched_b_keeps_the_batch_outermost() -> None:
+    A = te.placeholder((12, 32, 16), "float32", name="A")
+    B = te.placeholder((12, 16, 64), "float32", name="B")
+    text = te.create_prim_func([A, B, topi.nn.matmul(A, B)]).script()
+    loops = [line.strip() for line in text.splitlines() if line.strip().startswith("for ")]
+    # per batch (in parallel), its column panels, then its row tiles
+    assert loops[:2] == ["for i0 in T.parallel(12):", "for i2_o, i1_o in T.grid(2, 4):"], text
 
 
 def test_tile_choices() -> None:
-    assert pick_k_block(3072) == 256 and pick_k_block(768) == 256 and pick_k_block(600) == 200
-    assert pick_k_block(128) == 128 and pick_k_block(1009) == 1009  # a prime: one block
     assert pick_lanes(3072, 16) == 32 and pick_lanes(48, 16) == 16 and pick_lanes(20, 16) == 10
+
+
+@pytest.mark.skipif(host_vector_bits() != 512, reason="tiles for AVX-512")
+def test_rows_of_the_tile_divide_the_rows() -> None:
+    from tvmlite.topi.matmul_schedule import default_tile
+
+    # the most rows up to 8 dividing m, within 16 accumulators (two zmm per row here)
+    assert [default_tile((m, 3072, 768), "float32")["rows"] for m in (128, 126, 100, 127)] == \
+        [8, 7, 5, 1]
+    assert default_tile((126, 48, 64), "float32")["rows"] == 7  # 16 lanes: one zmm per row

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +13,7 @@ from .. import transform as T
 from ..conv2d_flat import conv2d_nchw_flat
 from ..epilogue import apply_epilogue
 from ..conv2d_schedule import column_reader, conv2d_nchw_nest, parallel_copy
+from ..matmul_packed import matmul_packed, pack_in_kernel, panel_lanes, should_pack
 from ..matmul_schedule import matmul_nest
 
 B = tx.BinaryOp
@@ -89,10 +91,13 @@ def matmul(a: te.Tensor, b: te.Tensor, transpose_a: bool = False, transpose_b: b
     if b_vec or transpose_b:  # B is read along k: the dot product is the inner loop
         k = te.reduce_axis(ka, "k")
         return te.compute(shape, lambda *idx: te.sum(product(idx, k), axis=k), name="T_matmul")
+    if not a_vec and not transpose_a and b.ndim == 2 and _packs(a, b, dt):
+        return matmul_packed(a, pack_in_kernel(b, panel_lanes(int(b.shape[1].value), dt)),
+                             out_dtype)
     if not a_vec:  # the register-blocked rule when the shapes are static
         k = te.reduce_axis(ka, "k")
         out = te.compute(shape, lambda *idx: te.sum(product(idx, k), axis=k), name="T_matmul")
-        if matmul_nest(out):
+        if matmul_nest(out, b_shared=b.ndim == 2):
             return out
     if not (isinstance(kext, tx.IntImm) and kext.value % _RF == 0 and kext.value >= 16 * _RF):
         k = te.reduce_axis(ka, "k")
@@ -119,6 +124,15 @@ def matmul(a: te.Tensor, b: te.Tensor, transpose_a: bool = False, transpose_b: b
                      name="T_matmul")
     _row_nest(out, ["l"])
     return out
+
+
+def _packs(a: te.Tensor, b: te.Tensor, dtype: str) -> bool:
+    """Whether `a @ b` (b 2-D, same dtypes) reads B from panels packed inside the kernel."""
+    dims = [simplify(d) for d in (*a.shape[:-1], b.shape[1], b.shape[0])]
+    if not (a.dtype == b.dtype == dtype and all(isinstance(d, tx.IntImm) for d in dims)):
+        return False
+    *rows, n, k = (d.value for d in dims)  # type: ignore[union-attr]
+    return should_pack(math.prod(rows), n, k, dtype)
 
 
 _RF = 16  # partial sums of a matmul whose right operand is read along its rows

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from ... import te
+from ...topi.parallel_rule import parallelize_plain
 from ...topi.schedule_mode import scheduled
 from ...ir import expr as rx
 from ...ir import struct_info as si
@@ -78,6 +79,8 @@ class TEEmitter:
         te_kwargs = {k: _to_te(v, inputs, placeholders) for k, v in kwargs.items()}
         out = fn(*te_args, **te_kwargs)
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        if scheduled():  # the big loops of a kernel no rule scheduled, on every core
+            parallelize_plain([t for t in outs if isinstance(t, te.Tensor)])
         unbound = _unbound_vars(placeholders, outs, [te_args, te_kwargs])
         # TVM passes them after the inputs
         inputs += [rx.PrimValue(v, si.PrimStructInfo(v.dtype, v)) for v in unbound]
