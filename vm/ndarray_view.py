@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from .datatype import DataType
+from .registry import register_func
 
 if TYPE_CHECKING:
     from .ndarray import NDArray
@@ -67,3 +68,9 @@ def create_view(base: "NDArray", shape: Sequence[int], dtype: str | None = None,
     if offset:
         _BYTE_OFFSETS[view] = offset
     return view
+
+
+@register_func("runtime.TVMTensorIsStorageShared", override=True)
+def storage_shared(a: NDArray, b: NDArray) -> bool:
+    """Whether two tensors share memory (TVM's `runtime.TVMTensorIsStorageShared`)."""
+    return bool(np.shares_memory(a._arr, b._arr)) if a.device == b.device else False

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 _REGISTRY: dict[str, Callable[..., Any]] = {}
-_VM_PREFIXES = ("vm.builtin.", "relax.run.", "vm.")  # the VM's own, registered by vm/vm.py
+# the VM's own names, registered when vm/vm.py is imported
+_VM_PREFIXES = ("vm.builtin.", "relax.run.", "vm.", "runtime.")
 
 
 def register_func(name: str | Callable[..., Any], f: Callable[..., Any] | None = None,

@@ -25,7 +25,7 @@ from . import (  # noqa: F401 (registers relax.run.*, the KV cache, relax.inspec
 from . import set_builtins  # noqa: F401 (registers relax.run.nonzero, unique, ...)
 from . import vision_builtins  # noqa: F401 (relax.run.vision.get_valid_counts)
 from . import shape_builtins  # noqa: F401 (vm.builtin.match_shape, make_shape, ...)
-from . import tensor_cache  # noqa: F401 (vm.builtin.tensor_cache.*, param_array_from_cache)
+from . import ndarray_view, tensor_cache  # noqa: F401 (vm.builtin.tensor_cache.*, param_array_from_cache)
 from .closures import compile_closures
 from .device import Device, cpu, intern
 from .executable import Executable, VMFunction
