@@ -262,10 +262,31 @@ class Allocate(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class DeclBuffer(Stmt):
-    """`T.decl_buffer` / a `T.Buffer` view over existing data, visible in `body`."""
+    """`T.decl_buffer` / a `T.Buffer` view over existing data, visible in `body`; without a
+    body, TVM 0.27's flat form: visible in the statements after it (see `Bind`)."""
 
     buffer: Buffer
-    body: Stmt
+    body: Stmt | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Bind(Stmt):
+    """TVM 0.27's flat `v: T.let[dtype] = value`: `var` holds `value` in the statements after
+    it in the enclosing sequence. `tir.nest_flat` turns it into the `LetStmt` over them that
+    the passes and codegen read."""
+
+    var: Var
+    value: PrimExpr
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AllocBuffer(Stmt):
+    """TVM 0.27's flat `B = T.alloc_buffer(...)` outside blocks: storage for `buffer` that
+    lives for the statements after it (nested into an `Allocate` by `tir.nest_flat`)."""
+
+    buffer: Buffer
     span: Span | None = field(default=None, compare=False, repr=False)
 
 

@@ -107,7 +107,7 @@ def test_declarations():
            '    T.buffer_store(A, A[1] + T.float32(x), [k])\n')
     func = from_source(src)
     text = roundtrip(func)
-    assert "x: T.int32 = 0" in text and "A[3] = A[1] + T.Cast(\"float32\", x)" in text
+    assert "x: T.let[T.int32] = 0" in text and "A[3] = A[1] + T.Cast(\"float32\", x)" in text
     assert func.params[1].dtype == "handle"
     buf = T.buffer((4, 2), "int8", name="B")
     assert isinstance(buf, ts.Buffer) and (buf.name, buf.dtype) == ("B", "int8")
