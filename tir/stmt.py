@@ -37,6 +37,16 @@ class Buffer:
     def ndim(self) -> int:
         return len(self.shape)
 
+    def view(self, *shape_or_dtype: Any) -> Buffer:
+        """TVM 0.27's `A.view(256, 256)` / `A.view("int32")`: a buffer over the same memory
+        with another shape or another dtype."""
+        if len(shape_or_dtype) == 1 and isinstance(shape_or_dtype[0], str):
+            return Buffer(self.name, self.shape, shape_or_dtype[0], self.data, scope=self.scope)
+        dims = shape_or_dtype[0] if len(shape_or_dtype) == 1 and \
+            isinstance(shape_or_dtype[0], (tuple, list)) else shape_or_dtype
+        return Buffer(self.name, tuple(const(d) for d in dims), self.dtype, self.data,
+                      scope=self.scope)
+
     def access_ptr(self, access_mask: Any, ptr_type: str = "handle", content_lanes: int = 1,
                    offset: Any = 0, extent: Any = None) -> PrimExpr:
         """`B.access_ptr("r", extent=n)`: a `tvm_access_ptr` call naming the elements of B an

@@ -17,6 +17,7 @@ IR choices (see docs/internals.md section 1):
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -562,6 +563,10 @@ def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
         buf = value.make(name)
         p.bind(name, buf)
         return Wrap(lambda body: ts.DeclBuffer(buf, ts.seq(body), p.source.span(node)))
+    if isinstance(value, ts.Buffer) and _is_view_call(node):  # C = B.view(256, 256)
+        view = dataclasses.replace(value, name=name)
+        p.bind(name, view)
+        return Wrap(lambda body: ts.DeclBuffer(view, ts.seq(body), p.source.span(node)))
     if isinstance(value, AllocateSpec):
         alloc = value.buffer.make(name)
         p.bind(name, alloc)
@@ -577,6 +582,12 @@ def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
             p.error(node, f"buffer {name!r} is defined twice; give the second one another name")
     p.bind(name, value)  # a Python value: buffers, ints, meta-programming helpers
     return None
+
+
+def _is_view_call(node: ast.AST) -> bool:
+    value = getattr(node, "value", None)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+        value.func.attr == "view"
 
 
 def _let(p: Parser, name: str, value: tx.PrimExpr, node: ast.AST) -> Wrap:
