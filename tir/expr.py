@@ -258,9 +258,9 @@ class Var(PrimExpr):
         return f"Var({self.name}: {self.dtype})"
 
     @property
-    def ty(self) -> VarType:
-        """TVM's type of the variable (`T.handle("float32").ty`, a pointer, is a handle)."""
-        return VarType(self.dtype)
+    def ty(self) -> Any:
+        """TVM's type of the variable: a VarType, or the PointerType it was made with."""
+        return VarType(self.dtype) if type(self.dtype) is str else self.dtype
 
 
 def _is_plain_pointer(ty: Any) -> bool:

@@ -74,10 +74,15 @@ class DType:
                  is_size_var: bool = False) -> tx.PrimExpr:
         from .core import current
 
+        p = current()
         if self.dtype == "handle" and isinstance(value, (str, DType)):
-            value = None  # T.handle("float32", "global"): a pointer (no pointee type kept)
+            if p is None:  # a standalone pointer keeps TVM's PointerType (printed, compared)
+                from ...ir import PointerType, PrimType
+
+                elem = value.dtype if isinstance(value, DType) else value
+                return tx.Var("v", PointerType(PrimType(elem), storage_scope))
+            value = None  # T.handle("float32", "global") in a function: a pointer (`handle`)
         if value is None:
-            p = current()
             return tx.Var((p.pending_name if p else None) or "v", self.dtype)
         n = lanes(self.dtype)
         if n > 1 and (not isinstance(value, tx.PrimExpr) or lanes(value.dtype) == 1):
