@@ -217,12 +217,16 @@ def _parser() -> Any:
 
 
 def _loop(kind: ts.ForKind, start: Any, stop: Any, thread: str | None = None,
-          annotations: dict | None = None) -> LoopSpec:
+          annotations: dict | None = None, step: Any = None) -> LoopSpec:
     lo, hi = (0, start) if stop is None else (start, stop)
     lo, hi = tx._as_operands(lo, hi)
     extent = hi if isinstance(lo, tx.IntImm) and lo.value == 0 else _sub(hi, lo)
     ann = Attrs((annotations or {}).items())  # readable as loop.annotations["key"]
-    return LoopSpec(kind, ((lo, extent),), thread, ann)
+    if step is not None:
+        step = tx.const(step, extent.dtype) if isinstance(step, int) else step
+        if isinstance(step, tx.IntImm) and step.value == 1:
+            step = None  # a unit step is the plain loop
+    return LoopSpec(kind, ((lo, extent),), thread, ann, step)
 
 
 def _sub(hi: tx.PrimExpr, lo: tx.PrimExpr) -> tx.PrimExpr:
@@ -231,20 +235,24 @@ def _sub(hi: tx.PrimExpr, lo: tx.PrimExpr) -> tx.PrimExpr:
     return extent_of(lo, hi)
 
 
-def serial(start: Any, stop: Any = None, *, annotations: dict | None = None) -> LoopSpec:
-    return _loop(ts.ForKind.SERIAL, start, stop, annotations=annotations)
+def serial(start: Any, stop: Any = None, step: Any = None, *,
+           annotations: dict | None = None) -> LoopSpec:
+    return _loop(ts.ForKind.SERIAL, start, stop, annotations=annotations, step=step)
 
 
-def parallel(start: Any, stop: Any = None, *, annotations: dict | None = None) -> LoopSpec:
-    return _loop(ts.ForKind.PARALLEL, start, stop, annotations=annotations)
+def parallel(start: Any, stop: Any = None, step: Any = None, *,
+             annotations: dict | None = None) -> LoopSpec:
+    return _loop(ts.ForKind.PARALLEL, start, stop, annotations=annotations, step=step)
 
 
-def vectorized(start: Any, stop: Any = None, *, annotations: dict | None = None) -> LoopSpec:
-    return _loop(ts.ForKind.VECTORIZED, start, stop, annotations=annotations)
+def vectorized(start: Any, stop: Any = None, step: Any = None, *,
+               annotations: dict | None = None) -> LoopSpec:
+    return _loop(ts.ForKind.VECTORIZED, start, stop, annotations=annotations, step=step)
 
 
-def unroll(start: Any, stop: Any = None, *, annotations: dict | None = None) -> LoopSpec:
-    return _loop(ts.ForKind.UNROLLED, start, stop, annotations=annotations)
+def unroll(start: Any, stop: Any = None, step: Any = None, *,
+           annotations: dict | None = None) -> LoopSpec:
+    return _loop(ts.ForKind.UNROLLED, start, stop, annotations=annotations, step=step)
 
 
 def thread_binding(start: Any, stop: Any = None, thread: str | None = None, *,

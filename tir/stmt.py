@@ -185,6 +185,9 @@ class For(Stmt, metaclass=_ForMeta):
     thread_tag: str | None = None  # "threadIdx.x" etc. for THREAD_BINDING
     annotations: tuple[tuple[str, Any], ...] = ()
     span: Span | None = field(default=None, compare=False, repr=False)
+    # TVM 0.27's loop step (`T.serial(lo, hi, step=2)`): the values lo, lo + step, ... below
+    # lo + extent; None is 1. `tir.lower` rewrites stepped loops to unit steps first.
+    step: PrimExpr | None = field(default=None, kw_only=True)
 
     @property
     def thread_binding(self) -> IterVar | None:

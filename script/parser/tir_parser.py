@@ -141,6 +141,7 @@ class LoopSpec:
     ranges: tuple[tuple[tx.PrimExpr, tx.PrimExpr], ...]
     thread: str | None = None
     annotations: tuple[tuple[str, Any], ...] = ()
+    step: tx.PrimExpr | None = None  # a single loop's step (None: 1)
 
 
 def make_buffer(name: str, shape: Any, dtype: str = "float32", data: Any = None,
@@ -407,7 +408,8 @@ def visit_for(p: Parser, node: ast.For) -> ts.Stmt:
         body = ts.seq(_loop_body(p, node.body))
     span = p.source.span(node)
     for var, (lo, extent) in reversed(list(zip(loop_vars, spec.ranges))):
-        body = ts.For(var, lo, extent, spec.kind, body, spec.thread, spec.annotations, span)
+        body = ts.For(var, lo, extent, spec.kind, body, spec.thread, spec.annotations, span,
+                      step=spec.step)
     return body
 
 

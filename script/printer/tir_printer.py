@@ -302,15 +302,19 @@ class TIRPrinter:
 
     def _loop_iter(self, s: ts.For) -> str:
         zero = isinstance(s.min, tx.IntImm) and s.min.value == 0 and s.min.dtype == s.extent.dtype
-        bounds = self.expr(s.extent) if zero else \
-            f"{self.expr(s.min)}, {self.expr(s.min + s.extent)}"
+        bounds = self.expr(s.extent) if zero and s.step is None else \
+            f"{self.expr(s.min)}, {self.expr(_loop_end(s))}"
         extra = ""
         if s.kind is ts.ForKind.THREAD_BINDING:
             extra = f", thread={q(s.thread_tag or '')}"
         if s.annotations:
             extra += f", annotations={value_text(dict(s.annotations), self.expr)}"
-        fn = "range" if s.kind is ts.ForKind.SERIAL and not extra else f"T.{s.kind.value}"
-        return f"{fn}({bounds}{extra})"
+        if s.kind is ts.ForKind.SERIAL and not extra:  # TVM 0.27: range(lo, hi, step)
+            step = f", {self.expr(s.step)}" if s.step is not None else ""
+            return f"range({bounds}{step})"
+        if s.step is not None:
+            extra = f", step={self.expr(s.step)}" + extra
+        return f"T.{s.kind.value}({bounds}{extra})"
 
     def _BlockRealize(self, s: ts.BlockRealize) -> None:
         self.emit(f"with T.sblock({q(s.block.name)}):")
@@ -411,12 +415,19 @@ def _is_true(e: tx.PrimExpr) -> bool:
     return isinstance(e, tx.IntImm) and e.dtype == "bool" and e.value == 1
 
 
+def _loop_end(s: ts.For) -> tx.PrimExpr:
+    if isinstance(s.min, tx.IntImm) and isinstance(s.extent, tx.IntImm):
+        return tx.IntImm(s.extent.dtype, s.min.value + s.extent.value)
+    return s.min + s.extent
+
+
 def _grid_next(f: ts.For) -> ts.For | None:
     """The loop that joins `f` in one `T.grid(...)` line, if any."""
     inner = f.body
     if not isinstance(inner, ts.For):
         return None
-    plain = all(x.kind is ts.ForKind.SERIAL and not x.annotations and isinstance(x.min, tx.IntImm)
+    plain = all(x.kind is ts.ForKind.SERIAL and not x.annotations and x.step is None
+                and isinstance(x.min, tx.IntImm)
                 and x.min.value == 0 and x.min.dtype == x.extent.dtype for x in (f, inner))
     # NOTE: `for j in range(i)` inside `for i` cannot join it in one T.grid
     return inner if plain and f.loop_var not in _vars_of(inner.extent) else None
