@@ -39,7 +39,8 @@ def _nest_seq(stmts: tuple[Stmt, ...]) -> Stmt:
 
 class _Nest(Mutator):
     def visit_SeqStmt(self, s: SeqStmt) -> Stmt:
-        items = tuple(self.visit(x) for x in s.seq)
+        # a flat item scopes over its siblings: rebuild its fields only, not the item alone
+        items = tuple(self.generic_visit(x) if is_flat(x) else self.visit(x) for x in s.seq)
         if not any(is_flat(x) for x in items):
             return s if all(a is b for a, b in zip(items, s.seq)) else SeqStmt(items, s.span)
         return _nest_seq(items)
