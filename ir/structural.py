@@ -121,7 +121,7 @@ class _Equal:
     def eq(self, a: Any, b: Any, path: str) -> None:
         if a is b and not isinstance(a, _VARLIKE):
             return
-        if type(a) is not type(b):
+        if type(a) is not type(b) and not _both_arrays(a, b):  # TVM's Array: list or tuple
             self.fail(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
         if isinstance(a, _VARLIKE):
             return self.var(a, b, path)
@@ -233,6 +233,10 @@ class _Equal:
         self.mapping(a.global_infos, b.global_infos, path + ".global_infos")
         for name in names_a:
             self.eq(a[name], b[name], f'{path}["{name}"]')
+
+
+def _both_arrays(a: Any, b: Any) -> bool:
+    return isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))
 
 
 def _definitions(a: Any, b: Any, path: str) -> list[tuple[Any, Any, str]]:

@@ -355,6 +355,10 @@ class BufferLoad(PrimExpr):
     indices: tuple[PrimExpr, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        if type(self.indices) is not tuple:  # TVM's BufferLoad(buf, [0, i]): ints to IntImms
+            object.__setattr__(self, "indices", tuple(const(i) for i in self.indices))
+
     @property
     def dtype(self) -> str:  # type: ignore[override]
         return self.buffer.dtype

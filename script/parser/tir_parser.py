@@ -26,6 +26,7 @@ from ...tir import stmt as ts
 from ...tir.dtype import element, lanes, promote
 from ...tir.attrs import Attrs
 from ...tir.function import PrimFunc
+from .tir_root import root_alloc, with_root
 from .core import _BINOPS, ArgError, Dialect, MetaValue, Parser, Wrap, _arg_node
 from .tir_checks import (
     allocated_here, bind_loop_targets, bind_meta, block_name, check_no_opaque_access,
@@ -253,10 +254,7 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
         ret = p.eval_annotation(node.returns) if node.returns is not None else None
         frame.ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
         body = _non_empty(p.visit_body(node.body))
-    body = _unwrap_bare_root(body)
-    if frame.root_allocs:
-        root = ts.Block("root", (), body, alloc_buffers=tuple(frame.root_allocs))
-        body = ts.BlockRealize((), TRUE, root)
+    body = with_root(_unwrap_bare_root(body), frame.root_allocs)
     ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
     # TVM's buffer_map is a map keyed by parameter: order it as the parameters, not as the
     # match_buffer calls happen to come
@@ -587,6 +585,8 @@ def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
         old = p.scopes[-1].get(name)
         if isinstance(old, ts.Buffer) and old is not value:
             p.error(node, f"buffer {name!r} is defined twice; give the second one another name")
+        p.bind(name, value)
+        return root_alloc(p, value, p.source.span(node))  # see tir_root
     p.bind(name, value)  # a Python value: buffers, ints, meta-programming helpers
     return None
 
