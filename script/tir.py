@@ -67,9 +67,10 @@ bfloat16 = DType("bfloat16")
 class _BufferType:
     """`T.Buffer((1, 128), "float32")` and the older `T.Buffer[(1, 128), "float32"]`."""
 
-    def __call__(self, shape: Any, dtype: str = "float32", **kwargs: Any) -> BufferSpec:
+    def __call__(self, shape: Any, dtype: str = "float32", **kwargs: Any) -> Any:
         try:
-            return BufferSpec(_shape(shape), _dtype(dtype), tuple(kwargs.items()))
+            spec = BufferSpec(_shape(shape), _dtype(dtype), tuple(kwargs.items()))
+            return spec if current() is not None else _standalone(spec)
         except _BadValue as exc:
             if current() is not None:
                 raise
@@ -89,6 +90,16 @@ class _BufferType:
 
 
 Buffer = _BufferType()
+
+
+def _standalone(spec: BufferSpec) -> Any:
+    """`T.Buffer(...)` outside a function is a buffer, as in TVM (named "buffer"); Python's
+    own evaluation of a parameter annotation that only the parser can read (`("n + 1",)`
+    dims) stays a spec, which the parser reads again from the source."""
+    try:
+        return spec.make("buffer")
+    except (TypeError, ValueError):
+        return spec
 
 
 def _shape(shape: Any, pos: int = 0) -> tuple[Any, ...]:

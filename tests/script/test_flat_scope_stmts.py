@@ -5,7 +5,7 @@ apache-tvm 0.27's output), and that tir.lower nests them so they compile."""
 
 import numpy as np
 import tvmlite as tvm
-from tvmlite import ir, tir
+from tvmlite import tir
 from tvmlite.ir.structural import assert_structural_equal, structural_equal
 from tvmlite.script import from_source
 from tvmlite.script import tir as TS
@@ -129,12 +129,6 @@ def test_buffer_view_parses_to_a_decl_buffer_over_the_same_memory():
     assert_structural_equal(from_source(text), f)
 
 
-def test_a_pointer_made_outside_a_function_keeps_its_type():
-    p = TS.handle("float32", "shared")
-    assert isinstance(p.ty, ir.PointerType)
-    assert p.ty.element_type == ir.PrimType("float32") and p.ty.storage_scope == "shared"
-
-
 def test_flat_statements_verify_and_interpret():
     from tvmlite.tir.interpreter import run
     from tvmlite.tir.verify import verify_well_formed
@@ -150,3 +144,4 @@ def test_flat_statements_verify_and_interpret():
     a = np.zeros(2, "int32")
     run(func, a)
     np.testing.assert_array_equal(a, [0, 5])
+
