@@ -254,7 +254,7 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
         ret = p.eval_annotation(node.returns) if node.returns is not None else None
         frame.ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
         body = _non_empty(p.visit_body(node.body))
-    body = with_root(_unwrap_bare_root(body), frame.root_allocs)
+    body = with_root(body, frame.root_allocs)
     ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
     # TVM's buffer_map is a map keyed by parameter: order it as the parameters, not as the
     # match_buffer calls happen to come
@@ -262,17 +262,6 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
     buffer_map = sorted(frame.buffer_map, key=lambda hb: order.get(id(hb[0]), len(order)))
     return PrimFunc(tuple(frame.params), tuple(buffer_map), body,
                     tuple(frame.attrs.items()), ret_dtype, p.source.span(node))
-
-
-def _unwrap_bare_root(body: Any) -> Any:
-    """An explicit `with T.sblock("root")` holding only statements is the root TVM makes
-    anyway: keep its body, so it equals the function written without it."""
-    if isinstance(body, ts.BlockRealize) and not body.iter_values:
-        b = body.block
-        if (b.name == "root" and not b.alloc_buffers and not b.match_buffers
-                and not b.annotations and b.init is None and not b.iter_vars):
-            return b.body
-    return body
 
 
 def _serial_range() -> Any:

@@ -51,8 +51,20 @@ class _DropAllocs(Mutator):
 def with_root(body: ts.Stmt, root_allocs: list[ts.Buffer]) -> ts.Stmt:
     """The function body, given the buffers allocated outside every block (each also
     written in place as an AllocBuffer)."""
+    body = _unwrap_bare_root(body)
     if not root_allocs or not has_blocks(body):
         return body
     body = _DropAllocs(root_allocs).visit(body)
     root = ts.Block("root", (), body, alloc_buffers=tuple(root_allocs))
     return ts.BlockRealize((), TRUE, root)
+
+
+def _unwrap_bare_root(body: Any) -> Any:
+    """An explicit `with T.sblock("root")` holding only statements is the root TVM makes
+    anyway: keep its body, so it equals the function written without it."""
+    if isinstance(body, ts.BlockRealize) and not body.iter_values:
+        b = body.block
+        if (b.name == "root" and not b.alloc_buffers and not b.match_buffers
+                and not b.annotations and b.init is None and not b.iter_vars):
+            return b.body
+    return body
