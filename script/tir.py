@@ -191,6 +191,8 @@ def _check_region_shape(source: ts.BufferRegion, buf: ts.Buffer) -> None:
 
 
 def alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
+    """`T.alloc_buffer(...)`: a buffer of the enclosing block; outside every block, see
+    parser/tir_root (a flat AllocBuffer, or a root-block buffer in a function with blocks)."""
     p = _parser()
     if kwargs.get("scope") == "":
         kwargs["scope"] = "global"  # TVM's empty scope means global
@@ -200,7 +202,14 @@ def alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer
     return buf
 
 
-sblock_alloc_buffer = alloc_buffer
+def sblock_alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
+    """`T.sblock_alloc_buffer(...)`: always a block's buffer (outside every block, the root
+    block's, which the function then has even without other blocks)."""
+    buf = alloc_buffer(shape, dtype, **kwargs)
+    p = _parser()
+    if p.find_frame(BlockFrame) is None:
+        func_frame(p).block_only.append(buf)
+    return buf
 
 
 def decl_buffer(shape: Any, dtype: Any = "float32", data: Any = None, **kwargs: Any) -> BufferSpec:

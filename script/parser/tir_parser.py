@@ -175,6 +175,7 @@ class PrimFuncFrame:
     buffer_map: list[tuple[tx.Var, ts.Buffer]] = field(default_factory=list)
     attrs: dict[str, Any] = field(default_factory=dict)
     root_allocs: list[ts.Buffer] = field(default_factory=list)
+    block_only: list[ts.Buffer] = field(default_factory=list)  # T.sblock_alloc_buffer's
     loop_dom: dict[tx.Var, ts.Range] = field(default_factory=dict)
     ret_dtype: str = "void"
     block_names: dict[str, int] = field(default_factory=dict)
@@ -254,7 +255,7 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
         ret = p.eval_annotation(node.returns) if node.returns is not None else None
         frame.ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
         body = _non_empty(p.visit_body(node.body))
-    body = with_root(body, frame.root_allocs)
+    body = with_root(body, frame.root_allocs, frame.block_only)
     ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
     # TVM's buffer_map is a map keyed by parameter: order it as the parameters, not as the
     # match_buffer calls happen to come

@@ -1,7 +1,8 @@
 """Where a prim_func's `T.alloc_buffer` outside every block goes, as in TVM 0.27: a flat
 `AllocBuffer` statement where it was written when the function has no blocks; one of the
-buffers of the implicit root block when it has (TVM 0.27 adds that block to every function
-with blocks; tvmlite only when buffers need it, and compares both as equal)."""
+buffers of the implicit root block when it has, as `T.sblock_alloc_buffer`'s always are.
+(TVM 0.27 adds a root block to every function with blocks; tvmlite only when buffers need it,
+and compares both as equal.)"""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ def root_alloc(p: Any, buf: ts.Buffer, span: Any, then: list[ts.Stmt] = ()) -> A
     from .core import Wrap
     from .tir_parser import func_frame
 
-    if not any(b is buf for b in func_frame(p).root_allocs):
+    frame = func_frame(p)
+    if not any(b is buf for b in frame.root_allocs) or any(b is buf for b in frame.block_only):
         return None
     return Wrap(lambda body: ts.seq([ts.AllocBuffer(buf, span), *then, *body]), flat=True)
 
@@ -48,13 +50,18 @@ class _DropAllocs(Mutator):
         return type(s) is ts.AllocBuffer and id(s.buffer) in self.ids
 
 
-def with_root(body: ts.Stmt, root_allocs: list[ts.Buffer]) -> ts.Stmt:
-    """The function body, given the buffers allocated outside every block (each also
-    written in place as an AllocBuffer)."""
+def with_root(body: ts.Stmt, root_allocs: list[ts.Buffer],
+              block_only: list[ts.Buffer] = ()) -> ts.Stmt:
+    """The function body, given the buffers allocated outside every block: those of
+    `T.alloc_buffer` also written in place as an AllocBuffer, those of `T.sblock_alloc_buffer`
+    (`block_only`) not, as they always belong to the root block."""
     body = _unwrap_bare_root(body)
-    if not root_allocs or not has_blocks(body):
+    if has_blocks(body):
+        body = _DropAllocs(root_allocs).visit(body) if root_allocs else body
+    else:
+        root_allocs = list(block_only)
+    if not root_allocs:
         return body
-    body = _DropAllocs(root_allocs).visit(body)
     root = ts.Block("root", (), body, alloc_buffers=tuple(root_allocs))
     return ts.BlockRealize((), TRUE, root)
 

@@ -69,3 +69,19 @@ def test_tvm_arrays_compare_as_lists_or_tuples():
     same = tir.BufferLoad(buf, (tir.IntImm("int32", 0),))
     assert structural_equal(tir.Evaluate(load), tir.Evaluate(same))
     assert structural_equal([tir.IntImm("int32", 1)], (tir.IntImm("int32", 1),))
+
+
+def test_sblock_alloc_buffer_always_belongs_to_the_root_block():
+    @T.prim_func
+    def f(A: T.Buffer((4,), "int8")):
+        a = T.sblock_alloc_buffer((10, 10), dtype="int8")
+        b = T.alloc_buffer((2,), dtype="int8")
+        A[0] = a[0, 0] + b[1]
+
+    root = f.body.block
+    assert root.name == "root" and [x.name for x in root.alloc_buffers] == ["a"]
+    assert isinstance(root.body.seq[0], tir.AllocBuffer) and root.body.seq[0].buffer.name == "b"
+    text = f.script()
+    assert '    a = T.sblock_alloc_buffer((10, 10), "int8")\n' in text
+    assert '    b = T.alloc_buffer((2,), "int8")\n' in text
+    assert_structural_equal(from_source(text), f)
