@@ -130,6 +130,8 @@ def arg(name: str, obj: Any) -> Any:
         return obj
     if not isinstance(obj, tx.Var):
         raise TypeError(f"T.arg takes a buffer or a variable, not {type(obj).__name__}")
+    if not isinstance(obj.dtype, str):  # a typed pointer: a parameter passes a plain handle
+        obj = tx.Var(obj.name, "handle")
     frame.params.append(IRBuilder.name(name, obj))
     return obj
 

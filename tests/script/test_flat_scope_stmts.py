@@ -145,3 +145,11 @@ def test_flat_statements_verify_and_interpret():
     run(func, a)
     np.testing.assert_array_equal(a, [0, 5])
 
+
+
+def test_a_typed_pointer_parameter_is_passed_as_a_plain_handle():
+    with IRBuilder() as ib:
+        with T.prim_func():
+            p = T.arg("p", T.handle("float32", "global"))
+            T.evaluate(0)
+    assert ib.get().params[0].dtype == "handle" and p.dtype == "handle"
