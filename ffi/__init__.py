@@ -55,5 +55,7 @@ class Map(metaclass=_ContainerMeta):
         return dict(items)
 
 
+from . import container  # noqa: E402,F401 (`tvm_ffi.container.Map`, after Array and Map)
+
 __all__ = ["Array", "Map", "Shape", "Tensor", "from_dlpack", "get_global_func",
            "register_global_func", "remove_global_func", "structural_equal", "structural_hash"]

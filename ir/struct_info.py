@@ -59,6 +59,13 @@ class PrimStructInfo(StructInfo):
     dtype: str = "int64"
     value: PrimExpr | None = None
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):  # TVM 0.27: `buf.dtype == ir.PrimType("float32")`
+            return self.value is None and self.dtype == other
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.dtype, self.value) == (other.dtype, other.value)  # type: ignore[attr-defined]
+
 
 @dataclass(frozen=True, slots=True)
 class ShapeStructInfo(StructInfo):

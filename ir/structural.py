@@ -36,6 +36,10 @@ _VARLIKE = (tx.Var, ts.Buffer, rx.Var, GlobalVar)
 _NAMELESS = (*_VARLIKE, ts.Block)  # nodes whose name does not count
 _UNORDERED = ("attrs", "annotations")
 _NAMES = ("name", "name_hint")
+# A buffer's fields that TVM 0.27 keeps in its type (paths read `B.ty.shape[0]`)
+_BUFFER_TYPE = {"shape": "shape", "dtype": "dtype", "strides": "strides",
+                "elem_offset": "elem_offset", "scope": "storage_scope",
+                "offset_factor": "offset_factor"}
 # A block's T.reads / T.writes may be written out or left to be inferred from its body, as in
 # TVM; an empty list means "inferred", so it matches any declared one (and is not hashed).
 _INFERABLE = ("reads", "writes")
@@ -131,13 +135,12 @@ class _Equal:
                 and isinstance(b, _PRIM_OR_VALUE):
             a, b = _unwrapped(a), _unwrapped(b)
         if type(a) is not type(b):
-            # NOTE: TVM's arrays are Python lists or tuples alike, and its tensor shapes are
-            # ShapeExprs where ours are tuples of dims
+            # NOTE: TVM's tensor shapes are ShapeExprs where ours are tuples of dims
             if isinstance(a, rx.ShapeExpr) and isinstance(b, (tuple, list)):
                 a = a.values
             elif isinstance(b, rx.ShapeExpr) and isinstance(a, (tuple, list)):
                 b = b.values
-            if not (isinstance(a, (tuple, list)) and isinstance(b, (tuple, list))):
+            if not _both_arrays(a, b):  # TVM's Array: a list or a tuple
                 self.fail(path, a, b, f"{type(a).__name__} vs {type(b).__name__}")
         if isinstance(a, _VARLIKE):
             return self.var(a, b, path)
@@ -175,12 +178,28 @@ class _Equal:
             if isinstance(a, PrimFunc) and name == "body":
                 x, y = _without_implicit_root(x), _without_implicit_root(y)
             if isinstance(a, PrimFunc) and name == "buffer_map":
-                x, y = _in_param_order(a, x), _in_param_order(b, y)
+                self.buffer_params(a, _in_param_order(a, x), _in_param_order(b, y), path)
+                continue
+            if isinstance(a, ts.Buffer) and name in _BUFFER_TYPE:  # TVM 0.27's BufferType
+                self.eq(x, y, f"{path}.ty.{_BUFFER_TYPE[name]}")
+                continue
             m = _compared_map(a, x) if name in _UNORDERED else None
             if m is not None and _as_map(y) is not None:
                 self.mapping(m, _compared_map(b, y), f"{path}.{name}")  # type: ignore[arg-type]
             else:
                 self.eq(x, y, f"{path}.{name}")
+
+    def buffer_params(self, a: PrimFunc, x: tuple, y: tuple, path: str) -> None:
+        """The buffers of the parameters, at TVM 0.27's paths (`params[1].ty.shape[0]`: there
+        a buffer parameter is a variable typed by its buffer)."""
+        if len(x) != len(y):
+            self.fail(f"{path}.buffer_map", x, y, f"length {len(x)} vs {len(y)}")
+        index = {id(p): k for k, p in enumerate(a.params)}
+        for k, ((va, ba), (vb, bb)) in enumerate(zip(x, y)):
+            at = f"{path}.params[{index[id(va)]}]" if id(va) in index else \
+                f"{path}.buffer_map[{k}]"
+            self.eq(va, vb, at)
+            self.eq(ba, bb, at)
 
     def mapping(self, a: dict, b: dict, path: str) -> None:
         if set(a) != set(b):
@@ -233,6 +252,10 @@ class _Equal:
         self.mapping(a.global_infos, b.global_infos, path + ".global_infos")
         for name in names_a:
             self.eq(a[name], b[name], f'{path}["{name}"]')
+
+
+def _both_arrays(a: Any, b: Any) -> bool:
+    return isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))
 
 
 def _definitions(a: Any, b: Any, path: str) -> list[tuple[Any, Any, str]]:

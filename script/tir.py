@@ -67,9 +67,10 @@ bfloat16 = DType("bfloat16")
 class _BufferType:
     """`T.Buffer((1, 128), "float32")` and the older `T.Buffer[(1, 128), "float32"]`."""
 
-    def __call__(self, shape: Any, dtype: str = "float32", **kwargs: Any) -> BufferSpec:
+    def __call__(self, shape: Any, dtype: str = "float32", **kwargs: Any) -> Any:
         try:
-            return BufferSpec(_shape(shape), _dtype(dtype), tuple(kwargs.items()))
+            spec = BufferSpec(_shape(shape), _dtype(dtype), tuple(kwargs.items()))
+            return spec if current() is not None else _standalone(spec)
         except _BadValue as exc:
             if current() is not None:
                 raise
@@ -89,6 +90,16 @@ class _BufferType:
 
 
 Buffer = _BufferType()
+
+
+def _standalone(spec: BufferSpec) -> Any:
+    """`T.Buffer(...)` outside a function is a buffer, as in TVM (named "buffer"); Python's
+    own evaluation of a parameter annotation that only the parser can read (`("n + 1",)`
+    dims) stays a spec, which the parser reads again from the source."""
+    try:
+        return spec.make("buffer")
+    except (TypeError, ValueError):
+        return spec
 
 
 def _shape(shape: Any, pos: int = 0) -> tuple[Any, ...]:
@@ -180,6 +191,8 @@ def _check_region_shape(source: ts.BufferRegion, buf: ts.Buffer) -> None:
 
 
 def alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
+    """`T.alloc_buffer(...)`: a buffer of the enclosing block; outside every block, see
+    parser/tir_root (a flat AllocBuffer, or a root-block buffer in a function with blocks)."""
     p = _parser()
     if kwargs.get("scope") == "":
         kwargs["scope"] = "global"  # TVM's empty scope means global
@@ -189,7 +202,14 @@ def alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer
     return buf
 
 
-sblock_alloc_buffer = alloc_buffer
+def sblock_alloc_buffer(shape: Any, dtype: Any = "float32", **kwargs: Any) -> ts.Buffer:
+    """`T.sblock_alloc_buffer(...)`: always a block's buffer (outside every block, the root
+    block's, which the function then has even without other blocks)."""
+    buf = alloc_buffer(shape, dtype, **kwargs)
+    p = _parser()
+    if p.find_frame(BlockFrame) is None:
+        func_frame(p).block_only.append(buf)
+    return buf
 
 
 def decl_buffer(shape: Any, dtype: Any = "float32", data: Any = None, **kwargs: Any) -> BufferSpec:
@@ -217,12 +237,16 @@ def _parser() -> Any:
 
 
 def _loop(kind: ts.ForKind, start: Any, stop: Any, thread: str | None = None,
-          annotations: dict | None = None) -> LoopSpec:
+          annotations: dict | None = None, step: Any = None) -> LoopSpec:
     lo, hi = (0, start) if stop is None else (start, stop)
     lo, hi = tx._as_operands(lo, hi)
     extent = hi if isinstance(lo, tx.IntImm) and lo.value == 0 else _sub(hi, lo)
     ann = Attrs((annotations or {}).items())  # readable as loop.annotations["key"]
-    return LoopSpec(kind, ((lo, extent),), thread, ann)
+    if step is not None:
+        step = tx.const(step, extent.dtype) if isinstance(step, int) else step
+        if isinstance(step, tx.IntImm) and step.value == 1:
+            step = None  # a unit step is the plain loop
+    return LoopSpec(kind, ((lo, extent),), thread, ann, step)
 
 
 def _sub(hi: tx.PrimExpr, lo: tx.PrimExpr) -> tx.PrimExpr:
@@ -231,20 +255,24 @@ def _sub(hi: tx.PrimExpr, lo: tx.PrimExpr) -> tx.PrimExpr:
     return extent_of(lo, hi)
 
 
-def serial(start: Any, stop: Any = None, *, annotations: dict | None = None) -> LoopSpec:
-    return _loop(ts.ForKind.SERIAL, start, stop, annotations=annotations)
+def serial(start: Any, stop: Any = None, step: Any = None, *,
+           annotations: dict | None = None) -> LoopSpec:
+    return _loop(ts.ForKind.SERIAL, start, stop, annotations=annotations, step=step)
 
 
-def parallel(start: Any, stop: Any = None, *, annotations: dict | None = None) -> LoopSpec:
-    return _loop(ts.ForKind.PARALLEL, start, stop, annotations=annotations)
+def parallel(start: Any, stop: Any = None, step: Any = None, *,
+             annotations: dict | None = None) -> LoopSpec:
+    return _loop(ts.ForKind.PARALLEL, start, stop, annotations=annotations, step=step)
 
 
-def vectorized(start: Any, stop: Any = None, *, annotations: dict | None = None) -> LoopSpec:
-    return _loop(ts.ForKind.VECTORIZED, start, stop, annotations=annotations)
+def vectorized(start: Any, stop: Any = None, step: Any = None, *,
+               annotations: dict | None = None) -> LoopSpec:
+    return _loop(ts.ForKind.VECTORIZED, start, stop, annotations=annotations, step=step)
 
 
-def unroll(start: Any, stop: Any = None, *, annotations: dict | None = None) -> LoopSpec:
-    return _loop(ts.ForKind.UNROLLED, start, stop, annotations=annotations)
+def unroll(start: Any, stop: Any = None, step: Any = None, *,
+           annotations: dict | None = None) -> LoopSpec:
+    return _loop(ts.ForKind.UNROLLED, start, stop, annotations=annotations, step=step)
 
 
 def thread_binding(start: Any, stop: Any = None, thread: str | None = None, *,

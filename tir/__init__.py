@@ -12,9 +12,9 @@ from .expr_nodes import (  # TVM's per-operator node classes, as views of BinOp
 from .function import PrimFunc
 from .index_map import IndexMap
 from .stmt import (
-    Allocate, AssertStmt, Block, BlockRealize, Buffer, BufferRegion, BufferStore, DeclBuffer,
-    Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt, MatchBufferRegion, Range,
-    SeqStmt, Stmt, While, make_buffer,
+    AllocBuffer, Allocate, AssertStmt, Bind, Block, BlockRealize, Buffer, BufferRegion,
+    BufferStore, DeclBuffer, Evaluate, For, ForKind, IfThenElse, IterType, IterVar, LetStmt,
+    MatchBufferRegion, Range, SeqStmt, Stmt, While, make_buffer,
 )
 from .stmt import decl_buffer  # noqa: F401 (TVM's buffer constructor)
 from .expr_nodes import vscale  # noqa: F401 (TVM's tir.vscale())

@@ -258,9 +258,9 @@ class Var(PrimExpr):
         return f"Var({self.name}: {self.dtype})"
 
     @property
-    def ty(self) -> VarType:
-        """TVM's type of the variable (`T.handle("float32").ty`, a pointer, is a handle)."""
-        return VarType(self.dtype)
+    def ty(self) -> Any:
+        """TVM's type of the variable: a VarType, or the PointerType it was made with."""
+        return VarType(self.dtype) if type(self.dtype) is str else self.dtype
 
 
 def _is_plain_pointer(ty: Any) -> bool:
@@ -354,6 +354,10 @@ class BufferLoad(PrimExpr):
     buffer: Any  # tir.Buffer (kept Any to avoid an import cycle with buffer.py)
     indices: tuple[PrimExpr, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if type(self.indices) is not tuple:  # TVM's BufferLoad(buf, [0, i]): ints to IntImms
+            object.__setattr__(self, "indices", tuple(const(i) for i in self.indices))
 
     @property
     def dtype(self) -> str:  # type: ignore[override]

@@ -23,6 +23,8 @@ from .expr import BinaryOp, BinOp, BufferLoad, Call, Cast, FloatImm, IntImm, Let
 from .expr import Select, StringImm, Var
 from .function import PrimFunc
 from .functor import _wrap
+from .loop_steps import unit_steps
+from .nest_flat import nest_flat
 from .stmt import (
     Allocate, AssertStmt, Block, BlockRealize, Buffer, BufferStore, DeclBuffer, Evaluate, For,
     IfThenElse, IterType, LetStmt, SeqStmt, Stmt, While,
@@ -47,6 +49,7 @@ _NP_MATH = {
 
 def run(func: PrimFunc, *args: Any) -> None:
     """Executes `func` on `args` (numpy arrays for buffers, in param order; scalars as is)."""
+    func = unit_steps(nest_flat(func))  # the nested, unit-step forms the interpreter runs
     interp = Interpreter()
     interp.bind_params(func, args)
     try:

@@ -33,6 +33,8 @@ from .arith import Window, bound, subtract, union_windows
 from .expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var, binop, const
 from .function import PrimFunc
 from .functor import Mutator, Simplifier, Visitor, simplify, substitute
+from .loop_steps import unit_steps
+from .nest_flat import nest_flat
 from .split_index import SplitIndexFolder, split_parts
 from .stmt import (
     Allocate, Block, BlockRealize, Buffer, BufferStore, For, ForKind, IfThenElse, IterType,
@@ -42,7 +44,7 @@ from .stmt import (
 
 def lower(func: PrimFunc) -> PrimFunc:
     """Blocks to loops, init hoisting, flattening and index folding: what codegen consumes."""
-    func = lower_blocks(func)
+    func = lower_blocks(unit_steps(nest_flat(func)))
     name = str(dict(func.attrs).get("global_symbol") or "prim_func")
     check_bounds(func, name)
     if bounds_checks_enabled():

@@ -37,6 +37,16 @@ class Buffer:
     def ndim(self) -> int:
         return len(self.shape)
 
+    def view(self, *shape_or_dtype: Any) -> Buffer:
+        """TVM 0.27's `A.view(256, 256)` / `A.view("int32")`: a buffer over the same memory
+        with another shape or another dtype."""
+        if len(shape_or_dtype) == 1 and isinstance(shape_or_dtype[0], str):
+            return Buffer(self.name, self.shape, shape_or_dtype[0], self.data, scope=self.scope)
+        dims = shape_or_dtype[0] if len(shape_or_dtype) == 1 and \
+            isinstance(shape_or_dtype[0], (tuple, list)) else shape_or_dtype
+        return Buffer(self.name, tuple(const(d) for d in dims), self.dtype, self.data,
+                      scope=self.scope)
+
     def access_ptr(self, access_mask: Any, ptr_type: str = "handle", content_lanes: int = 1,
                    offset: Any = 0, extent: Any = None) -> PrimExpr:
         """`B.access_ptr("r", extent=n)`: a `tvm_access_ptr` call naming the elements of B an
@@ -175,6 +185,9 @@ class For(Stmt, metaclass=_ForMeta):
     thread_tag: str | None = None  # "threadIdx.x" etc. for THREAD_BINDING
     annotations: tuple[tuple[str, Any], ...] = ()
     span: Span | None = field(default=None, compare=False, repr=False)
+    # TVM 0.27's loop step (`T.serial(lo, hi, step=2)`): the values lo, lo + step, ... below
+    # lo + extent; None is 1. `tir.lower` rewrites stepped loops to unit steps first.
+    step: PrimExpr | None = field(default=None, kw_only=True)
 
     @property
     def thread_binding(self) -> IterVar | None:
@@ -262,10 +275,31 @@ class Allocate(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class DeclBuffer(Stmt):
-    """`T.decl_buffer` / a `T.Buffer` view over existing data, visible in `body`."""
+    """`T.decl_buffer` / a `T.Buffer` view over existing data, visible in `body`; without a
+    body, TVM 0.27's flat form: visible in the statements after it (see `Bind`)."""
 
     buffer: Buffer
-    body: Stmt
+    body: Stmt | None = None
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Bind(Stmt):
+    """TVM 0.27's flat `v: T.let[dtype] = value`: `var` holds `value` in the statements after
+    it in the enclosing sequence. `tir.nest_flat` turns it into the `LetStmt` over them that
+    the passes and codegen read."""
+
+    var: Var
+    value: PrimExpr
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AllocBuffer(Stmt):
+    """TVM 0.27's flat `B = T.alloc_buffer(...)` outside blocks: storage for `buffer` that
+    lives for the statements after it (nested into an `Allocate` by `tir.nest_flat`)."""
+
+    buffer: Buffer
     span: Span | None = field(default=None, compare=False, repr=False)
 
 

@@ -15,6 +15,8 @@ from typing import Any
 from . import expr as tx
 from . import stmt as ts
 from .function import PrimFunc, free_vars
+from .loop_steps import unit_steps
+from .nest_flat import nest_flat
 
 
 class TIRWellFormedError(ValueError):
@@ -187,6 +189,7 @@ def _prim_funcs(x: Any) -> list[tuple[str, PrimFunc]]:
 
 
 def _verify(name: str, f: PrimFunc) -> list[str]:
+    f = unit_steps(nest_flat(f))  # TVM 0.27's flat statements scope over their siblings
     v = _Verifier(name)
     v.vars[0].update(f.params)
     for _, buf in f.buffer_map:

@@ -130,6 +130,8 @@ def arg(name: str, obj: Any) -> Any:
         return obj
     if not isinstance(obj, tx.Var):
         raise TypeError(f"T.arg takes a buffer or a variable, not {type(obj).__name__}")
+    if not isinstance(obj.dtype, str):  # a typed pointer: a parameter passes a plain handle
+        obj = tx.Var(obj.name, "handle")
     frame.params.append(IRBuilder.name(name, obj))
     return obj
 
@@ -161,10 +163,11 @@ class _SBlockFrame(_Frame):
         self.values: list[tx.PrimExpr] = []
         self.reads: tuple[ts.BufferRegion, ...] = ()
         self.writes: tuple[ts.BufferRegion, ...] = ()
+        self.alloc_buffers: list[ts.Buffer] = []
 
     def build(self, stmts: list[Any]) -> None:
         block = ts.Block(self.name, tuple(self.iter_vars), self.body_of(stmts),
-                         self.reads, self.writes)
+                         self.reads, self.writes, alloc_buffers=tuple(self.alloc_buffers))
         _emit(ts.BlockRealize(tuple(self.values), tx.const(True), block))
 
 
@@ -402,9 +405,57 @@ def _dtype(name: str) -> Any:
     return make
 
 
-def handle(dtype: str | None = None) -> tx.Var:
-    """`T.handle()`: a new handle variable (a pointer)."""
-    return tx.Var("v", "handle")
+def handle(dtype: Any = None, storage_scope: str = "global") -> tx.Var:
+    """`T.handle()`: a new handle variable; `T.handle("float32", "shared")` a pointer typed
+    by what it points to (TVM's PointerType, kept for printing)."""
+    if dtype is None or str(dtype) == "void":
+        return tx.Var("v", "handle")
+    from ...ir import PointerType, PrimType
+
+    return tx.Var("v", PointerType(PrimType(str(getattr(dtype, "dtype", dtype))),
+                                   storage_scope))
+
+
+ptr = handle
+
+
+# -- TVM 0.27's flat scope statements: each holds for the statements after it in its frame ----
+
+
+def bind(value: Any, type_annotation: Any = None) -> tx.Var:
+    """`v = T.bind(value)`: a new variable holding `value` (a flat `Bind` statement)."""
+    value = tx.const(value)
+    dtype = str(getattr(type_annotation, "dtype", type_annotation or value.dtype))
+    var = tx.Var("v", dtype)
+    _emit(ts.Bind(var, value))
+    return var
+
+
+def alloc_buffer(shape: Any, dtype: str = "float32", data: Any = None, strides: Any = None,
+                 elem_offset: Any = None, scope: str = "global", offset_factor: int = 0,
+                 **tvm_only: Any) -> ts.Buffer:
+    """`buf = T.alloc_buffer(shape, dtype)`: storage for the statements after it (a flat
+    `AllocBuffer`, also inside a block, as in TVM 0.27)."""
+    buf = Buffer(shape, dtype, data, strides, elem_offset, scope, offset_factor, **tvm_only)
+    _emit(ts.AllocBuffer(buf))
+    return buf
+
+
+def sblock_alloc_buffer(shape: Any, dtype: str = "float32", **kwargs: Any) -> ts.Buffer:
+    """`buf = T.sblock_alloc_buffer(shape, dtype)`: one of the enclosing block's buffers."""
+    buf = Buffer(shape, dtype, **kwargs)
+    _frame(_SBlockFrame).alloc_buffers.append(buf)
+    return buf
+
+
+def decl_buffer(shape: Any, dtype: str = "float32", data: Any = None, strides: Any = None,
+                elem_offset: Any = None, scope: str = "global", offset_factor: int = 0,
+                **tvm_only: Any) -> ts.Buffer:
+    """`buf = T.decl_buffer(shape, dtype, data=ptr)`: a buffer over existing memory for the
+    statements after it (a flat `DeclBuffer`); without `data`, new storage (`AllocBuffer`)."""
+    buf = Buffer(shape, dtype, data, strides, elem_offset, scope, offset_factor, **tvm_only)
+    _emit(ts.DeclBuffer(buf) if data is not None else ts.AllocBuffer(buf))
+    return buf
 
 
 class MetaVar:
@@ -427,7 +478,8 @@ _DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32
 globals().update({name: _dtype(name) for name in _DTYPES})
 
 __all__ = ["prim_func", "func_attr", "func_name", "func_ret", "arg", "Buffer", "match_buffer",
-           "thread_binding", "env_thread", "launch_thread", "handle", "meta_var", "MetaVar",
+           "thread_binding", "env_thread", "launch_thread", "handle", "ptr", "meta_var", "MetaVar",
+           "bind", "alloc_buffer", "sblock_alloc_buffer", "decl_buffer",
            "sblock", "axis", "reads", "writes", "grid", "serial",
            "parallel", "vectorized", "unroll", "While", "If", "Then", "Else", "attr", "Assert",
            "evaluate", "buffer_store", "comm_reducer", *_DTYPES]

@@ -17,6 +17,7 @@ IR choices (see docs/internals.md section 1):
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ from ...tir import stmt as ts
 from ...tir.dtype import element, lanes, promote
 from ...tir.attrs import Attrs
 from ...tir.function import PrimFunc
+from .tir_root import root_alloc, with_root
 from .core import _BINOPS, ArgError, Dialect, MetaValue, Parser, Wrap, _arg_node
 from .tir_checks import (
     allocated_here, bind_loop_targets, bind_meta, block_name, check_no_opaque_access,
@@ -73,10 +75,15 @@ class DType:
                  is_size_var: bool = False) -> tx.PrimExpr:
         from .core import current
 
+        p = current()
         if self.dtype == "handle" and isinstance(value, (str, DType)):
-            value = None  # T.handle("float32", "global"): a pointer (no pointee type kept)
+            if p is None:  # a standalone pointer keeps TVM's PointerType (printed, compared)
+                from ...ir import PointerType, PrimType
+
+                elem = value.dtype if isinstance(value, DType) else value
+                return tx.Var("v", PointerType(PrimType(elem), storage_scope))
+            value = None  # T.handle("float32", "global") in a function: a pointer (`handle`)
         if value is None:
-            p = current()
             return tx.Var((p.pending_name if p else None) or "v", self.dtype)
         n = lanes(self.dtype)
         if n > 1 and (not isinstance(value, tx.PrimExpr) or lanes(value.dtype) == 1):
@@ -135,6 +142,7 @@ class LoopSpec:
     ranges: tuple[tuple[tx.PrimExpr, tx.PrimExpr], ...]
     thread: str | None = None
     annotations: tuple[tuple[str, Any], ...] = ()
+    step: tx.PrimExpr | None = None  # a single loop's step (None: 1)
 
 
 def make_buffer(name: str, shape: Any, dtype: str = "float32", data: Any = None,
@@ -167,6 +175,7 @@ class PrimFuncFrame:
     buffer_map: list[tuple[tx.Var, ts.Buffer]] = field(default_factory=list)
     attrs: dict[str, Any] = field(default_factory=dict)
     root_allocs: list[ts.Buffer] = field(default_factory=list)
+    block_only: list[ts.Buffer] = field(default_factory=list)  # T.sblock_alloc_buffer's
     loop_dom: dict[tx.Var, ts.Range] = field(default_factory=dict)
     ret_dtype: str = "void"
     block_names: dict[str, int] = field(default_factory=dict)
@@ -246,10 +255,7 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
         ret = p.eval_annotation(node.returns) if node.returns is not None else None
         frame.ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
         body = _non_empty(p.visit_body(node.body))
-    body = _unwrap_bare_root(body)
-    if frame.root_allocs:
-        root = ts.Block("root", (), body, alloc_buffers=tuple(frame.root_allocs))
-        body = ts.BlockRealize((), TRUE, root)
+    body = with_root(body, frame.root_allocs, frame.block_only)
     ret_dtype = ret.dtype if isinstance(ret, DType) else "void"
     # TVM's buffer_map is a map keyed by parameter: order it as the parameters, not as the
     # match_buffer calls happen to come
@@ -257,17 +263,6 @@ def parse_prim_func(p: Parser, node: ast.FunctionDef) -> PrimFunc:
     buffer_map = sorted(frame.buffer_map, key=lambda hb: order.get(id(hb[0]), len(order)))
     return PrimFunc(tuple(frame.params), tuple(buffer_map), body,
                     tuple(frame.attrs.items()), ret_dtype, p.source.span(node))
-
-
-def _unwrap_bare_root(body: Any) -> Any:
-    """An explicit `with T.sblock("root")` holding only statements is the root TVM makes
-    anyway: keep its body, so it equals the function written without it."""
-    if isinstance(body, ts.BlockRealize) and not body.iter_values:
-        b = body.block
-        if (b.name == "root" and not b.alloc_buffers and not b.match_buffers
-                and not b.annotations and b.init is None and not b.iter_vars):
-            return b.body
-    return body
 
 
 def _serial_range() -> Any:
@@ -401,7 +396,8 @@ def visit_for(p: Parser, node: ast.For) -> ts.Stmt:
         body = ts.seq(_loop_body(p, node.body))
     span = p.source.span(node)
     for var, (lo, extent) in reversed(list(zip(loop_vars, spec.ranges))):
-        body = ts.For(var, lo, extent, spec.kind, body, spec.thread, spec.annotations, span)
+        body = ts.For(var, lo, extent, spec.kind, body, spec.thread, spec.annotations, span,
+                      step=spec.step)
     return body
 
 
@@ -562,6 +558,10 @@ def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
         buf = value.make(name)
         p.bind(name, buf)
         return Wrap(lambda body: ts.DeclBuffer(buf, ts.seq(body), p.source.span(node)))
+    if isinstance(value, ts.Buffer) and _is_view_call(node):  # C = B.view(256, 256)
+        view = dataclasses.replace(value, name=name)
+        p.bind(name, view)
+        return Wrap(lambda body: ts.DeclBuffer(view, ts.seq(body), p.source.span(node)))
     if isinstance(value, AllocateSpec):
         alloc = value.buffer.make(name)
         p.bind(name, alloc)
@@ -575,8 +575,16 @@ def _bind_name(p: Parser, name: str, value: Any, node: ast.AST) -> Any:
         old = p.scopes[-1].get(name)
         if isinstance(old, ts.Buffer) and old is not value:
             p.error(node, f"buffer {name!r} is defined twice; give the second one another name")
+        p.bind(name, value)
+        return root_alloc(p, value, p.source.span(node))  # see tir_root
     p.bind(name, value)  # a Python value: buffers, ints, meta-programming helpers
     return None
+
+
+def _is_view_call(node: ast.AST) -> bool:
+    value = getattr(node, "value", None)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+        value.func.attr == "view"
 
 
 def _let(p: Parser, name: str, value: tx.PrimExpr, node: ast.AST) -> Wrap:

@@ -11,6 +11,7 @@ from ...tir import expr as tx
 from ...tir import stmt as ts
 from .core import Parser
 from .tir_parser import TIR, LocalVectorAnnotation
+from .tir_root import root_alloc
 
 
 @TIR.register("FunctionDef")
@@ -60,7 +61,7 @@ def local_vector(p: Parser, name: str, ann: LocalVectorAnnotation, node: ast.Ann
         buf = T.alloc_buffer(ann.shape, ann.dtype, scope="local")
     p.bind(name, buf)
     if node.value is None:
-        return None
+        return root_alloc(p, buf, p.source.span(node))
     value = tx.const(p.eval(node.value), ann.dtype)
     stores: ts.Stmt = ts.BufferStore(buf, value, ())
     loop_vars = [tx.Var(f"{name}_i{k}", "int32") for k in range(len(buf.shape))]
@@ -69,4 +70,4 @@ def local_vector(p: Parser, name: str, ann: LocalVectorAnnotation, node: ast.Ann
         for var, dim in reversed(list(zip(loop_vars, buf.shape))):
             stores = ts.For(var, tx.IntImm("int32", 0), tx.const(dim.value, "int32"),
                             ts.ForKind.SERIAL, stores)
-    return stores
+    return root_alloc(p, buf, p.source.span(node), [stores]) or stores

@@ -87,6 +87,7 @@ def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool | Non
                  show_all_struct_info: bool = True, **options: Any) -> str:
     """`mod.script()`: the module as TVMScript with its `# from tvm.script import` header;
     TVM's underline options (`path_to_underline`, ...) as `underline_ir` reads them."""
+    check_prefixes(options)
     if wants_underline(options):
         return underlined_script(mod, lambda: print_module(
             mod, show_meta, show_all_ty, show_all_struct_info), options)
@@ -99,6 +100,15 @@ def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool | Non
     return header(body, module=True)
 
 
+def check_prefixes(options: dict[str, Any]) -> None:
+    """TVM refuses a namespace prefix that is no Python identifier (`ir_prefix="2I"`) with a
+    RuntimeError; valid ones are accepted (the text keeps I, T and R)."""
+    for key in ("ir_prefix", "tir_prefix", "relax_prefix"):
+        prefix = options.get(key)
+        if prefix is not None and not (isinstance(prefix, str) and prefix.isidentifier()):
+            raise RuntimeError(f"{key}={prefix!r} is not a valid Python identifier")
+
+
 def print_marked(f: PrimFunc, name: str, marks: dict[int, str]) -> str:
     """A module of `f` alone, with the statements of `marks` (by id) commented and underlined,
     and no syntax sugar: how TVM shows the IR of a schedule error."""
@@ -109,6 +119,7 @@ def print_marked(f: PrimFunc, name: str, marks: dict[int, str]) -> str:
 
 
 def print_prim_func(f: PrimFunc, namer: Any = None, **options: Any) -> str:
+    check_prefixes(options)
     if wants_underline(options):
         return underlined_script(f, lambda: print_prim_func(f, namer), options)
     return header(_tir(f, namer=namer), module=False)
@@ -116,6 +127,7 @@ def print_prim_func(f: PrimFunc, namer: Any = None, **options: Any) -> str:
 
 def print_relax_function(f: rx.Function, show_all_ty: bool | None = None,
                          show_all_struct_info: bool = True, **options: Any) -> str:
+    check_prefixes(options)
     if wants_underline(options):
         return underlined_script(f, lambda: print_relax_function(
             f, show_all_ty, show_all_struct_info), options)

@@ -36,6 +36,11 @@ class Namer:
         self.keep: list[Any] = []  # NOTE: holds the objects so their ids stay unique
         self.scopes: list[list[int]] = [[]]
         self.live: dict[str, int] = {n: 1 for n in (taken or ())}
+        self.owners: dict[int, Any] = {}
+
+    def owner_of(self, obj: Any) -> Any:
+        """The object whose attribute names `obj` (`A` for `A.data`), if any."""
+        return self.owners.get(id(obj)) if id(obj) in self.names else None
 
     def define(self, obj: Any, hint: str) -> str:
         if id(obj) in self.names:
@@ -53,10 +58,13 @@ class Namer:
         self.scopes[-1].append(id(obj))
         return name
 
-    def alias(self, obj: Any, text: str) -> None:
-        """Name `obj` by an expression such as `A.data` (freed with the current scope)."""
+    def alias(self, obj: Any, text: str, owner: Any = None) -> None:
+        """Name `obj` by an expression such as `A.data` (freed with the current scope);
+        `owner`, when given, is the object the expression reads (`A`)."""
         self.names[id(obj)] = text
         self.keep.append(obj)
+        if owner is not None:
+            self.owners[id(obj)] = owner
         self.live[text] = self.live.get(text, 0) + 1
         self.scopes[-1].append(id(obj))
 

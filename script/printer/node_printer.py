@@ -74,7 +74,7 @@ def _node_text(node: Any) -> str:
     p = _NodePrinter()
     if isinstance(node, si.StructInfo):
         p.declare_dims(node)
-        p.emit(p.sinfo(node))
+        p.emit(_type_text(p, node))
         return "\n".join(p.lines)
     if isinstance(node, rx.If):
         _bare_if(p, node)
@@ -92,6 +92,13 @@ def _node_text(node: Any) -> str:
     else:
         p.emit(p.value(node))
     return "\n".join(p.lines)
+
+
+def _type_text(p: _NodePrinter, s: si.StructInfo) -> str:
+    """TVM 0.27 prints a (non-empty) TupleType alone, and the tuples in it, as T.Tuple(...)."""
+    if isinstance(s, si.TupleStructInfo) and s.fields:
+        return f"T.Tuple({', '.join(_type_text(p, f) for f in s.fields)})"
+    return p.sinfo(s)
 
 
 def _bare_if(p: _NodePrinter, node: rx.If) -> None:

@@ -18,14 +18,17 @@ from .walk import children, tir_defs_and_uses
 def print_node(obj: Any) -> str:
     """The node as TVMScript text, preceded by the definitions of what it uses freely."""
     p = TIRPrinter()
+    bound: set[int] = set()
     if isinstance(obj, ts.Stmt):
-        for x in _free_in(obj):  # named at the top, before any inner scope
+        free, bound = _free_in(obj)
+        for x in free:  # named at the top, before any inner scope
             p.namer.define(x, x.name)
         p.stmt(obj)
         text = "\n".join(p.lines)
     else:
         text = _node_text(p, obj)
-    defs = [_definition(p, o, name) for o, name in _free_names(p)]
+    # NOTE: TVM 0.27's flat statements (Bind, AllocBuffer) define names in the outermost scope
+    defs = [_definition(p, o, name) for o, name in _free_names(p) if id(o) not in bound]
     return "\n".join([d for d in defs if d] + [text])
 
 
@@ -62,8 +65,9 @@ def _quoted(s: str) -> str:
     return '"' + s + '"'
 
 
-def _free_in(stmt: ts.Stmt) -> list[Any]:
-    """Variables and buffers the statement uses but does not bind, in order of first use."""
+def _free_in(stmt: ts.Stmt) -> tuple[list[Any], set[int]]:
+    """Variables and buffers the statement uses but does not bind, in order of first use; and
+    the ids of what it binds."""
     defs, uses = tir_defs_and_uses(stmt)
     bound: set[int] = set()
     found: list[Any] = []
@@ -76,14 +80,14 @@ def _free_in(stmt: ts.Stmt) -> list[Any]:
         if isinstance(x, ts.Block):
             bound.update(id(b) for b in x.alloc_buffers)
             bound.update(id(m.buffer) for m in x.match_buffers)
-        elif isinstance(x, (ts.DeclBuffer, ts.Allocate)):
+        elif isinstance(x, (ts.DeclBuffer, ts.Allocate, ts.AllocBuffer)):
             bound.add(id(x.buffer))
         if dataclasses.is_dataclass(x) and not isinstance(x, (type, tx.Var)):
             for c in children(x):
                 visit(c)
 
     visit(stmt)
-    return [v for v in uses if v not in defs] + found
+    return [v for v in uses if v not in defs] + found, bound | {id(v) for v in defs}
 
 
 def _free_names(p: TIRPrinter) -> list[tuple[Any, str]]:

@@ -41,7 +41,7 @@ class TIRPrinter:
     def define_buffer(self, buf: ts.Buffer) -> str:
         name = self.namer.define(buf, buf.name)
         if buf.data is not None and not self.namer.has(buf.data):
-            self.namer.alias(buf.data, f"{name}.data")
+            self.namer.alias(buf.data, f"{name}.data", owner=buf)
         return name
 
     def emit(self, text: str) -> None:
@@ -193,10 +193,14 @@ class TIRPrinter:
             return
         self.emit(f"T.evaluate({self.expr(v)})")
 
-    def _LetStmt(self, s: ts.LetStmt) -> None:
+    def _LetStmt(self, s: ts.LetStmt | ts.Bind) -> None:
+        # TVM 0.27 prints its (flat) Bind so; a bare `x: T.int32 = v` is a local scalar there
         value = self.expr(s.value)
-        self.emit(f"{self.namer.define(s.var, s.var.name)}: T.{s.var.dtype} = {value}")
-        self.stmt(s.body)
+        self.emit(f"{self.namer.define(s.var, s.var.name)}: T.let[T.{s.var.dtype}] = {value}")
+        if isinstance(s, ts.LetStmt):
+            self.stmt(s.body)
+
+    _Bind = _LetStmt
 
     def _AssertStmt(self, s: ts.AssertStmt) -> None:
         self.emit(f"assert {self.expr(s.condition)}, ({q(s.kind)}, [{q(s.message)}])")
@@ -204,17 +208,42 @@ class TIRPrinter:
 
     def _DeclBuffer(self, s: ts.DeclBuffer) -> None:
         buf = s.buffer
+        view = self._view_of(buf)
         data = ""
         if buf.data is not None and self.namer.has(buf.data):
             data = f", data={self.name_of(buf.data)}"
         name = self.define_buffer(buf)
-        self.emit(f"{name} = T.decl_buffer({self._buffer_args(buf, True)}{data})")
-        self.stmt(s.body)
+        self.emit(f"{name} = {view}" if view else
+                  f"{name} = T.decl_buffer({self._buffer_args(buf, False)}{data})")
+        if s.body is not None:  # TVM 0.27's flat form has none
+            self.stmt(s.body)
+
+    def _view_of(self, buf: ts.Buffer) -> str | None:
+        """TVM 0.27's `A.view(256, 256)` / `A.view("int32")`: a buffer over the whole data of
+        a buffer `A` in scope, differing from it only in shape or only in dtype."""
+        name = self.namer.names.get(id(buf.data)) if buf.data is not None else None
+        if name is None or not name.endswith(".data") or buf.strides or \
+                buf.elem_offset is not None or buf.offset_factor:
+            return None
+        base = self.namer.owner_of(buf.data)
+        if not isinstance(base, ts.Buffer) or base.scope != buf.scope or base.strides or \
+                base.elem_offset is not None:
+            return None
+        same_shape = len(base.shape) == len(buf.shape) and all(
+            _same_dim(a, b) for a, b in zip(base.shape, buf.shape))
+        if same_shape == (base.dtype == buf.dtype):  # the same buffer, or both changed
+            return None
+        args = q(buf.dtype) if same_shape else ", ".join(self.expr(d) for d in buf.shape)
+        return f"{name[:-len('.data')]}.view({args})"
 
     def _Allocate(self, s: ts.Allocate) -> None:
         name = self.define_buffer(s.buffer)
         self.emit(f"{name} = T.allocate({self._buffer_args(s.buffer, True)})")
         self.stmt(s.body)
+
+    def _AllocBuffer(self, s: ts.AllocBuffer) -> None:
+        name = self.define_buffer(s.buffer)
+        self.emit(f"{name} = T.alloc_buffer({self._buffer_args(s.buffer, False)})")
 
     def _AttrStmt(self, s: ts.AttrStmt) -> None:
         node = s.node
@@ -273,15 +302,19 @@ class TIRPrinter:
 
     def _loop_iter(self, s: ts.For) -> str:
         zero = isinstance(s.min, tx.IntImm) and s.min.value == 0 and s.min.dtype == s.extent.dtype
-        bounds = self.expr(s.extent) if zero else \
-            f"{self.expr(s.min)}, {self.expr(s.min + s.extent)}"
+        bounds = self.expr(s.extent) if zero and s.step is None else \
+            f"{self.expr(s.min)}, {self.expr(_loop_end(s))}"
         extra = ""
         if s.kind is ts.ForKind.THREAD_BINDING:
             extra = f", thread={q(s.thread_tag or '')}"
         if s.annotations:
             extra += f", annotations={value_text(dict(s.annotations), self.expr)}"
-        fn = "range" if s.kind is ts.ForKind.SERIAL and not extra else f"T.{s.kind.value}"
-        return f"{fn}({bounds}{extra})"
+        if s.kind is ts.ForKind.SERIAL and not extra:  # TVM 0.27: range(lo, hi, step)
+            step = f", {self.expr(s.step)}" if s.step is not None else ""
+            return f"range({bounds}{step})"
+        if s.step is not None:
+            extra = f", step={self.expr(s.step)}" + extra
+        return f"T.{s.kind.value}({bounds}{extra})"
 
     def _BlockRealize(self, s: ts.BlockRealize) -> None:
         self.emit(f"with T.sblock({q(s.block.name)}):")
@@ -382,12 +415,19 @@ def _is_true(e: tx.PrimExpr) -> bool:
     return isinstance(e, tx.IntImm) and e.dtype == "bool" and e.value == 1
 
 
+def _loop_end(s: ts.For) -> tx.PrimExpr:
+    if isinstance(s.min, tx.IntImm) and isinstance(s.extent, tx.IntImm):
+        return tx.IntImm(s.extent.dtype, s.min.value + s.extent.value)
+    return s.min + s.extent
+
+
 def _grid_next(f: ts.For) -> ts.For | None:
     """The loop that joins `f` in one `T.grid(...)` line, if any."""
     inner = f.body
     if not isinstance(inner, ts.For):
         return None
-    plain = all(x.kind is ts.ForKind.SERIAL and not x.annotations and isinstance(x.min, tx.IntImm)
+    plain = all(x.kind is ts.ForKind.SERIAL and not x.annotations and x.step is None
+                and isinstance(x.min, tx.IntImm)
                 and x.min.value == 0 and x.min.dtype == x.extent.dtype for x in (f, inner))
     # NOTE: `for j in range(i)` inside `for i` cannot join it in one T.grid
     return inner if plain and f.loop_var not in _vars_of(inner.extent) else None
@@ -452,6 +492,12 @@ def _vars_of(e: Any) -> list[tx.Var]:
     from ...tir.function import free_vars
 
     return free_vars(e) if isinstance(e, tx.PrimExpr) else []
+
+
+def _same_dim(a: tx.PrimExpr, b: tx.PrimExpr) -> bool:
+    if isinstance(a, tx.IntImm) and isinstance(b, tx.IntImm):
+        return a.value == b.value
+    return a is b
 
 
 def _free_vars(f: PrimFunc) -> list[tx.Var]:

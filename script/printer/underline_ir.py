@@ -15,7 +15,7 @@ from typing import Any
 
 from ...ffi.access_path import AccessPath
 from ...tir.function import PrimFunc
-from ...tir.stmt import BlockRealize
+from ...tir.stmt import BlockRealize, Buffer
 from .doc_underline import Output, UnderlineOptions, decorate
 from .source_marks import annotate, strip_marks, watching
 
@@ -32,6 +32,10 @@ def wants_underline(options: dict[str, Any]) -> bool:
 
 
 def _step(obj: Any, kind: str, key: Any) -> Any:
+    if kind == "attr" and key == "ty" and isinstance(obj, Buffer):
+        return obj  # TVM 0.27's BufferType: the shape, dtype, ... of the buffer itself
+    if kind == "attr" and key == "storage_scope" and isinstance(obj, Buffer):
+        return obj.scope
     if kind == "attr":  # NOTE: private attributes are no part of the IR a path names
         return _MISSING if key.startswith("_") else getattr(obj, key, _MISSING)
     if kind == "array_item" and isinstance(obj, (list, tuple)) and -len(obj) <= key < len(obj):
@@ -57,11 +61,19 @@ def resolve(root: Any, path: AccessPath) -> list[Any]:
             nxt = _step(chain[-1], *steps[i])
         except Exception:  # an attribute that computes and fails is not there
             nxt = _MISSING
+        if _buffer_param(chain, steps, i) and steps[i + 1:i + 2] == (("attr", "ty"),):
+            nxt = chain[-2].buffer_of(nxt) or nxt  # `params[1].ty`: the parameter's buffer
         if nxt is _MISSING:
             break
         chain.append(nxt)
         i += 1
     return chain
+
+
+def _buffer_param(chain: list[Any], steps: tuple, i: int) -> bool:
+    """At `params[k]` of a prim_func (TVM 0.27: a buffer parameter is the buffer's variable)."""
+    return i >= 1 and steps[i - 1] == ("attr", "params") and isinstance(chain[-2], PrimFunc) \
+        and steps[i][0] == "array_item"
 
 
 def _rootless_body(chain: list[Any], steps: tuple, i: int) -> bool:

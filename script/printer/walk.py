@@ -45,7 +45,7 @@ def tir_defs_and_uses(node: Any) -> tuple[set[tx.Var], list[tx.Var]]:
             return
         if isinstance(x, ts.For):
             defs.add(x.loop_var)
-        elif isinstance(x, ts.LetStmt):
+        elif isinstance(x, (ts.LetStmt, ts.Bind)):
             defs.add(x.var)
         elif isinstance(x, ts.IterVar):
             defs.add(x.var)
@@ -57,7 +57,9 @@ def tir_defs_and_uses(node: Any) -> tuple[set[tx.Var], list[tx.Var]]:
             for m in x.match_buffers:
                 defs.update(v for v in (m.buffer.data, m.buffer.elem_offset)
                             if isinstance(v, tx.Var))
-        elif isinstance(x, ts.Allocate) and x.buffer.data is not None:
+        elif isinstance(x, ts.DeclBuffer) and x.buffer.data is not None:
+            visit(x.buffer.data)  # a view reads the memory of another buffer or a pointer
+        elif isinstance(x, (ts.Allocate, ts.AllocBuffer)) and x.buffer.data is not None:
             defs.add(x.buffer.data)
         elif hasattr(x, "params") and hasattr(x, "buffer_map"):
             defs.update(x.params)

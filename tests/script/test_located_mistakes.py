@@ -84,7 +84,7 @@ def test_reassigning_a_loop_variable():
 def test_a_new_name_in_a_loop_is_fine():
     src = ('@T.prim_func\ndef f(A: T.Buffer((8,), "float32")):\n    for i in range(7):\n'
            '        j = i + 1\n        A[j] = T.float32(0)\n')
-    assert "j: T.int32 = i + 1" in from_source(src).script()
+    assert "j: T.let[T.int32] = i + 1" in from_source(src).script()
 
 
 def test_select_of_different_integer_widths_is_refused_as_in_tvm():

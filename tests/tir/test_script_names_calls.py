@@ -95,7 +95,7 @@ def test_packed_calls_print_as_tvm_and_keep_their_op():
     func = from_source(src)
     text = func.script()
     assert 'T.evaluate(T.call_packed("f", A.data, C[0]))' in text
-    assert 'x: T.int64 = T.tvm_struct_get(A.data, 0, 1, "int64")' in text
+    assert 'x: T.let[T.int64] = T.tvm_struct_get(A.data, 0, 1, "int64")' in text
     assert 'T.evaluate(T.call_extern("float32", "expf", A[0]))' in text
     assert func.body.seq[0].value.op == "tir.tvm_call_packed"
     tvm.ir.assert_structural_equal(func, from_source(text))

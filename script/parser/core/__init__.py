@@ -43,9 +43,11 @@ class ArgError(Exception):
 
 @dataclass(frozen=True)
 class Wrap:
-    """A statement that scopes over the rest of its body (LetStmt, AssertStmt)."""
+    """A statement that scopes over the rest of its body (LetStmt, AssertStmt); a `flat`
+    one (TVM 0.27's AllocBuffer) is a statement of its own, so an empty rest stays empty."""
 
     fn: Callable[[list[Any]], Any]
+    flat: bool = False
 
 
 @dataclass(frozen=True)
@@ -250,7 +252,7 @@ class Parser:
             result = self.visit_stmt(stmt)
             if isinstance(result, Wrap):
                 rest = self.visit_body(stmts[i + 1:])
-                out.append(result.fn(rest or self.dialect.empty_body()))
+                out.append(result.fn(rest or ([] if result.flat else self.dialect.empty_body())))
                 return out
             if result is not None:
                 out.append(result)
