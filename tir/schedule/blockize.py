@@ -69,7 +69,12 @@ def _divide(base: PrimExpr, extent: int, name: str, what: str) -> PrimExpr:
     return out
 
 
-def blockize(ctx: Ctx, loop_rv: LoopRV, preserve_unit_iters: bool = True) -> tuple[Any, BlockRV]:
+def blockize(ctx: Ctx, loop_rv: LoopRV | list[BlockRV], preserve_unit_iters: bool = True
+             ) -> tuple[Any, BlockRV]:
+    if isinstance(loop_rv, (list, tuple)):
+        from .blockize_blocks import blockize_blocks  # NOTE: it builds on this module
+
+        return blockize_blocks(ctx, list(loop_rv), preserve_unit_iters)
     path = ctx.loop_path(loop_rv)
     loop: For = path[-1]  # type: ignore[assignment]
     inner_blocks = tree.blocks_under(loop)
