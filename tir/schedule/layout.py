@@ -24,7 +24,9 @@ from . import tree
 from .analysis import read_buffers, written_buffers
 from .block_layout_fuse import fused_layout, recovered_value
 from .bounded import BoundedDivision
-from .layout_pad import pad_constant, padded_producer, padding_block
+from .layout_pad import (
+    input_assumption, pad_constant, padded_loop_writer, padded_producer, padding_block,
+)
 from .state import Ctx, ScheduleError
 from .trace import BlockRV
 
@@ -95,8 +97,14 @@ def transform_layout(ctx: Ctx, rv: BlockRV, kind: str, index: int, index_map: In
                                                                 pad_value)
         post = None
         if padded is None and pad_value is not None:
-            post = padding_block(_Remap(buf, new, index_map).visit(body), buf, new, index_map,
-                                 pad_value)
+            post = padded_loop_writer(ctx.func, buf, new, index_map, pad_value)
+        if padded is None and post is None and pad_value is not None:
+            remapped = _Remap(buf, new, index_map).visit(body)
+            post = padding_block(remapped, buf, new, index_map, pad_value)
+            is_input = any(b is buf for _, b in ctx.func.buffer_map) and not any(
+                isinstance(p[-1], BufferStore) and p[-1].buffer is buf for p in tree.walk(body))
+            if post is None and is_input:
+                post = input_assumption(remapped, buf, new, index_map, pad_value)
         if padded is None and post is None:
             dims = [int(simplify(d).value) for d in buf.shape]
             raise ScheduleError(f"{what}: mapping buffer {buf.name!r} {dims} to "

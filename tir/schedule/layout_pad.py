@@ -15,13 +15,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..expr import BinaryOp, BinOp, BufferLoad, Call, IntImm, PrimExpr, Var, const
+from ..expr import BinaryOp, BinOp, BufferLoad, Call, IntImm, Not, PrimExpr, Var, const
 from ..function import free_vars
 from ..functor import Mutator, substitute
 from ..index_map import IndexMap
 from ..stmt import (
-    Block, BlockRealize, Buffer, BufferStore, For, ForKind, IterType, IterVar, Range, SeqStmt,
-    Stmt, seq,
+    Block, BlockRealize, Buffer, BufferStore, Evaluate, For, ForKind, IterType, IterVar, Range,
+    SeqStmt, Stmt, seq,
 )
 from . import tree
 from .analysis import accesses
@@ -204,3 +204,76 @@ def padding_block(body: Stmt, buf: Buffer, new: Buffer, index_map: IndexMap,
         at = next(k for k, x in enumerate(items) if x is path[top]) + 1
         return tree.replace(path[:top], seq(items[:at] + [pad] + items[at:]))
     return tree.replace(path[:top + 1], seq([path[top], pad]))
+
+
+class _PadLoopWriter(_PadStores):
+    """In a loop writing `B[i]` directly by its loop var (no block iter var between): stores
+    and loads of `B[i]` go to `B'[io, ii]`, and the blocks inside re-derive their regions."""
+
+    def _is_point(self, idx: tuple[PrimExpr, ...]) -> bool:
+        return len(idx) == 1 and idx[0] is self.vi
+
+    def visit_Block(self, b: Block) -> Stmt:
+        return dataclasses.replace(self.generic_visit(b), reads=(), writes=())
+
+
+def padded_loop_writer(func: Any, buf: Buffer, new: Buffer, index_map: IndexMap,
+                       pad_value: Any) -> Stmt | None:
+    """The function body with the loop that writes `buf[i]` by its own loop var `i` over
+    [0, n) rewritten over the padded layout (TVM's form for opaque writers), or None."""
+    c = _split_factor(index_map)
+    n = buf.shape[0] if len(buf.shape) == 1 else None
+    if c is None or not isinstance(n, IntImm) or n.value % c == 0:
+        return None
+    stores = [p[-1].indices for p in tree.walk(func.body)
+              if isinstance(p[-1], BufferStore) and p[-1].buffer is buf]
+    lv = stores[0][0] if stores and len(stores[0]) == 1 else None
+    if not isinstance(lv, Var) or any(len(s) != 1 or s[0] is not lv for s in stores):
+        return None
+    lpath = tree.find(func.body, lambda s: isinstance(s, For) and s.loop_var is lv)
+    if lpath is None:
+        return None
+    loop: For = lpath[-1]  # type: ignore[assignment]
+    if not (isinstance(loop.min, IntImm) and loop.min.value == 0 and loop.extent == n):
+        return None
+    dtype = lv.dtype
+    outer = -(-n.value // c)
+    lo, lin = Var(lv.name, dtype), Var(f"{lv.name}_1", dtype)
+    pad = BinOp(BinaryOp.AND, BinOp(BinaryOp.EQ, lo, const(outer - 1, dtype)),
+                BinOp(BinaryOp.GE, lin, const(n.value % c, dtype)))
+    value = pad_constant(pad_value, buf, (lo, lin))
+    body = _PadLoopWriter(buf, new, lv, (lo, lin), pad, value).visit(loop.body)
+    body = substitute(body, {lv: BinOp(BinaryOp.ADD, BinOp(BinaryOp.MUL, lo, const(c, dtype)),
+                                       lin)})
+    nest = For(lo, const(0, dtype), const(outer, dtype), loop.kind,
+               For(lin, const(0, dtype), const(c, dtype), loop.kind, body))
+    return tree.replace(lpath, nest)
+
+
+def input_assumption(body: Stmt, buf: Buffer, new: Buffer, index_map: IndexMap,
+                     pad_value: Any) -> Stmt | None:
+    """Before `body`, a block "buffer_<B>_assumption" stating (`T.assume`) that the padding
+    of the input `new` holds `pad_value`: TVM's form when the padded buffer has no writer."""
+    c = _split_factor(index_map)
+    n = buf.shape[0] if len(buf.shape) == 1 else None
+    if c is None or not isinstance(n, IntImm) or n.value % c == 0:
+        return None
+    dtype = n.dtype
+    outer = -(-n.value // c)
+    i, j = Var("i", dtype), Var("j", dtype)
+    vi, vj = Var("vi", dtype), Var("vj", dtype)
+    in_pad = BinOp(BinaryOp.AND, BinOp(BinaryOp.EQ, vi, const(outer - 1, dtype)),
+                   BinOp(BinaryOp.GE, vj, const(n.value % c, dtype)))
+    holds = BinOp(BinaryOp.EQ, BufferLoad(new, (vi, vj)), pad_constant(pad_value, buf, (vi, vj)))
+    fact = BinOp(BinaryOp.OR, Not(in_pad), holds)
+    ivs = (IterVar(vi, Range(const(0, dtype), const(outer, dtype)), IterType.SPATIAL),
+           IterVar(vj, Range(const(0, dtype), const(c, dtype)), IterType.SPATIAL))
+    stmt = Evaluate(Call("bool", "tir.assume", (fact,)))
+    block: Stmt = BlockRealize((i, j), IntImm("bool", 1),
+                               Block(f"buffer_{buf.name}_assumption", ivs, stmt))
+    block = For(i, const(0, dtype), const(outer, dtype), ForKind.SERIAL,
+                For(j, const(0, dtype), const(c, dtype), ForKind.SERIAL, block))
+    if isinstance(body, BlockRealize) and body.block.name == "root" and not body.iter_values:
+        root = dataclasses.replace(body.block, body=seq([block, body.block.body]))
+        return dataclasses.replace(body, block=root)  # first thing inside the root block
+    return seq([block, body])
