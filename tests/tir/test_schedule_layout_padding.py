@@ -188,3 +188,34 @@ def test_padding_an_input_states_what_its_padding_holds():
         b = np.zeros(14, "int32")
         run(a, b)
         np.testing.assert_array_equal(b, a.reshape(16)[:14] * 2)
+
+
+@T.prim_func(s_tir=True)
+def add_one(A: T.Buffer((16,), "int32"), B: T.Buffer((16,), "int32")):
+    for i in range(16):
+        with T.sblock("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] + 1
+
+
+# TVM 0.27 for lambda i: [0, (i + 1) // 8, (i + 1) % 8], pad_value=-3
+@T.prim_func(s_tir=True)
+def add_one_shifted(A: T.Buffer((16,), "int32"), B: T.Buffer((1, 3, 8), "int32")):
+    for z, i, j in T.grid(1, 3, 8):
+        with T.sblock("B"):
+            vz, vi, vj = T.axis.remap("SSS", [z, i, j])
+            B[vz, vi, vj] = T.if_then_else(vi == 0 and vj < 1 or vi == 2 and 1 <= vj, -3,
+                                           A[vi * 8 + vj - 1] + 1)
+
+
+def test_a_shifted_split_pads_both_ends():
+    sch = Schedule(add_one)
+    sch.transform_layout("B", "B", lambda i: [0, (i + 1) // 8, (i + 1) % 8], pad_value=-3)
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], add_one_shifted)
+    a = np.arange(16, dtype="int32") * 3
+    want = np.full(24, -3, "int32")
+    want[1:17] = a + 1
+    for run in (lambda *x: tvm.build(sch.mod)(*x), lambda *x: interpret(sch.mod["main"], *x)):
+        b = np.zeros((1, 3, 8), "int32")
+        run(a, b)
+        np.testing.assert_array_equal(b.reshape(24), want)
