@@ -229,6 +229,7 @@ def reorder(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, None]:
             _check_not_mixed(new, "reorder")
     _check_covering(nest, "reorder")
     _check_linear(nest, "reorder")
+    _check_predicate_fusions(ctx, nest, "reorder")
     body = nest[-1].body
     for lp in reversed(order):
         body = dataclasses.replace(lp, body=body)
@@ -246,6 +247,35 @@ def _check_linear(nest: list[For], what: str) -> None:
                 raise ScheduleError(f"{what}: block {br.block.name!r} binds iter var "
                                     f"{iv.var.name!r} non-affinely in the loops being "
                                     f"reordered ({value})")
+
+
+def _conjuncts(e: PrimExpr) -> list[PrimExpr]:
+    if isinstance(e, BinOp) and e.op is BinaryOp.AND:
+        return _conjuncts(e.a) + _conjuncts(e.b)
+    return [e]
+
+
+def _check_predicate_fusions(ctx: Ctx, nest: list[For], what: str) -> None:
+    """A predicate bounding a sum of several loop vars (`i * 2097152 + j * 16384 + k < 100`)
+    makes them one fused iterator; unless an iter var is bound to that same sum (a split's
+    `i_0 * 16 + i_1 < 100` guard), TVM finds the bindings not affine and refuses to move the
+    loops."""
+    moved = {lp.loop_var for lp in nest}
+    for br in tree.blocks_under(nest[-1].body):
+        path = tree.block_path(ctx.func.body, br.block.name)
+        loops = {lp.loop_var for lp in tree.loops_above(path)} if path else moved
+        forms = [affine(simplify(v), loops) for v in br.iter_values]
+        bound = [f.coeffs for f in forms if f is not None]
+        for c in _conjuncts(br.predicate):
+            if not (isinstance(c, BinOp) and c.op in (BinaryOp.LT, BinaryOp.LE)):
+                continue
+            form = affine(simplify(c.a), loops)
+            if form is None or len(form.coeffs) < 2 or not set(form.coeffs) & moved:
+                continue
+            if form.coeffs not in bound:
+                raise ScheduleError(f"{what}: the predicate {c} of block {br.block.name!r} "
+                                    f"fuses loops no iter var is bound to; its bindings are "
+                                    f"not affine")
 
 
 def _check_not_mixed(loop: For, what: str) -> None:
