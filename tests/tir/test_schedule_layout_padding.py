@@ -219,3 +219,32 @@ def test_a_shifted_split_pads_both_ends():
         b = np.zeros((1, 3, 8), "int32")
         run(a, b)
         np.testing.assert_array_equal(b.reshape(24), want)
+
+
+@T.prim_func(s_tir=True)
+def double_then_inc(A: T.Buffer((16,), "int32"), C: T.Buffer((16,), "int32"), n: T.int32):
+    B = T.sblock_alloc_buffer((16,), "int32")
+    for i in range(16):
+        with T.sblock("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] * 2
+    for i in range(16):
+        with T.sblock("C"):
+            vi = T.axis.remap("S", [i])
+            C[vi] = B[vi] + 1
+
+
+@pytest.mark.parametrize("rows", [4, 5])  # 5 does not divide 16: the last row is padded
+def test_a_symbolic_split_pads_in_place_with_a_runtime_check(rows):
+    sch = Schedule(double_then_inc)
+    n = sch.mod["main"].params[-1]
+    sch.transform_layout("B", "B", lambda i: [i // n, i % n], pad_value=0)
+    text = sch.mod["main"].script()
+    # TVM 0.27's form: the padding test keeps `-16 % n != 0`, n being unknown here
+    assert 'T.sblock_alloc_buffer(((-16 % n + 16) // n, n), "int32")' in text
+    assert "-16 % n != 0 and (vi_1 + vi * n) // n == 16 // n" in text
+    assert "C[vi] = B[vi // n, vi % n] + 1" in text
+    a = np.arange(16, dtype="int32")
+    c = np.zeros(16, "int32")
+    interpret(sch.mod["main"], a, c, rows)
+    np.testing.assert_array_equal(c, a * 2 + 1)

@@ -147,6 +147,47 @@ def _offset(e: PrimExpr, i: Var) -> int | None:
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class _SymbolicSplit:
+    """`lambda i: [i // c, i % c]` with a symbolic c, in TVM's written forms: the outer
+    extent `(-n % c + n) // c`, the padding `-n % c != 0 and x // c == n // c and n % c <=
+    x % c` for the recovered index x = `r + q * c`."""
+
+    c: PrimExpr
+    slots: tuple[Any, ...] = ("q", "r")
+
+    def extents(self, n: int) -> list[PrimExpr]:
+        nn = IntImm(self.c.dtype, n)
+        rem = BinOp(BinaryOp.FLOORMOD, IntImm(self.c.dtype, -n), self.c)
+        return [BinOp(BinaryOp.FLOORDIV, BinOp(BinaryOp.ADD, rem, nn), self.c), self.c]
+
+    def recover(self, new: list[Var]) -> PrimExpr:
+        return BinOp(BinaryOp.ADD, new[1], BinOp(BinaryOp.MUL, new[0], self.c))
+
+    def padding(self, new: list[Var], n: int) -> PrimExpr:
+        dt = self.c.dtype
+        x, nn = self.recover(new), IntImm(dt, n)
+        some = BinOp(BinaryOp.NE, BinOp(BinaryOp.FLOORMOD, IntImm(dt, -n), self.c),
+                     IntImm(dt, 0))
+        last = BinOp(BinaryOp.EQ, BinOp(BinaryOp.FLOORDIV, x, self.c),
+                     BinOp(BinaryOp.FLOORDIV, nn, self.c))
+        tail = BinOp(BinaryOp.LE, BinOp(BinaryOp.FLOORMOD, nn, self.c),
+                     BinOp(BinaryOp.FLOORMOD, x, self.c))
+        return BinOp(BinaryOp.AND, BinOp(BinaryOp.AND, some, last), tail)
+
+
+def symbolic_split(index_map: IndexMap) -> _SymbolicSplit | None:
+    """The form of `lambda i: [i // c, i % c]` when c is not a constant."""
+    if index_map.ndim != 1 or len(index_map.final_indices) != 2:
+        return None
+    (i,), (q, r) = index_map.initial_indices, index_map.final_indices
+    if isinstance(q, BinOp) and q.op is BinaryOp.FLOORDIV and q.a is i and \
+            isinstance(r, BinOp) and r.op is BinaryOp.FLOORMOD and r.a is i and \
+            q.b is r.b and not isinstance(q.b, IntImm):
+        return _SymbolicSplit(q.b)
+    return None
+
+
 def _split_factor(index_map: IndexMap) -> int | None:
     """c when the map is `lambda i: [i // c, i % c]`."""
     form = _split_form(index_map)
@@ -181,10 +222,10 @@ def padded_producer(func: Any, buf: Buffer, new: Buffer, index_map: IndexMap,
                     pad_value: Any) -> tuple[Stmt, BlockRealize] | None:
     """The function body with `buf`'s producer rewritten over the padded layout (and that
     producer's new BlockRealize), or None when the pattern does not apply."""
-    form = _split_form(index_map)
+    form: Any = _split_form(index_map) or symbolic_split(index_map)
     n = buf.shape[0] if len(buf.shape) == 1 else None
-    if form is None or not isinstance(n, IntImm) or \
-            prod(form.extents(n.value)) == n.value:
+    if form is None or not isinstance(n, IntImm) or (
+            isinstance(form, _SplitForm) and prod(form.extents(n.value)) == n.value):
         return None
     writers = [p for p in tree.walk(func.body) if isinstance(p[-1], BlockRealize)
                and any(b is buf for b, _ in accesses(p[-1].block)[1])]
@@ -228,7 +269,7 @@ def padded_producer(func: Any, buf: Buffer, new: Buffer, index_map: IndexMap,
     recover = {vi: form.recover(new_ivs)}
     block = br.block
     ivs = list(block.iter_vars)
-    ivs[k:k + 1] = [IterVar(v, Range(const(0, dtype), const(e, dtype)), IterType.SPATIAL)
+    ivs[k:k + 1] = [IterVar(v, Range(const(0, dtype), _dim(e, dtype)), IterType.SPATIAL)
                     for v, e in zip(new_ivs, extents)]
     body = substitute(rewrite.visit(block.body), recover)
     init = None if block.init is None else substitute(rewrite.visit(block.init), recover)
@@ -239,8 +280,12 @@ def padded_producer(func: Any, buf: Buffer, new: Buffer, index_map: IndexMap,
     new_br = dataclasses.replace(br, iter_values=tuple(values), block=new_block)
     out: Stmt = tree.replace(path[len(lpath) - 1:], new_br).body  # type: ignore[attr-defined]
     for v, e in reversed(list(zip(new_loops, extents))):
-        out = For(v, const(0, dtype), const(e, dtype), loop.kind, out)
+        out = For(v, const(0, dtype), _dim(e, dtype), loop.kind, out)
     return tree.replace(lpath, out), new_br
+
+
+def _dim(e: Any, dtype: str) -> PrimExpr:
+    return e if isinstance(e, PrimExpr) else const(e, dtype)
 
 
 def padding_block(body: Stmt, buf: Buffer, new: Buffer, index_map: IndexMap,
