@@ -157,3 +157,31 @@ def test_rolling_buffer_rolls_along_the_outermost_tile_loop():
         c = np.zeros((6, 6), "int32")
         run(a, c)
         np.testing.assert_array_equal(c, sum(b[k:k + 6, k:k + 6] for k in range(3)))
+
+
+@T.prim_func(s_tir=True)
+def shifted_blur(A: T.Buffer((20,), "int32"), C: T.Buffer((16,), "int32")):
+    B = T.sblock_alloc_buffer((19,), "int32")
+    for i, k in T.grid(19, 2):
+        with T.sblock("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = 0
+            B[vi] = B[vi] + A[vi + vk]
+    for i, k in T.grid(16, 3):
+        with T.sblock("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                C[vi] = 0
+            C[vi] = C[vi] + B[vi + 1 + vk]
+
+
+def test_rolling_buffer_refuses_a_window_start_it_cannot_read():
+    # the window of B starts at `i_0 * 4 + 1`: not `v * s`, `v` or `(v * s) // d`
+    sch = Schedule(shifted_blur)
+    io, _ = sch.split(sch.get_loops("C")[0], [4, 4])
+    sch.compute_at(sch.get_block("B"), io)
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="block 'B' writes dim 0 of 'B' from"):
+        sch.rolling_buffer(sch.get_block("B"), 0)
+    assert sch.mod is before

@@ -3,13 +3,16 @@ buffer, reused across the tile loop's iterations, as TVM does it.
 
 After `compute_at`, a producer of a sliding-window consumer (a pooling, a convolution) writes
 `B[i_0 * 4 : i_0 * 4 + 6]` per iteration of the tile loop `i_0`: successive windows overlap by
-2. `rolling_buffer(B, 0)` then
-  - shrinks `B`'s first overlapping dim to the window (6), every access indexing it `% 6`;
+2. A window start is matched as TVM does: `v * s`, `v` or `(v * s) // d` (an upsampling
+consumer: a stride of ceil(s / d)); a constant start does not move. `rolling_buffer(B, 0)` then
+  - shrinks the dim whose window moves with the outermost loop to the window (6), every
+    access indexing it `% 6`;
   - makes the iter vars that index that dim opaque (a modulo is not an affine access);
   - skips what the previous iteration already computed, for every overlapping dim:
     `T.where(i_0 < 1 or 2 <= ax0)` (ax0 the position inside the window).
 Errors (a ScheduleError naming the block, module unchanged): several blocks write the buffer,
-the producer is not under a loop it shares with its consumers, no dim overlaps.
+the producer is not under a loop it shares with its consumers, a window start of another
+form, no dim overlaps.
 """
 
 from __future__ import annotations
