@@ -44,7 +44,7 @@ def test_mapping_pairs_iter_vars_from_the_innermost_out():
         info = get_tensorize_loop_mapping(sch, sch.get_block("compute"),
                                           dot_product_16x4_u8i8i32_desc)
         assert info is not None and info.block_iter_paddings is None
-        by_desc = {id(d): sref.stmt for sref, d in info.loop_map.items()}
+        by_desc = {id(d): sch.get(sref) for sref, d in info.loop_map.items()}
         lane, kk = _desc_loops()
         assert by_desc[id(lane)] is sch.get(j) and by_desc[id(kk)] is sch.get(k)
         assert sorted(info.desc_loop_indexer.values()) == [0, 1]
