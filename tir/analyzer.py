@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from .arith import affine, bound
 from .expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, const
 from .function import free_vars
-from .functor import simplify, substitute
+from .functor import Mutator, simplify, substitute
 from .stmt import Range
 
 POS_INF = 2 ** 63 - 1  # TVM's ConstIntBound.POS_INF / NEG_INF
@@ -87,7 +87,10 @@ class Analyzer:
         e = _expr(expr)
         if self._values:
             e = substitute(e, self._values)
-        return _canonical(simplify(e))
+        e = simplify(e)
+        if self._ranges:
+            e = simplify(_DivModInRange(self._ranges).visit(e))
+        return _canonical(e)
 
     canonical_simplify = simplify
     rewrite_simplify = simplify
@@ -154,6 +157,46 @@ _DIFFERENCE_TESTS = {
     BinaryOp.EQ: lambda lo, hi: lo == hi == 0,
     BinaryOp.NE: lambda lo, hi: (lo > 0 and lo != NEG_INF) or (hi < 0 and hi != POS_INF),
 }
+
+
+class _DivModInRange(Mutator):
+    """`x // c` and `x % c` (c > 0) where the bound vars pin the quotient: x split as
+    `c * q + r`, q the terms whose coefficients c divides, r the rest plus the constant; when
+    r stays within one block [k * c, k * c + c) over the ranges, `x // c` is `q + k` and
+    `x % c` is `r - k * c` (`(i * 4 + j) // 4` is i for j in [0, 4), as TVM's analyzer)."""
+
+    def __init__(self, ranges: dict[Var, tuple[PrimExpr, int]]) -> None:
+        self.ranges = ranges
+
+    def visit_BinOp(self, e: BinOp) -> PrimExpr:
+        e = self.generic_visit(e)
+        if e.op not in (BinaryOp.FLOORDIV, BinaryOp.FLOORMOD) or not isinstance(e.b, IntImm) \
+                or e.b.value <= 0 or not e.dtype.startswith(("int", "uint")):
+            return e
+        c = e.b.value
+        form = affine(e.a, set(self.ranges))
+        base = None if form is None else simplify(form.base)
+        if not isinstance(base, IntImm):
+            return e
+        dtype = e.dtype
+        q: PrimExpr = IntImm(dtype, 0)
+        rest: PrimExpr = IntImm(dtype, base.value)
+        for v, k in form.coeffs.items():  # type: ignore[union-attr]
+            if k % c == 0:
+                q = q + (v if k == c else v * const(k // c, dtype))
+            else:
+                rest = rest + (v if k == 1 else v * const(k, dtype))
+        window = bound(simplify(rest), {v: r for v, r in self.ranges.items()
+                                        if v in _free_vars(rest)})
+        lo = window and simplify(window[0])
+        if not isinstance(lo, IntImm) or (set(_free_vars(rest)) - set(self.ranges)):
+            return e
+        block = lo.value // c
+        if (lo.value + window[1] - 1) // c != block:  # type: ignore[index]
+            return e
+        if e.op is BinaryOp.FLOORDIV:
+            return simplify(q + const(block, dtype))
+        return simplify(rest - const(block * c, dtype))
 
 
 def _expr(value: Any, dtype: str = "int32") -> PrimExpr:

@@ -138,6 +138,13 @@ class _DivModAsVars(Mutator):
             return e
         inner = bound(e.a, self.ranges)
         first = inner and simplify(inner[0])
+        if inner is not None and e.op is BinaryOp.FLOORDIV and not isinstance(first, IntImm):
+            # a window [s, s + n - 1] with a symbolic start s: its quotients start at s // c
+            # and span at most ceil((n - 1) / c) + 1 values, whatever s is
+            var = Var(f"q{len(self.ranges)}", e.dtype)
+            self.ranges[var] = (simplify(BinOp(BinaryOp.FLOORDIV, first, c)),
+                                -(-(inner[1] - 1) // c.value) + 1)
+            return var
         if not isinstance(first, IntImm) or (first.value < 0 and not e.op.name.startswith("FLOOR")):
             return e  # a symbolic start, or truncating division of negatives: not bounded
         lo, hi = first.value, first.value + inner[1] - 1  # type: ignore[index]

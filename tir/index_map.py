@@ -13,7 +13,7 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from .arith import bound
-from .expr import IntImm, PrimExpr, Var, const
+from .expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, const
 from .functor import simplify, substitute
 
 
@@ -94,7 +94,14 @@ class IndexMap:
             ranges[v] = (IntImm(v.dtype, 0), dim.value)
         out = []
         for e in self.final_indices:
-            window = bound(simplify(e), ranges)
+            e = simplify(e)
+            if isinstance(e, BinOp) and e.op is BinaryOp.FLOORMOD and isinstance(e.b, IntImm) \
+                    and e.b.value > 0 and bound(e.a, ranges) is not None:
+                # as TVM's iter maps split an index: `x % c` spans c values, padded when x
+                # sweeps fewer (`i % 16` over 14 elements is a dim of 16)
+                out.append(IntImm(e.dtype, e.b.value))
+                continue
+            window = bound(e, ranges)
             if window is None:
                 raise ValueError(f"cannot bound the output index {e} of the index map")
             lo, ext = window

@@ -409,19 +409,24 @@ def _uses_buffer(s: Stmt, buf: Buffer) -> bool:
     return bool(acc.found) or acc.by_handle
 
 
-def _sink(buf: Buffer, s: Stmt, threads: tuple[For, ...] = ()) -> Stmt:
+def _sink(buf: Buffer, s: Stmt, threads: tuple[For, ...] = (),
+          units: tuple[For, ...] = ()) -> Stmt:
     """`Allocate(buf, s)` with the allocation moved to the innermost stmt holding every use;
-    `threads` are the threadIdx loops it moved past (shared memory spans all of them)."""
+    `threads` are the threadIdx loops it moved past (shared memory spans all of them), `units`
+    the loops of extent 1 (their var is their start: `i_1 * 8` and `0` are the same window)."""
     if isinstance(s, For):
         if (s.thread_tag or "").startswith("threadIdx"):
             threads += (s,)
-        return dataclasses.replace(s, body=_sink(buf, s.body, threads))
+        if isinstance(s.extent, IntImm) and s.extent.value == 1:
+            units += (s,)
+        return dataclasses.replace(s, body=_sink(buf, s.body, threads, units))
     if isinstance(s, SeqStmt):
         users = [k for k, c in enumerate(s.seq) if _uses_buffer(c, buf)]
         if len(users) == 1:
             k = users[0]
-            return SeqStmt(s.seq[:k] + (_sink(buf, s.seq[k], threads),) + s.seq[k + 1:], s.span)
-    return _compact(buf, s, threads if buf.scope.startswith("shared") else ())
+            return SeqStmt(s.seq[:k] + (_sink(buf, s.seq[k], threads, units),)
+                           + s.seq[k + 1:], s.span)
+    return _compact(buf, s, (threads if buf.scope.startswith("shared") else ()) + units)
 
 
 def _compact(buf: Buffer, s: Stmt, relaxed: tuple[For, ...] = ()) -> Stmt:

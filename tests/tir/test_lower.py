@@ -130,3 +130,36 @@ def test_a_buffer_passed_by_its_pointer_is_not_compacted():
     post_order_visit(lower(from_source(src)).body,
                      lambda n: allocs.append(n) if isinstance(n, Allocate) else None)
     assert [tuple(d.value for d in a.buffer.shape) for a in allocs] == [(8,)]
+
+
+def test_a_unit_loop_var_does_not_stop_compaction():
+    # the stage reads C_local from `i_0 * 4 + i_1 * 4 + k` and writes it back from `i_0 * 4 + k`
+    # (compute_at drops the unit loop i_1 as TVM does): one window all the same
+    import numpy as np
+
+    import tvmlite
+    from tvmlite.script import from_source
+    from tvmlite.tir.functor import post_order_visit
+    from tvmlite.tir.stmt import Allocate
+
+    src = ('from tvmlite.script import tir as T\n@T.prim_func(s_tir=True)\n'
+           'def f(A: T.Buffer((32,), "float32"), B: T.Buffer((32,), "float32")):\n'
+           '    C_local = T.sblock_alloc_buffer((32,), scope="local")\n'
+           '    for i_0, i_1 in T.grid(8, 1):\n'
+           '        for k in range(4):\n'
+           '            with T.sblock("C"):\n'
+           '                vi = T.axis.spatial(32, i_0 * 4 + i_1 * 4 + k)\n'
+           '                C_local[vi] = A[vi] * T.float32(2)\n'
+           '        for k in range(4):\n'
+           '            with T.sblock("B"):\n'
+           '                vi = T.axis.spatial(32, i_0 * 4 + k)\n'
+           '                B[vi] = C_local[vi]\n')
+    func = from_source(src)
+    allocs = []
+    post_order_visit(lower(func).body,
+                     lambda n: allocs.append(n) if isinstance(n, Allocate) else None)
+    assert [tuple(d.value for d in a.buffer.shape) for a in allocs] == [(4,)]
+    a = np.arange(32, dtype="float32")
+    b = np.zeros(32, "float32")
+    tvmlite.build(func)(a, b)  # the compacted kernel
+    np.testing.assert_array_equal(b, a * 2)

@@ -168,3 +168,16 @@ def test_index_map_gives_the_last_indices_to_keyword_only_parameters():
     assert len(imap.initial_indices) == 3
     # apache-tvm 0.27 maps (1, 2, 13) to [1, 2, 3, 1]
     assert [int(e) for e in imap.map_indices([1, 2, 13])] == [1, 2, 3, 1]
+
+
+@pytest.mark.parametrize("func, shape, want", [
+    (lambda i: [i % 16], [14], [16]),  # a split index spans its divisor, padded
+    (lambda i: [i % 16, i // 16], [14], [16, 1]),
+    (lambda i: [i // 4, i % 4], [14], [4, 4]),
+    (lambda i: [(i + 1) // 8, (i + 1) % 8], [16], [3, 8]),
+    (lambda i, j: [i // 2, j, i % 2], [5, 4], [3, 4, 2]),
+])
+def test_index_map_shape_as_tvm_splits_indices(func, shape, want):
+    # the extents TVM 0.27's IndexMap.map_shape gives for the same maps
+    imap = IndexMap.from_func(func, index_dtype="int32")
+    assert [int(d) for d in imap.map_shape(shape)] == want

@@ -125,3 +125,36 @@ def test_parallel_refuses_what_tvm_refuses(func, why):
     with pytest.raises(ScheduleError, match=why):
         sch.parallel(i)
     assert sch.mod is before
+
+
+@T.prim_func(s_tir=True)
+def copy_rows(a: T.handle, b: T.handle, n: T.int32):
+    A = T.match_buffer(a, (4, n * 8))
+    B = T.match_buffer(b, (4, n * 8))
+    for i, k in T.grid(4, n * 8):
+        with T.sblock("B"):
+            vi, vk = T.axis.remap("SS", [i, k])
+            B[vi, vk] = A[vi, vk] + T.float32(1)
+
+
+# apache-tvm 0.27 after split(k, [None, 8]): n * 8 splits exactly, so no predicate
+@T.prim_func(s_tir=True)
+def copy_rows_split(a: T.handle, b: T.handle, n: T.int32):
+    A = T.match_buffer(a, (4, n * 8))
+    B = T.match_buffer(b, (4, n * 8))
+    for i, k_0, k_1 in T.grid(4, n, 8):
+        with T.sblock("B"):
+            vi = T.axis.spatial(4, i)
+            vk = T.axis.spatial(n * 8, k_0 * 8 + k_1)
+            B[vi, vk] = A[vi, vk] + T.float32(1)
+
+
+def test_split_of_a_symbolic_multiple_needs_no_predicate():
+    sch = Schedule(copy_rows)
+    sch.split(sch.get_loops("B")[1], [None, 8])
+    assert_structural_equal_ignore_global_symbol(sch.mod["main"], copy_rows_split)
+    verify_trace_roundtrip(sch, copy_rows)
+    a = np.random.default_rng(4).standard_normal((4, 24)).astype("float32")
+    b = np.zeros((4, 24), "float32")
+    run(sch.mod["main"], a, b, 3)
+    np.testing.assert_allclose(b, a + 1, rtol=1e-6)

@@ -164,3 +164,42 @@ def test_loop_partition_adds_a_remainder_part_and_refuses_annotated_loops() -> N
     interpret(sch.mod["main"], a, b)
     np.testing.assert_array_equal(b, a + 1)
     _refused(annotated, lambda s, ls: s.loop_partition(ls[1], [4, None]), "annotations")
+
+
+@T.prim_func(s_tir=True)
+def first_hundred(A: T.Buffer((16, 16, 16), "float32"), B: T.Buffer((16, 16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.sblock("B"):
+            T.where(i * 256 + j * 16 + k < 100)
+            vi, vj, vk = T.axis.remap("SSS", [i, j, k])
+            B[vi, vj, vk] = A[vi, vj, vk] * T.float32(2)
+
+
+def test_reorder_refuses_a_predicate_fusing_loops_no_iter_var_is_bound_to():
+    sch = Schedule(first_hundred)
+    i, _, k = sch.get_loops("B")
+    before = sch.mod
+    with pytest.raises(ScheduleError, match="predicate .* of block 'B' fuses loops"):
+        sch.reorder(k, i)
+    assert sch.mod is before
+
+
+def test_reorder_accepts_a_splits_guard():
+    # the guard `k_0 * 5 + k_1 < 16` is the binding of vk: an affine split, reorderable
+    sch = Schedule(plain_cube)
+    _, _, k = sch.get_loops("B")
+    k0, k1 = sch.split(k, [None, 5])
+    sch.reorder(k1, k0)
+    assert [sch.get(lp).loop_var.name for lp in sch.get_loops("B")] == ["i", "j", "k_1", "k_0"]
+    a = np.random.default_rng(5).standard_normal((16, 16, 16)).astype("float32")
+    b = np.zeros((16, 16, 16), "float32")
+    interpret(sch.mod["main"], a, b)
+    np.testing.assert_allclose(b, a * 2, rtol=1e-6)
+
+
+@T.prim_func(s_tir=True)
+def plain_cube(A: T.Buffer((16, 16, 16), "float32"), B: T.Buffer((16, 16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.sblock("B"):
+            vi, vj, vk = T.axis.remap("SSS", [i, j, k])
+            B[vi, vj, vk] = A[vi, vj, vk] * T.float32(2)

@@ -147,6 +147,31 @@ def test_loop_partition_matches_tvm():
     np.testing.assert_allclose(c, a + 1, rtol=1e-6)
 
 
+@T.prim_func(s_tir=True)
+def declared_regions(A: T.Buffer((8, 12), "float32"), C: T.Buffer((8, 12), "float32")):
+    for i, j in T.grid(8, 12):
+        with T.sblock("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[0:8, 0:12])
+            T.writes(C[0:8, 0:12])
+            C[vi, vj] = A[vi, vj] + T.float32(1)
+
+
+def test_loop_partition_infers_each_copys_regions():
+    # a declared region spans the whole loop; each partition's copy touches only its part, so
+    # TVM infers the copies' regions anew (`T.writes(C[0:8, 0:8])` in TVM's printing)
+    sch = Schedule(declared_regions)
+    sch.loop_partition(sch.get_loops("C")[1], [None, 4])
+    for name in ("C_j0", "C_j1"):
+        block = sch.get(sch.get_block(name))
+        assert block.reads == () and block.writes == ()
+    verify_trace_roundtrip(sch, declared_regions)
+    a = np.random.default_rng(2).standard_normal((8, 12)).astype("float32")
+    c = np.zeros((8, 12), "float32")
+    tvm.build(sch.mod)(a, c)
+    np.testing.assert_allclose(c, a + 1, rtol=1e-6)
+
+
 @pytest.mark.parametrize("factors", [[5, 8], [None, None], [0, 12]])
 def test_loop_partition_needs_factors_that_partition_the_loop(factors):
     sch = Schedule(add_one)

@@ -10,7 +10,8 @@ A binding wholly inside the nest gets a unit outer iter var bound to 0; without
 preserve_unit_iters, enclosing loops of extent 1 bind as their start (0), as in TVM. A
 reduction block's init moves to the outer block, as a nest of its own over the spatial inner
 loops ("C_init"). A subtree that is not one block under a perfect loop
-nest becomes an opaque outer block (no iter vars).
+nest becomes an opaque outer block (no iter vars). A list of blocks as the target is
+blockize_blocks.py.
 """
 
 from __future__ import annotations
@@ -69,7 +70,12 @@ def _divide(base: PrimExpr, extent: int, name: str, what: str) -> PrimExpr:
     return out
 
 
-def blockize(ctx: Ctx, loop_rv: LoopRV, preserve_unit_iters: bool = True) -> tuple[Any, BlockRV]:
+def blockize(ctx: Ctx, loop_rv: LoopRV | list[BlockRV], preserve_unit_iters: bool = True
+             ) -> tuple[Any, BlockRV]:
+    if isinstance(loop_rv, (list, tuple)):
+        from .blockize_blocks import blockize_blocks  # NOTE: it builds on this module
+
+        return blockize_blocks(ctx, list(loop_rv), preserve_unit_iters)
     path = ctx.loop_path(loop_rv)
     loop: For = path[-1]  # type: ignore[assignment]
     inner_blocks = tree.blocks_under(loop)

@@ -352,18 +352,12 @@ def _unit_loops(lpath: tree.Path) -> dict[Var, PrimExpr]:
 
 def _single_values(block: BlockRealize, dims: dict[Var, tuple[PrimExpr, int]],
                    lpath: tree.Path) -> dict[Var, tuple[PrimExpr, int]]:
-    """An iter var with a one-value domain whose window starts at loops of extent 1 takes
-    that start as a constant (TVM's analyzer knows those loops are 0: `T.axis.spatial(1, 0)`)."""
+    """Window starts see loops of extent 1 as their start, as TVM's analyzer binds them:
+    `T.axis.spatial(1, 0)`, `ax0` rather than `i0_0 * 8 + ax0` under a unit loop `i0_0`."""
     units = _unit_loops(lpath)
-    out = dict(dims)
-    for iv in block.block.iter_vars:
-        w = dims.get(iv.var)
-        if w is not None and w[1] == 1 and isinstance(iv.dom.extent, IntImm) \
-                and iv.dom.extent.value == 1:
-            start = simplify(substitute(w[0], units))
-            if isinstance(start, IntImm):
-                out[iv.var] = (start, 1)
-    return out
+    if not units:
+        return dims
+    return {v: (simplify(substitute(w[0], units)), w[1]) for v, w in dims.items()}
 
 
 def _move(ctx: Ctx, bpath: tree.Path, lpath: tree.Path, dims: dict[Var, tuple[PrimExpr, int]],

@@ -24,7 +24,10 @@ from . import tree
 from .analysis import read_buffers, written_buffers
 from .block_layout_fuse import fused_layout, recovered_value
 from .bounded import BoundedDivision
-from .layout_pad import pad_constant, padded_producer, padding_block
+from .layout_pad import (
+    input_assumption, pad_constant, padded_loop_writer, padded_producer, padding_block,
+    symbolic_split,
+)
 from .state import Ctx, ScheduleError
 from .trace import BlockRV
 
@@ -79,6 +82,10 @@ def transform_layout(ctx: Ctx, rv: BlockRV, kind: str, index: int, index_map: In
     if index_map.ndim != len(buf.shape):
         raise ScheduleError(f"{what}: the index map takes {index_map.ndim} indices but "
                             f"buffer {buf.name!r} has {len(buf.shape)} dims")
+    sym = symbolic_split(index_map) if pad_value is not None else None
+    n = simplify(buf.shape[0]) if len(buf.shape) == 1 else None
+    if sym is not None and isinstance(n, IntImm):
+        return _symbolic_padding(ctx, buf, index_map, sym.extents(n.value), pad_value)
     try:
         shape = index_map.map_shape(buf.shape)
     except ValueError as err:
@@ -95,8 +102,14 @@ def transform_layout(ctx: Ctx, rv: BlockRV, kind: str, index: int, index_map: In
                                                                 pad_value)
         post = None
         if padded is None and pad_value is not None:
-            post = padding_block(_Remap(buf, new, index_map).visit(body), buf, new, index_map,
-                                 pad_value)
+            post = padded_loop_writer(ctx.func, buf, new, index_map, pad_value)
+        if padded is None and post is None and pad_value is not None:
+            remapped = _Remap(buf, new, index_map).visit(body)
+            post = padding_block(remapped, buf, new, index_map, pad_value)
+            is_input = any(b is buf for _, b in ctx.func.buffer_map) and not any(
+                isinstance(p[-1], BufferStore) and p[-1].buffer is buf for p in tree.walk(body))
+            if post is None and is_input:
+                post = input_assumption(remapped, buf, new, index_map, pad_value)
         if padded is None and post is None:
             dims = [int(simplify(d).value) for d in buf.shape]
             raise ScheduleError(f"{what}: mapping buffer {buf.name!r} {dims} to "
@@ -108,6 +121,21 @@ def transform_layout(ctx: Ctx, rv: BlockRV, kind: str, index: int, index_map: In
     bmap = tuple((v, new if b is buf else b) for v, b in ctx.func.buffer_map)
     func = dataclasses.replace(ctx.func.with_body(body), buffer_map=bmap)
     return func, None
+
+
+def _symbolic_padding(ctx: Ctx, buf: Buffer, index_map: IndexMap, shape: list[PrimExpr],
+                      pad_value: Any) -> tuple[Any, None]:
+    """`lambda i: [i // n, i % n]` with a symbolic n: the producer iterates the padded layout
+    (whether n divides the buffer is only known at run time, so the padding check stays)."""
+    new = dataclasses.replace(buf, shape=tuple(shape), data=Var(buf.name, "handle"))
+    padded = padded_producer(ctx.func, buf, new, index_map, pad_value)
+    if padded is None:
+        raise ScheduleError(f"transform_layout: buffer {buf.name!r} split by a symbolic "
+                            f"factor needs one producer iterating it, to pad in place")
+    body, producer = padded
+    body = _Remap(buf, new, index_map, producer).visit(body)
+    bmap = tuple((v, new if b is buf else b) for v, b in ctx.func.buffer_map)
+    return dataclasses.replace(ctx.func.with_body(body), buffer_map=bmap), None
 
 
 def transform_block_layout(ctx: Ctx, rv: BlockRV, index_map: IndexMap) -> tuple[Any, None]:

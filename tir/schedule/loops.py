@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..arith import affine
 from ..expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, const
 from ..function import free_vars
 from ..functor import post_order_visit, simplify, substitute
@@ -85,18 +86,35 @@ def _split_symbolic(ctx: Ctx, path: tree.Path, loop: For, facs: list[int | None]
                     known: int) -> tuple[Any, list[LoopRV]]:
     """Split with one factor inferred from a symbolic extent; a predicate guards the tail."""
     dtype = loop.loop_var.dtype
-    exts: list[PrimExpr] = [
-        simplify((loop.extent + const(known - 1, dtype)) // const(known, dtype)) if f is None
-        else IntImm(dtype, f) for f in facs]
+    exact = _exact_quotient(loop.extent, known)
+    inferred = exact if exact is not None else simplify(
+        (loop.extent + const(known - 1, dtype)) // const(known, dtype))
+    exts: list[PrimExpr] = [inferred if f is None else IntImm(dtype, f) for f in facs]
     new_vars = [Var(f"{loop.loop_var.name}_{k}", dtype) for k in range(len(facs))]
     fused: PrimExpr = new_vars[0]
     for v, e in zip(new_vars[1:], exts[1:]):
         fused = fused * e + v
     body = substitute(loop.body, {loop.loop_var: simplify(loop.min + fused)})
-    body = _add_predicate(body, BinOp(BinaryOp.LT, fused, loop.extent))
+    if exact is None:  # `n * 32` split by 32 has no tail to guard
+        body = _add_predicate(body, BinOp(BinaryOp.LT, fused, loop.extent))
     for v, e in reversed(list(zip(new_vars, exts))):
         body = For(v, IntImm(dtype, 0), e, ForKind.SERIAL, body)
     return _rebind(ctx, path, body), [LoopRV(v, ctx.func_name) for v in new_vars]
+
+
+def _exact_quotient(extent: PrimExpr, k: int) -> PrimExpr | None:
+    """`extent / k` when every coefficient and the constant of the (affine) extent are
+    multiples of k (`n * 32` by 32 is n), else None."""
+    form = affine(simplify(extent), set(free_vars(extent)))
+    base = None if form is None else simplify(form.base)
+    if form is None or not isinstance(base, IntImm) or base.value % k or \
+            any(c % k for c in form.coeffs.values()):
+        return None
+    out: PrimExpr = IntImm(extent.dtype, base.value // k)
+    for v, c in form.coeffs.items():
+        term = v if c == k else v * const(c // k, extent.dtype)
+        out = term if isinstance(out, IntImm) and out.value == 0 else out + term
+    return simplify(out)
 
 
 def _check_plain(loop: For, what: str) -> None:
@@ -211,6 +229,7 @@ def reorder(ctx: Ctx, *rvs: LoopRV) -> tuple[Any, None]:
             _check_not_mixed(new, "reorder")
     _check_covering(nest, "reorder")
     _check_linear(nest, "reorder")
+    _check_predicate_fusions(ctx, nest, "reorder")
     body = nest[-1].body
     for lp in reversed(order):
         body = dataclasses.replace(lp, body=body)
@@ -228,6 +247,35 @@ def _check_linear(nest: list[For], what: str) -> None:
                 raise ScheduleError(f"{what}: block {br.block.name!r} binds iter var "
                                     f"{iv.var.name!r} non-affinely in the loops being "
                                     f"reordered ({value})")
+
+
+def _conjuncts(e: PrimExpr) -> list[PrimExpr]:
+    if isinstance(e, BinOp) and e.op is BinaryOp.AND:
+        return _conjuncts(e.a) + _conjuncts(e.b)
+    return [e]
+
+
+def _check_predicate_fusions(ctx: Ctx, nest: list[For], what: str) -> None:
+    """A predicate bounding a sum of several loop vars (`i * 2097152 + j * 16384 + k < 100`)
+    makes them one fused iterator; unless an iter var is bound to that same sum (a split's
+    `i_0 * 16 + i_1 < 100` guard), TVM finds the bindings not affine and refuses to move the
+    loops."""
+    moved = {lp.loop_var for lp in nest}
+    for br in tree.blocks_under(nest[-1].body):
+        path = tree.block_path(ctx.func.body, br.block.name)
+        loops = {lp.loop_var for lp in tree.loops_above(path)} if path else moved
+        forms = [affine(simplify(v), loops) for v in br.iter_values]
+        bound = [f.coeffs for f in forms if f is not None]
+        for c in _conjuncts(br.predicate):
+            if not (isinstance(c, BinOp) and c.op in (BinaryOp.LT, BinaryOp.LE)):
+                continue
+            form = affine(simplify(c.a), loops)
+            if form is None or len(form.coeffs) < 2 or not set(form.coeffs) & moved:
+                continue
+            if form.coeffs not in bound:
+                raise ScheduleError(f"{what}: the predicate {c} of block {br.block.name!r} "
+                                    f"fuses loops no iter var is bound to; its bindings are "
+                                    f"not affine")
 
 
 def _check_not_mixed(loop: For, what: str) -> None:

@@ -3,13 +3,16 @@ buffer, reused across the tile loop's iterations, as TVM does it.
 
 After `compute_at`, a producer of a sliding-window consumer (a pooling, a convolution) writes
 `B[i_0 * 4 : i_0 * 4 + 6]` per iteration of the tile loop `i_0`: successive windows overlap by
-2. `rolling_buffer(B, 0)` then
-  - shrinks `B`'s first overlapping dim to the window (6), every access indexing it `% 6`;
+2. A window start is matched as TVM does: `v * s`, `v` or `(v * s) // d` (an upsampling
+consumer: a stride of ceil(s / d)); a constant start does not move. `rolling_buffer(B, 0)` then
+  - shrinks the dim whose window moves with the outermost loop to the window (6), every
+    access indexing it `% 6`;
   - makes the iter vars that index that dim opaque (a modulo is not an affine access);
   - skips what the previous iteration already computed, for every overlapping dim:
     `T.where(i_0 < 1 or 2 <= ax0)` (ax0 the position inside the window).
 Errors (a ScheduleError naming the block, module unchanged): several blocks write the buffer,
-the producer is not under a loop it shares with its consumers, no dim overlaps.
+the producer is not under a loop it shares with its consumers, a window start of another
+form, no dim overlaps.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..arith import affine, int_value, subtract
+from ..arith import int_value
 from ..expr import BinaryOp, BinOp, BufferLoad, IntImm, PrimExpr, Var
 from ..function import free_vars
 from ..functor import Mutator, simplify, substitute
@@ -36,6 +39,27 @@ class _Overlap:
     inner: PrimExpr  # the written index relative to the window's start
 
 
+def _window_step(lo: PrimExpr, loop_vars: set[Var]) -> tuple[Var, int] | None | bool:
+    """How a window start moves with a shared loop, as TVM matches it: `v * s` or `v` (stride
+    s or 1), `(v * s) // d` (a fractional stride, rounded up); a constant start does not move
+    (None); any other form is not understood (False)."""
+    if isinstance(lo, IntImm):
+        return None
+    if isinstance(lo, Var):
+        return (lo, 1) if lo in loop_vars else False
+    if isinstance(lo, BinOp) and lo.op is BinaryOp.FLOORDIV and isinstance(lo.b, IntImm) \
+            and lo.b.value > 0:
+        inner = _window_step(lo.a, loop_vars)
+        if isinstance(inner, tuple):
+            return inner[0], -(-inner[1] // lo.b.value)
+        return False
+    if isinstance(lo, BinOp) and lo.op is BinaryOp.MUL:
+        for v, k in ((lo.a, lo.b), (lo.b, lo.a)):
+            if isinstance(v, Var) and v in loop_vars and isinstance(k, IntImm):
+                return v, k.value
+    return False
+
+
 def _find_overlaps(path: tree.Path, buf: Buffer, name: str) -> list[_Overlap]:
     loops = tree.loops_above(path)
     top = tree.exclusive_top(path)
@@ -50,17 +74,30 @@ def _find_overlaps(path: tree.Path, buf: Buffer, name: str) -> list[_Overlap]:
     shared_vars = {lp.loop_var: lp for lp in shared}
     found = []
     for dim, (lo, ext) in enumerate(region):
-        form, window = affine(lo, set(shared_vars)), int_value(ext)
-        if form is None or window is None or len(form.coeffs) != 1:
+        step = _window_step(simplify(lo), set(shared_vars))
+        if step is False:
+            raise ScheduleError(f"rolling_buffer: block {name!r} writes dim {dim} of "
+                                f"{buf.name!r} from {lo}, not from `loop_var * stride` or a "
+                                f"constant")
+        window = int_value(ext)
+        if step is None or window is None or window <= step[1]:
             continue
-        (var, stride), = form.coeffs.items()
-        if 0 < stride < window:
-            idx = simplify(substitute(store.indices[dim], binds))
-            found.append(_Overlap(dim, shared_vars[var], window, stride, subtract(idx, lo)))
+        var, stride = step
+        # the written index with the window's loop at 0: the position inside the window
+        idx = simplify(substitute(store.indices[dim], binds))
+        inner = simplify(substitute(idx, {var: IntImm(var.dtype, 0)}))
+        found.append(_Overlap(dim, shared_vars[var], window, stride, inner))
     if not found:
         raise ScheduleError(f"rolling_buffer: the windows of {buf.name!r} that block {name!r} "
                             f"writes per iteration of its shared loops do not overlap")
     return found
+
+
+def _rolling(overlaps: list[_Overlap], path: tree.Path) -> _Overlap:
+    """The dim that rolls: the first one whose window moves along the outermost loop, as TVM
+    picks it (the others only skip what was computed)."""
+    order = {id(lp): i for i, lp in enumerate(tree.loops_above(path))}
+    return min(overlaps, key=lambda o: order[id(o.loop)])
 
 
 def _stores(block: Block) -> list[BufferStore]:
@@ -145,7 +182,7 @@ def rolling_buffer(ctx: Ctx, rv: BlockRV, write_buffer_index: int) -> tuple[Any,
         raise ScheduleError(f"rolling_buffer: {len(writers)} blocks write {buf.name!r}; "
                             f"block {name!r} must be its only producer")
     overlaps = _find_overlaps(path, buf, name)
-    roll = overlaps[0]
+    roll = _rolling(overlaps, path)
     shape = list(buf.shape)
     shape[roll.dim] = IntImm(shape[roll.dim].dtype, roll.window)
     new_buf = dataclasses.replace(buf, shape=tuple(shape))

@@ -227,6 +227,10 @@ class ScheduleBase:
             raise UnknownHandleError(f"{rv!r} was removed from the schedule (remove_rv)")
         if isinstance(rv, ExprRV):
             return rv.value
+        from .extra import StmtSRef  # NOTE: extra.py builds on this module
+
+        if isinstance(rv, StmtSRef):  # `sch.get(sref)`: the statement it stands for
+            return rv.stmt
         ctx = self._ctx()
         if ctx.is_implicit_root(rv):
             return Block("root", (), ctx.func.body)

@@ -133,7 +133,7 @@ class _RenameBlocks:
                 blk, name=f"{blk.name}_{self.suffix}", iter_vars=ivs,
                 body=self(substitute(blk.body, fresh)),
                 init=substitute(blk.init, fresh) if blk.init is not None else None,
-                reads=substitute(blk.reads, fresh), writes=substitute(blk.writes, fresh))
+                reads=(), writes=())  # TVM infers each copy's regions anew
             return dataclasses.replace(s, block=block)
         out = s
         for child in tree.children(s):
