@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime import ShapeTuple
 from .ndarray import NDArray
 from .registry import register_func
 
@@ -76,9 +75,9 @@ def match_shape(value: Any, heap: Any, ndim: Any, *codes: Any) -> None:
 
 
 @register_func("vm.builtin.make_shape", override=True)
-def make_shape(heap: Any, ndim: Any, *codes: Any) -> ShapeTuple:
+def make_shape(heap: Any, ndim: Any, *codes: Any) -> tuple[int, ...]:
     """A shape of `ndim` dims, each a constant or a stored dim."""
     slots = _slots(heap)
     dims = [int(payload) if int(code) == _USE_IMM else int(slots[int(payload)])
             for code, payload in zip(codes[0::2], codes[1::2])]
-    return ShapeTuple(dims[:int(ndim)])
+    return tuple(dims[:int(ndim)])  # NOTE: the VM's shape values are tuples of ints
