@@ -12,7 +12,11 @@ from typing import Any
 from ..tir.attrs import Attrs
 from ..tir.expr import IntImm, PrimExpr, Span
 from .module import GlobalVar
-from .struct_info import MISSING, MissingType, ObjectStructInfo, StructInfo, TupleStructInfo
+from .struct_info import (
+    MISSING, FuncStructInfo, MissingType, ObjectStructInfo, StructInfo, TupleStructInfo,
+)
+
+_OPAQUE_FUNC = FuncStructInfo(None, ObjectStructInfo(), False)
 
 
 class Expr:
@@ -141,7 +145,21 @@ class Expr:
 def _arith(op: str, a: Any, b: Any) -> Any:
     from .op import op_attr  # NOTE: the op registry sits on top of this module
 
-    return op_attr(op, "make")(a, b)
+    return op_attr(op, "make")(_scalar_operand(a, b), _scalar_operand(b, a))
+
+
+def _scalar_operand(x: Any, other: Any) -> Any:
+    """A Python number next to a scalar (`n + 1`, n an `R.Prim("int64")`): a prim value of the
+    scalar's dtype, as TVM 0.27 computes on scalars, not a 0-d tensor constant."""
+    from .struct_info import PrimStructInfo
+
+    sinfo = getattr(other, "struct_info", None)
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and \
+            isinstance(sinfo, PrimStructInfo):
+        from ..tir.expr import const
+
+        return _as_expr(const(x, sinfo.dtype))
+    return x
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -245,7 +263,8 @@ class ExternFunc(Expr):
     """A function found by name in the global registry at run time (`tvm.register_func`)."""
 
     global_symbol: str
-    struct_info: StructInfo | None = ObjectStructInfo()
+    # NOTE: as TVM's, an opaque impure function (`R.Callable`) unless given more
+    struct_info: StructInfo | None = _OPAQUE_FUNC
     span: Span | None = field(default=None, compare=False, repr=False)
     attrs: tuple[tuple[str, Any], ...] = ()  # e.g. an @I.pyfunc's "is_pyfunc"
 
@@ -316,6 +335,8 @@ class Call(Expr):
         # TVM users write relax.Call(op_or_global_var, [args], None, None)
         if type(self.args) is not tuple:
             object.__setattr__(self, "args", tuple(self.args))
+        if any(isinstance(a, PrimExpr) for a in self.args):  # `R.prim_value(1)` as TVM 0.27's
+            object.__setattr__(self, "args", tuple(_as_expr(a) for a in self.args))
         if self.sinfo_args is None:
             object.__setattr__(self, "sinfo_args", ())
         if isinstance(self.op, GlobalVar):
@@ -349,6 +370,8 @@ class Tuple(Expr):
     def __post_init__(self) -> None:
         if type(self.fields) is not tuple:  # TVM users write relax.Tuple([a, b])
             object.__setattr__(self, "fields", tuple(self.fields))
+        if any(isinstance(f, PrimExpr) for f in self.fields):  # TVM 0.27's prim values
+            object.__setattr__(self, "fields", tuple(_as_expr(f) for f in self.fields))
         if self.struct_info is None and all(
                 getattr(f, "struct_info", None) is not None for f in self.fields):
             object.__setattr__(self, "struct_info", TupleStructInfo(
@@ -452,12 +475,23 @@ class VarBinding:
         return print_node(self, **options)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class MatchCast:
     var: Var
     value: Expr
     struct_info: StructInfo
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __init__(self, var: Var, value: Expr, struct_info: StructInfo | None = None,
+                 span: Span | None = None, *, ty: StructInfo | None = None) -> None:
+        # NOTE: TVM 0.27 spells the struct info `ty=` (`relax.MatchCast(v, x, ty=...)`)
+        if (struct_info is None) == (ty is None):
+            raise TypeError("MatchCast takes the struct info to cast to once (struct_info or "
+                            "ty)")
+        object.__setattr__(self, "var", var)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "struct_info", struct_info if ty is None else ty)
+        object.__setattr__(self, "span", span)
 
     @property
     def ty(self) -> StructInfo:
@@ -502,11 +536,11 @@ class SeqExpr(Expr):
         return self.body.struct_info
 
 
-def _refined_return(params: tuple[Var, ...], ret: StructInfo | None,
-                    body: SeqExpr) -> StructInfo | None:
-    """As TVM's Function does: a return struct info the body knows more precisely than
-    (`R.Tensor(ndim=2)` for a (m, n) result) becomes the body's, its dims the parameters do
-    not define forgotten."""
+def refine_return(params: tuple[Var, ...], ret: StructInfo | None,
+                  body: SeqExpr) -> StructInfo | None:
+    """A return struct info the body knows more precisely than (`R.Tensor(ndim=2)` for a
+    (m, n) result) replaced by the body's, its dims the parameters do not define forgotten:
+    what a pass that rebuilds a body returns (Function itself keeps what it is given)."""
     known = body.body.struct_info
     if ret is None or known is None or known == ret:
         return ret
@@ -536,8 +570,10 @@ class Function(Expr):
         put = object.__setattr__
         put(self, "params", tuple(params))
         put(self, "body", body)
+        # NOTE: as TVM 0.27's, a return struct info given is kept even where the body knows
+        # more (`R.Tensor(ndim=2)` for a (m, n) result); none given is the body's
         ret = ret_struct_info if ret_ty is None else ret_ty
-        put(self, "ret_struct_info", _refined_return(self.params, ret, body))
+        put(self, "ret_struct_info", ret)
         put(self, "is_pure", True if is_pure is None else bool(is_pure))
         put(self, "attrs", attrs if type(attrs) is Attrs else Attrs(attrs or ()))
         put(self, "span", span)

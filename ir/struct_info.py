@@ -43,6 +43,12 @@ class ObjectStructInfo(StructInfo):
 
 
 @dataclass(frozen=True, slots=True)
+class PackedFuncType(ObjectStructInfo):
+    """TVM's `relax.PackedFuncType`: a function from the global registry, opaque to the
+    compiler; everything but the printer treats it as the object it is (`R.Any`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class MissingType(StructInfo):
     """TVM 0.27's `Type::Missing()`: what `.ty` answers for a node whose struct info is not
     known (yet); the node itself keeps None."""
@@ -75,7 +81,7 @@ class ShapeStructInfo(StructInfo):
 @dataclass(frozen=True, slots=True)
 class TensorStructInfo(StructInfo):
     shape: tuple[PrimExpr, ...] | None = None
-    dtype: str = ""  # "" = unknown dtype
+    dtype: str = "float32"  # TVM's default when none is given; "" or None = unknown dtype
     ndim: int = -1  # -1 = unknown rank
     vdevice: str | None = None
 
