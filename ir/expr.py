@@ -145,21 +145,7 @@ class Expr:
 def _arith(op: str, a: Any, b: Any) -> Any:
     from .op import op_attr  # NOTE: the op registry sits on top of this module
 
-    return op_attr(op, "make")(_scalar_operand(a, b), _scalar_operand(b, a))
-
-
-def _scalar_operand(x: Any, other: Any) -> Any:
-    """A Python number next to a scalar (`n + 1`, n an `R.Prim("int64")`): a prim value of the
-    scalar's dtype, as TVM 0.27 computes on scalars, not a 0-d tensor constant."""
-    from .struct_info import PrimStructInfo
-
-    sinfo = getattr(other, "struct_info", None)
-    if isinstance(x, (int, float)) and not isinstance(x, bool) and \
-            isinstance(sinfo, PrimStructInfo):
-        from ..tir.expr import const
-
-        return _as_expr(const(x, sinfo.dtype))
-    return x
+    return op_attr(op, "make")(a, b)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -382,6 +382,10 @@ def _resolve_callee(gvar: Any) -> GlobalVar | str:
         return gvar
     if isinstance(gvar, rx.ExternFunc):
         return gvar.global_symbol
+    if isinstance(gvar, PrimFunc) and p is None:
+        # NOTE: TVM's `relax.call_tir(prim_func, ...)` built by hand: the call names the
+        # prim_func, which goes into the module under that name
+        return GlobalVar(dict(gvar.attrs).get("global_symbol") or gvar.source_name or "main")
     if isinstance(gvar, PrimFunc):
         raise ArgError("R.call_tir needs a prim_func of the same module (a name, cls.name or "
                        "a string); this prim_func is not in the module", 0)

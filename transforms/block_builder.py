@@ -44,8 +44,9 @@ class BlockBuilder:
     @contextmanager
     def function(self, name: str, params: Any = None, attrs: dict[str, Any] | None = None,
                  pure: bool = True, private: bool = False) -> Iterator[None]:
-        if self._func is not None:
-            raise BlockBuilderError("BlockBuilder.function cannot be nested")
+        # NOTE: a function begun inside another pauses it (a subroutine made on demand, as
+        # TVM's builder allows); the outer one resumes when the inner `with` ends
+        outer = self._suspend_function() if self._func is not None else None
         ps = None if params is None else (list(params) if isinstance(params, (list, tuple))
                                           else [params])
         fattrs = dict(attrs or {})
@@ -60,6 +61,8 @@ class BlockBuilder:
             done = self._func["done"]
             self._func = None
             BlockBuilder._current.remove(self)
+            if outer is not None:
+                self._resume_function(outer)
         if not done:
             raise BlockBuilderError(f"function {name!r} needs bb.emit_func_output(...) before "
                                     "its `with` ends")
