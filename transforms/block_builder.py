@@ -269,8 +269,10 @@ class BlockBuilder:
         if self._func["params"] is None:
             raise BlockBuilderError(f"function {self._func['name']!r} has no params: give them "
                                     "to bb.function or to emit_func_output")
-        self._flush()
         body = as_expr(output)
+        if isinstance(body, (rx.Call, rx.If, rx.TupleGetItem)) and not self._in_dataflow:
+            body = self.emit(body)  # NOTE: TVM's normalizer binds a body that is no leaf
+        self._flush()
         func = rx.Function(tuple(self._func["params"]), rx.SeqExpr(tuple(self._blocks), body),
                            body.struct_info or si.ObjectStructInfo(),
                            attrs=tuple(self._func["attrs"].items()))

@@ -157,3 +157,15 @@ def test_quantize_of_unknown_dtype_leaves_the_result_dtype_unknown():
     assert out.struct_info == relax.TensorType((2, 3), dtype=None)
     known = relax.Var("k", R.Tensor((2, 3), "float32"))
     assert relax.op.quantize(known, s, zp, 1, "int8").struct_info.dtype == "int8"
+
+
+def test_function_output_that_is_no_leaf_is_bound():
+    x = relax.Var("x", R.Tensor((2, 3), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("f", [x]):
+        y = bb.emit(relax.op.exp(x))
+        bb.emit_func_output(relax.op.add(y, x))
+    f = bb.get()["f"]
+    (block,) = f.body.blocks
+    assert [b.value.op.name for b in block.bindings] == ["relax.exp", "relax.add"]
+    assert f.body.body is block.bindings[1].var
