@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import numbers
 from collections.abc import Callable as _Fn  # NOTE: `R.Callable` is struct info
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -85,6 +85,8 @@ class _SInfoType:
 def _dim(d: Any) -> tx.PrimExpr:
     if isinstance(d, str):
         return sym_var(d) if d.isidentifier() else _dim_expr(d)
+    if isinstance(d, TypeVar):  # TVM 0.27 prints `n = TypeVar("n")`, then R.Tensor((n,), ...)
+        return sym_var(d.__name__)
     if isinstance(d, bool) or not isinstance(d, (int, tx.PrimExpr)):
         raise ValueError(f"a tensor dimension is an int, a name string like \"n\" or a TIR "
                          f"expression, not {d!r}")

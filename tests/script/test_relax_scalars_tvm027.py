@@ -3,6 +3,8 @@
 (held as a PrimValue wherever it lands), scalars print bare, scalar bindings are annotated,
 and `R.ExternFunc` is an opaque `R.Callable`. Expected texts are apache-tvm 0.27's output."""
 
+from typing import TypeVar
+
 import numpy as np
 import pytest
 
@@ -116,3 +118,29 @@ def test_extern_func_in_a_variable_is_called_through_it():
     assert '    ext: R.Callable = R.ExternFunc("ext")\n' in text
     assert "R.call_dps_packed(ext, (x,)" in text
     assert structural_equal(from_source(text), func)
+
+
+N = TypeVar("N")
+
+
+def test_type_var_dims_are_symbolic_dims():
+    """TVM 0.27 prints a signature's dims as `N = TypeVar("N")`, then `R.Tensor((N,), ...)`."""
+
+    @R.function
+    def func(a: R.Tensor((N, "N * 2"), "float32")) -> R.Tensor((N,), "float32"):
+        b: R.Tensor((N,), "float32") = R.sum(a, axis=[1])
+        return b
+
+    typed = func
+
+    @R.function
+    def func(a: R.Tensor(("N", "N * 2"), "float32")) -> R.Tensor(("N",), "float32"):
+        b = R.sum(a, axis=[1])
+        return b
+
+    named = func
+
+    n = typed.params[0].struct_info.shape[0]
+    assert isinstance(n, tir.Var) and n.name == "N"
+    assert typed.ret_struct_info.shape[0] is n
+    assert structural_equal(typed, named)
