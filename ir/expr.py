@@ -395,8 +395,12 @@ class ShapeExpr(Expr):
             object.__setattr__(self, "values", tuple(  # as TVM: ints become int64 immediates
                 IntImm("int64", v) if isinstance(v, int) else v for v in values))
         if self.struct_info is None:  # as TVM infers it on construction
-            from .struct_info import ShapeStructInfo
+            from .struct_info import ShapeDtypeError, ShapeStructInfo
 
+            for v in self.values:  # NOTE: TVM's check: a shape value is an int64
+                if v.dtype != "int64":
+                    raise ShapeDtypeError(f"the value in ShapeType can only have dtype of "
+                                          f"int64; {v} is {v.dtype}")
             object.__setattr__(self, "struct_info", ShapeStructInfo(self.values))
 
     def __getitem__(self, index: int) -> PrimExpr:  # type: ignore[override]

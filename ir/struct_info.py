@@ -78,6 +78,23 @@ class ShapeStructInfo(StructInfo):
                 object.__setattr__(self, "ndim", len(self.values))
 
 
+class ShapeDims(tuple):  # type: ignore[type-arg]
+    """A tensor's dims: a tuple that also answers as the shape expression TVM keeps there
+    (`sinfo.shape.values`, `sinfo.shape.ty`)."""
+
+    __slots__ = ()
+
+    @property
+    def values(self) -> tuple[PrimExpr, ...]:
+        return self
+
+    @property
+    def struct_info(self) -> ShapeStructInfo:
+        return ShapeStructInfo(tuple(self))
+
+    ty = struct_info
+
+
 @dataclass(frozen=True, slots=True)
 class TensorStructInfo(StructInfo):
     shape: tuple[PrimExpr, ...] | None = None
@@ -95,9 +112,9 @@ class TensorStructInfo(StructInfo):
             object.__setattr__(self, "shape", shape_sinfo.values)
             if self.ndim == -1:
                 object.__setattr__(self, "ndim", shape_sinfo.ndim)
-        if self.shape is not None:
+        if self.shape is not None and type(self.shape) is not ShapeDims:
             # users write relax.TensorStructInfo((128, 128), "float32"): ints become IntImms
-            object.__setattr__(self, "shape", _dims(self.shape))
+            object.__setattr__(self, "shape", ShapeDims(_dims(self.shape)))
             if self.ndim == -1:
                 object.__setattr__(self, "ndim", len(self.shape))
 

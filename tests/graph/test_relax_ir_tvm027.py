@@ -181,3 +181,18 @@ def test_tensor_type_shaped_by_a_shape_variable_takes_what_it_knows():
     x = relax.Var("x", relax.TensorType(rank_only, "float32"))
     cast = relax.BlockBuilder().normalize(relax.op.astype(x, "float16"))
     assert cast.struct_info == relax.TensorType(rank_only, "float16")
+
+
+def test_tensor_shape_answers_as_a_shape_expression():
+    x = relax.Var("x", R.Tensor((10, 20), "float32"))
+    shape = x.struct_info.shape
+    assert shape == (10, 20) and [int(d) for d in shape.values] == [10, 20]
+    tvm.ir.assert_structural_equal(shape.ty, R.Shape((10, 20)))
+    tvm.ir.assert_structural_equal(x.struct_info, relax.TensorType((10, 20), "float32"))
+
+
+def test_shape_expr_values_are_int64():
+    m = tir.Var("m", "int32")
+    with pytest.raises(RuntimeError, match="can only have dtype of int64"):
+        relax.ShapeExpr([m, 3])
+    assert relax.ShapeExpr([tir.Var("n", "int64"), 3]).struct_info.ndim == 2
