@@ -148,11 +148,24 @@ def _arith(op: str, a: Any, b: Any) -> Any:
     return op_attr(op, "make")(a, b)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, init=False)
 class Var(Expr):
     name_hint: str
     struct_info: StructInfo | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __init__(self, name_hint: str | None = None, struct_info: Any = None,
+                 span: Any = None, *, name: str | None = None, ty: Any = None) -> None:
+        # NOTE: TVM 0.27 spells them `name=` and `ty=`; tvmlite keeps `name_hint` too
+        if name is not None and name_hint is not None:
+            raise TypeError("Specify either name or name_hint, not both")
+        if name is None and name_hint is None:
+            raise TypeError(f"{type(self).__name__} needs a name")
+        put = object.__setattr__
+        put(self, "name_hint", name if name is not None else name_hint)
+        put(self, "struct_info", ty if ty is not None else struct_info)
+        put(self, "span", span)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if isinstance(self.struct_info, MissingType):  # `Var(name, other.ty)` of an unknown
@@ -191,7 +204,7 @@ class Var(Expr):
         return Call(self, tuple(_as_expr(a) for a in args), struct_info=ret)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, init=False)
 class DataflowVar(Var):
     """A variable local to a dataflow block; invisible after the block ends."""
 

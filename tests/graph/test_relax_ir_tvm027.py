@@ -196,3 +196,13 @@ def test_shape_expr_values_are_int64():
     with pytest.raises(RuntimeError, match="can only have dtype of int64"):
         relax.ShapeExpr([m, 3])
     assert relax.ShapeExpr([tir.Var("n", "int64"), 3]).struct_info.ndim == 2
+
+
+@pytest.mark.parametrize("kind", [relax.Var, relax.DataflowVar])
+def test_var_takes_name_and_ty_keywords(kind):
+    s = R.Tensor((2,), "float32")
+    v = kind(name="v", ty=s)
+    assert type(v) is kind and v.name == "v" and v.struct_info is s
+    assert kind(name_hint="w").name == "w" and kind("u", s).struct_info is s
+    with pytest.raises(TypeError, match="Specify either name or name_hint, not both"):
+        kind(name="a", name_hint="b")
