@@ -189,6 +189,7 @@ def test_tensor_shape_answers_as_a_shape_expression():
     assert shape == (10, 20) and [int(d) for d in shape.values] == [10, 20]
     tvm.ir.assert_structural_equal(shape.ty, R.Shape((10, 20)))
     tvm.ir.assert_structural_equal(x.struct_info, relax.TensorType((10, 20), "float32"))
+    assert relax.TensorType(shape, "int32").ndim == 2  # a shape taken from another tensor
 
 
 def test_shape_expr_values_are_int64():
