@@ -213,6 +213,8 @@ class RelaxPrinter:
         if isinstance(f, rx.PrimValue) and isinstance(f.value, tx.Var) and \
                 f.value.dtype == "int64":
             return self.expr(f.value, "int64")
+        if isinstance(f, rx.PrimValue):  # NOTE: `(1, 2)` would parse back as a shape
+            return f"R.prim_value({self.expr(f.value, 'int64')})"
         return self.value(f)
 
     def _TupleGetItem(self, e: rx.TupleGetItem) -> str:

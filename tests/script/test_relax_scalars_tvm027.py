@@ -144,3 +144,17 @@ def test_type_var_dims_are_symbolic_dims():
     assert isinstance(n, tir.Var) and n.name == "N"
     assert typed.ret_struct_info.shape[0] is n
     assert structural_equal(typed, named)
+
+
+def test_constant_scalars_in_a_tuple_stay_marked():
+    """`(1, 2)` would parse back as a shape: tuple fields keep `R.prim_value`."""
+
+    @R.function
+    def func(x: R.Tensor((2,), "float32")):
+        d = R.call_pure_packed("f", x, R.prim_value(3), ty_args=R.Tensor((2,), "float32"))
+        return ((R.prim_value(1), R.prim_value(2)), d)
+
+    text = func.script()
+    assert 'R.call_pure_packed("f", x, 3, ty_args=' in text
+    assert "return ((R.prim_value(1), R.prim_value(2)), d)" in text
+    assert structural_equal(from_source(text), func)
