@@ -11,6 +11,7 @@ from typing import Any
 from ..ir.structural import structural_equal as _structural_equal
 from ..ir.structural import structural_hash as _structural_hash
 from ..runtime import ShapeTuple as Shape
+from ..tir.attrs import Attrs
 from ..vm.ndarray import NDArray as Tensor
 from ..vm.ndarray import from_dlpack
 from ..vm.registry import get_global_func, register_func, remove_global_func
@@ -47,9 +48,10 @@ class Array(metaclass=_ContainerMeta):
 
 
 class Map(metaclass=_ContainerMeta):
-    """TVM's map: `Map({...})` is a dict here."""
+    """TVM's map: `Map({...})` is a dict here; an IR node's attributes (`Attrs`, read as
+    `attrs["k"]` and `attrs.items()`) are maps too."""
 
-    _python_types = (dict,)
+    _python_types = (dict, Attrs)
 
     def __new__(cls, items: Any = ()) -> Any:  # type: ignore[misc]
         return dict(items)

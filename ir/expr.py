@@ -12,8 +12,12 @@ from typing import Any
 from ..tir.attrs import Attrs
 from ..tir.expr import IntImm, PrimExpr, Span
 from .module import GlobalVar
-from .struct_info import (MISSING, MissingType, ObjectStructInfo, PrimStructInfo, StructInfo,
-                          TupleStructInfo)
+from .struct_info import (
+    MISSING, FuncStructInfo, MissingType, ObjectStructInfo, PrimStructInfo, StructInfo,
+    TupleStructInfo,
+)
+
+_OPAQUE_FUNC = FuncStructInfo(None, ObjectStructInfo(), False)
 
 
 class Expr:
@@ -145,11 +149,24 @@ def _arith(op: str, a: Any, b: Any) -> Any:
     return op_attr(op, "make")(a, b)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, init=False)
 class Var(Expr):
     name_hint: str
     struct_info: StructInfo | None = None
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __init__(self, name_hint: str | None = None, struct_info: Any = None,
+                 span: Any = None, *, name: str | None = None, ty: Any = None) -> None:
+        # NOTE: TVM 0.27 spells them `name=` and `ty=`; tvmlite keeps `name_hint` too
+        if name is not None and name_hint is not None:
+            raise TypeError("Specify either name or name_hint, not both")
+        if name is None and name_hint is None:
+            raise TypeError(f"{type(self).__name__} needs a name")
+        put = object.__setattr__
+        put(self, "name_hint", name if name is not None else name_hint)
+        put(self, "struct_info", ty if ty is not None else struct_info)
+        put(self, "span", span)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if isinstance(self.struct_info, MissingType):  # `Var(name, other.ty)` of an unknown
@@ -188,7 +205,7 @@ class Var(Expr):
         return Call(self, tuple(_as_expr(a) for a in args), struct_info=ret)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, init=False)
 class DataflowVar(Var):
     """A variable local to a dataflow block; invisible after the block ends."""
 
@@ -246,7 +263,8 @@ class ExternFunc(Expr):
     """A function found by name in the global registry at run time (`tvm.register_func`)."""
 
     global_symbol: str
-    struct_info: StructInfo | None = ObjectStructInfo()
+    # NOTE: as TVM's, an opaque impure function (`R.Callable`) unless given more
+    struct_info: StructInfo | None = _OPAQUE_FUNC
     span: Span | None = field(default=None, compare=False, repr=False)
     attrs: tuple[tuple[str, Any], ...] = ()  # e.g. an @I.pyfunc's "is_pyfunc"
 
@@ -317,6 +335,8 @@ class Call(Expr):
         # TVM users write relax.Call(op_or_global_var, [args], None, None)
         if type(self.args) is not tuple:
             object.__setattr__(self, "args", tuple(self.args))
+        if any(isinstance(a, PrimExpr) for a in self.args):  # `R.prim_value(1)` as TVM 0.27's
+            object.__setattr__(self, "args", tuple(_as_expr(a) for a in self.args))
         if self.sinfo_args is None:
             object.__setattr__(self, "sinfo_args", ())
         if isinstance(self.op, GlobalVar):
@@ -350,6 +370,8 @@ class Tuple(Expr):
     def __post_init__(self) -> None:
         if type(self.fields) is not tuple:  # TVM users write relax.Tuple([a, b])
             object.__setattr__(self, "fields", tuple(self.fields))
+        if any(isinstance(f, PrimExpr) for f in self.fields):  # TVM 0.27's prim values
+            object.__setattr__(self, "fields", tuple(_as_expr(f) for f in self.fields))
         if self.struct_info is None and all(
                 getattr(f, "struct_info", None) is not None for f in self.fields):
             object.__setattr__(self, "struct_info", TupleStructInfo(
@@ -387,8 +409,12 @@ class ShapeExpr(Expr):
             object.__setattr__(self, "values", tuple(  # as TVM: ints become int64 immediates
                 IntImm("int64", v) if isinstance(v, int) else v for v in values))
         if self.struct_info is None:  # as TVM infers it on construction
-            from .struct_info import ShapeStructInfo
+            from .struct_info import ShapeDtypeError, ShapeStructInfo
 
+            for v in self.values:  # NOTE: TVM's check: a shape value is an int64
+                if v.dtype != "int64":
+                    raise ShapeDtypeError(f"the value in ShapeType can only have dtype of "
+                                          f"int64; {v} is {v.dtype}")
             object.__setattr__(self, "struct_info", ShapeStructInfo(self.values))
 
     def __getitem__(self, index: int) -> PrimExpr:  # type: ignore[override]
@@ -453,12 +479,23 @@ class VarBinding:
         return print_node(self, **options)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class MatchCast:
     var: Var
     value: Expr
     struct_info: StructInfo
     span: Span | None = field(default=None, compare=False, repr=False)
+
+    def __init__(self, var: Var, value: Expr, struct_info: StructInfo | None = None,
+                 span: Span | None = None, *, ty: StructInfo | None = None) -> None:
+        # NOTE: TVM 0.27 spells the struct info `ty=` (`relax.MatchCast(v, x, ty=...)`)
+        if (struct_info is None) == (ty is None):
+            raise TypeError("MatchCast takes the struct info to cast to once (struct_info or "
+                            "ty)")
+        object.__setattr__(self, "var", var)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "struct_info", struct_info if ty is None else ty)
+        object.__setattr__(self, "span", span)
 
     @property
     def ty(self) -> StructInfo:
@@ -503,11 +540,11 @@ class SeqExpr(Expr):
         return self.body.struct_info
 
 
-def _refined_return(params: tuple[Var, ...], ret: StructInfo | None,
-                    body: SeqExpr) -> StructInfo | None:
-    """As TVM's Function does: a return struct info the body knows more precisely than
-    (`R.Tensor(ndim=2)` for a (m, n) result) becomes the body's, its dims the parameters do
-    not define forgotten."""
+def refine_return(params: tuple[Var, ...], ret: StructInfo | None,
+                  body: SeqExpr) -> StructInfo | None:
+    """A return struct info the body knows more precisely than (`R.Tensor(ndim=2)` for a
+    (m, n) result) replaced by the body's, its dims the parameters do not define forgotten:
+    what a pass that rebuilds a body returns (Function itself keeps what it is given)."""
     known = body.body.struct_info
     if ret is None or known is None or known == ret:
         return ret
@@ -539,8 +576,10 @@ class Function(Expr):
         put = object.__setattr__
         put(self, "params", tuple(params))
         put(self, "body", body)
+        # NOTE: as TVM 0.27's, a return struct info given is kept even where the body knows
+        # more (`R.Tensor(ndim=2)` for a (m, n) result); none given is the body's
         ret = ret_struct_info if ret_ty is None else ret_ty
-        put(self, "ret_struct_info", _refined_return(self.params, ret, body))
+        put(self, "ret_struct_info", ret)
         put(self, "is_pure", True if is_pure is None else bool(is_pure))
         put(self, "attrs", attrs if type(attrs) is Attrs else Attrs(attrs or ()))
         put(self, "span", span)

@@ -15,6 +15,13 @@ class GlobalVar:
     def __repr__(self) -> str:
         return f"I.GlobalVar({self.name_hint!r})"
 
+    def __call__(self, *args: Any) -> Any:
+        """`gv(a, b)`: a relax call of the function `gv` names (TVM's `GlobalVar.__call__`);
+        the BlockBuilder that holds the function gives it its struct info when emitted."""
+        from .expr import Call, _as_expr  # NOTE: the graph IR builds on this module
+
+        return Call(self, tuple(_as_expr(a) for a in args))
+
 
 def fresh_name(base: str, taken: Any) -> str:
     """`base`, or `base1`, `base2`... : the first not in `taken` (TVM's naming of new funcs)."""

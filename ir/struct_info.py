@@ -43,6 +43,12 @@ class ObjectStructInfo(StructInfo):
 
 
 @dataclass(frozen=True, slots=True)
+class PackedFuncType(ObjectStructInfo):
+    """TVM's `relax.PackedFuncType`: a function from the global registry, opaque to the
+    compiler; everything but the printer treats it as the object it is (`R.Any`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class MissingType(StructInfo):
     """TVM 0.27's `Type::Missing()`: what `.ty` answers for a node whose struct info is not
     known (yet); the node itself keeps None."""
@@ -79,19 +85,45 @@ class ShapeStructInfo(StructInfo):
                 object.__setattr__(self, "ndim", len(self.values))
 
 
+class ShapeDims(tuple):  # type: ignore[type-arg]
+    """A tensor's dims: a tuple that also answers as the shape expression TVM keeps there
+    (`sinfo.shape.values`, `sinfo.shape.ty`)."""
+
+    __slots__ = ()
+
+    @property
+    def values(self) -> tuple[PrimExpr, ...]:
+        return self
+
+    @property
+    def struct_info(self) -> ShapeStructInfo:
+        return ShapeStructInfo(tuple(self))
+
+    ty = struct_info
+
+
 @dataclass(frozen=True, slots=True)
 class TensorStructInfo(StructInfo):
     shape: tuple[PrimExpr, ...] | None = None
-    dtype: str = ""  # "" = unknown dtype
+    dtype: str = "float32"  # TVM's default when none is given; "" or None = unknown dtype
     ndim: int = -1  # -1 = unknown rank
     vdevice: str | None = None
 
     def __post_init__(self) -> None:
         if self.dtype is None:  # TVM: None and "" both leave the dtype unknown
             object.__setattr__(self, "dtype", "")
+        shape_sinfo = None if isinstance(self.shape, (tuple, list)) else \
+            getattr(self.shape, "struct_info", None)
+        if isinstance(shape_sinfo, ShapeStructInfo) and not hasattr(self.shape, "values"):
+            # NOTE: TVM's shape may be a variable holding one (`TensorType(s, "f32")`, s an
+            # R.Shape var); tvmlite keeps what that variable's struct info knows of it
+            object.__setattr__(self, "shape", shape_sinfo.values)
+            if self.ndim == -1:
+                object.__setattr__(self, "ndim", shape_sinfo.ndim)
         if self.shape is not None:
-            # users write relax.TensorStructInfo((128, 128), "float32"): ints become IntImms
-            object.__setattr__(self, "shape", _dims(self.shape))
+            if type(self.shape) is not ShapeDims:
+                # users write relax.TensorStructInfo((128, 128), "float32"): ints -> IntImms
+                object.__setattr__(self, "shape", ShapeDims(_dims(self.shape)))
             if self.ndim == -1:
                 object.__setattr__(self, "ndim", len(self.shape))
 

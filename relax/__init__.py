@@ -29,6 +29,7 @@ from ..ir.struct_info import FuncStructInfo as FuncType  # noqa: F401
 from ..ir.struct_info import ObjectStructInfo as ObjectType  # noqa: F401
 from ..ir.struct_info import ObjectStructInfo as AnyType  # noqa: F401 (R.Any's type)
 from ..ir.struct_info import StructInfo as Type  # noqa: F401
+from ..ir.struct_info import PackedFuncType  # noqa: F401
 from ..script.relax import call_tir_inplace, call_tir_with_grad  # noqa: F401
 from ..script.relax import (  # noqa: F401 (relax.call_tir(...) as BlockBuilder users write it)
     call_dps_packed, call_packed, call_pure_packed, call_tir, dataflow, output, prim_value,

@@ -10,8 +10,9 @@ it calls when that function is in the module being parsed.
 from __future__ import annotations
 
 import ast
+import numbers
 from collections.abc import Callable as _Fn  # NOTE: `R.Callable` is struct info
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from .parser.core import ArgError, check_attrs, current
 from .parser.relax_parser import (
     DataflowSpec,
     MatchCastSpec,
+    as_sinfo,
     check_output,
     function_frame,
     sym_var,
@@ -83,6 +85,8 @@ class _SInfoType:
 def _dim(d: Any) -> tx.PrimExpr:
     if isinstance(d, str):
         return sym_var(d) if d.isidentifier() else _dim_expr(d)
+    if isinstance(d, TypeVar):  # TVM 0.27 prints `n = TypeVar("n")`, then R.Tensor((n,), ...)
+        return sym_var(d.__name__)
     if isinstance(d, bool) or not isinstance(d, (int, tx.PrimExpr)):
         raise ValueError(f"a tensor dimension is an int, a name string like \"n\" or a TIR "
                          f"expression, not {d!r}")
@@ -196,10 +200,13 @@ def _object() -> si.ObjectStructInfo:
     return si.ObjectStructInfo()
 
 
-def _callable(params: Any = None, ret: Any = None, purity: bool = True,
+def _callable(params: Any = None, ret: Any = None, purity: bool | None = None,
               derive_func: str | None = None) -> si.FuncStructInfo:
     """`R.Callable((R.Tensor(...),), R.Tensor(...))`; `derive_func` names the rule that gives
-    a call's struct info (`R.Callable(derive_func="tvm.relax.type.infer_view_ty")`)."""
+    a call's struct info (`R.Callable(derive_func="tvm.relax.type.infer_view_ty")`). As TVM,
+    a function is pure unless said otherwise, except an opaque one (bare `R.Callable`)."""
+    if purity is None:
+        purity = params is not None
     ps = None if params is None else tuple(_sinfo(x) for x in params)
     return si.FuncStructInfo(ps, _sinfo(ret) if ret is not None else si.ObjectStructInfo(), purity,
                              derive_func)
@@ -219,6 +226,9 @@ def _sinfo(x: Any) -> si.StructInfo:
         return x
     if isinstance(x, _SInfoType):
         return x()
+    sinfo = as_sinfo(x)  # `T.int64` as a field of R.Tuple, TVM 0.27's PrimType
+    if sinfo is not None:
+        return sinfo
     raise ValueError(f"expected struct info such as R.Tensor(...), got {x!r}")
 
 
@@ -406,6 +416,10 @@ def _resolve_callee(gvar: Any) -> GlobalVar | str:
         return gvar
     if isinstance(gvar, rx.ExternFunc):
         return gvar.global_symbol
+    if isinstance(gvar, PrimFunc) and p is None:
+        # NOTE: TVM's `relax.call_tir(prim_func, ...)` built by hand: the call names the
+        # prim_func, which goes into the module under that name
+        return GlobalVar(dict(gvar.attrs).get("global_symbol") or gvar.source_name or "main")
     if isinstance(gvar, PrimFunc):
         raise ArgError("R.call_tir needs a prim_func of the same module (a name, cls.name or "
                        "a string); this prim_func is not in the module", 0)
@@ -432,11 +446,14 @@ def call_dps_packed(func: Any, args: Any, out_sinfo: Any = None, *, out_ty: Any 
     """Destination-passing call of a registered function: `R.call_dps_packed("f", (x,), S)`."""
     out = _out_sinfo(out_sinfo if out_sinfo is not None else out_ty, dtype,
                      (2, "out_sinfo", "out_ty"))
-    name = _resolve_callee(func)
-    if isinstance(name, GlobalVar):
-        return call_tir(name, args, out)
-    extern = rx.ExternFunc(name)
-    return rx.Call(ops.CALL_DPS_PACKED, (extern, _args_tuple(args)), sinfo_args=(out,),
+    if isinstance(func, rx.Var) and isinstance(func.struct_info, si.FuncStructInfo):
+        callee: rx.Expr = func  # a variable bound to `R.ExternFunc(...)` stays a variable
+    else:
+        name = _resolve_callee(func)
+        if isinstance(name, GlobalVar):
+            return call_tir(name, args, out)
+        callee = rx.ExternFunc(name)
+    return rx.Call(ops.CALL_DPS_PACKED, (callee, _args_tuple(args)), sinfo_args=(out,),
                    struct_info=out)
 
 
@@ -539,8 +556,24 @@ def _tuple_expr(*fields: Any) -> rx.Tuple:
     return _args_tuple(list(fields))
 
 
-def prim_value(value: Any) -> rx.PrimValue:
-    return to_expr(tx.const(value, "int64" if type(value) is int else None))  # type: ignore
+def prim_value(value: Any, dtype: str | None = None) -> Any:
+    """TVM 0.27's `R.prim_value`: a scalar as a TIR expression (a Python int becomes an int64
+    immediate, a float a float64 one, unless `dtype` says otherwise); TIR expressions and
+    relax values of a primitive type come back as they are. Wherever it lands in relax IR (a
+    call's argument, a tuple's field, a binding) it is held as a `relax.PrimValue`."""
+    if isinstance(value, rx.Expr):
+        if isinstance(value.struct_info, si.PrimStructInfo):
+            return value
+    elif isinstance(value, tx.PrimExpr):
+        return value
+    elif isinstance(value, (bool, np.bool_)):
+        return tx.IntImm(dtype or "bool", int(value))
+    elif isinstance(value, numbers.Integral):
+        return tx.IntImm(dtype or "int64", int(value))
+    elif isinstance(value, numbers.Real):
+        return tx.FloatImm(dtype or "float64", float(value))
+    raise TypeError(f"Cannot convert {value!r} with type {type(value).__name__} to a "
+                    "primitive `Expr`")
 
 
 def shape(values: Any) -> rx.ShapeExpr:

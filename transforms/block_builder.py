@@ -44,8 +44,9 @@ class BlockBuilder:
     @contextmanager
     def function(self, name: str, params: Any = None, attrs: dict[str, Any] | None = None,
                  pure: bool = True, private: bool = False) -> Iterator[None]:
-        if self._func is not None:
-            raise BlockBuilderError("BlockBuilder.function cannot be nested")
+        # NOTE: a function begun inside another pauses it (a subroutine made on demand, as
+        # TVM's builder allows); the outer one resumes when the inner `with` ends
+        outer = self._suspend_function() if self._func is not None else None
         ps = None if params is None else (list(params) if isinstance(params, (list, tuple))
                                           else [params])
         fattrs = dict(attrs or {})
@@ -60,6 +61,8 @@ class BlockBuilder:
             done = self._func["done"]
             self._func = None
             BlockBuilder._current.remove(self)
+            if outer is not None:
+                self._resume_function(outer)
         if not done:
             raise BlockBuilderError(f"function {name!r} needs bb.emit_func_output(...) before "
                                     "its `with` ends")
@@ -266,8 +269,10 @@ class BlockBuilder:
         if self._func["params"] is None:
             raise BlockBuilderError(f"function {self._func['name']!r} has no params: give them "
                                     "to bb.function or to emit_func_output")
-        self._flush()
         body = as_expr(output)
+        if isinstance(body, (rx.Call, rx.If, rx.TupleGetItem)) and not self._in_dataflow:
+            body = self.emit(body)  # NOTE: TVM's normalizer binds a body that is no leaf
+        self._flush()
         func = rx.Function(tuple(self._func["params"]), rx.SeqExpr(tuple(self._blocks), body),
                            body.struct_info or si.ObjectStructInfo(),
                            attrs=tuple(self._func["attrs"].items()))

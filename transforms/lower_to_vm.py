@@ -222,7 +222,10 @@ class FunctionLowering:
             return self.lower_call_tir(call, what, tuple(call.attr("inplace_indices")))
         if call.op == CALL_DPS_PACKED:
             extern = call.args[0]
-            assert isinstance(extern, ExternFunc)
+            if not isinstance(extern, ExternFunc):
+                raise NotImplementedError(f"{what}: R.call_dps_packed of a variable "
+                                          f"({extern!r}) is not lowered yet; call the "
+                                          "function by its name")
             outs = self.alloc_outputs(call.sinfo_args[0], what)
             inputs = [self.value_of(a) for a in _tuple_fields(call.args[1])]
             self.emit(extern.global_symbol, inputs + outs)

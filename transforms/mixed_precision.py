@@ -201,7 +201,8 @@ def _mixed(func: rx.Function, out_dtype: str, names: set[str]) -> rx.Function:
     body = replace(func.body, blocks=tuple(blocks), body=rw.new(func.body.body))
     # NOTE: the rewritten function returns what its body gives (as TVM's pass rebuilds it),
     # even where the old annotation disagreed; Function erases dims the params do not define
-    new = replace(func, body=body, ret_struct_info=si.ObjectStructInfo())
+    new = replace(func, body=body, ret_struct_info=rx.refine_return(
+        func.params, si.ObjectStructInfo(), body))
     return func if not renamed and structural_equal(new.body, func.body) else new
 
 

@@ -22,13 +22,16 @@ def convert_to_expr(value: Any) -> rx.Expr:
 
 
 def get_shape_of(expr: rx.Expr) -> rx.Expr:
-    """The shape of tensor `expr` as a shape expression (its dims may be symbolic)."""
+    """The shape of tensor `expr` as a shape expression (its dims may be symbolic), or, where
+    the struct info does not know the dims, a `R.shape_of(expr)` call that reads them at run
+    time (as TVM's GetShapeOf)."""
     sinfo = expr.struct_info
     if not isinstance(sinfo, si.TensorStructInfo):
         raise TypeError(f"get_shape_of: expected a tensor, got struct info {sinfo}")
     if sinfo.shape is None:
-        raise ValueError("get_shape_of: the tensor's shape is not known statically (only its "
-                         "rank); match_cast it to a shape with symbolic dims first")
+        from ..ir.ops.runtime_ops import shape_of
+
+        return shape_of(expr)
     return rx.ShapeExpr(sinfo.shape, si.ShapeStructInfo(sinfo.shape))
 
 

@@ -92,12 +92,70 @@ def _nms_order(boxes: np.ndarray, count: int, opts: dict[str, Any]) -> list[tupl
     return kept
 
 
+def _corner_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """IoU of two boxes given by any two opposite corners (TVM's soft NMS reads them so)."""
+    (al, ar), (at, ab) = sorted(a[[0, 2]]), sorted(a[[1, 3]])
+    (bl, br), (bt, bb) = sorted(b[[0, 2]]), sorted(b[[1, 3]])
+    inter = max(0.0, min(ar, br) - max(al, bl)) * max(0.0, min(ab, bb) - max(at, bt))
+    union = (ar - al) * (ab - at) + (br - bl) * (bb - bt) - inter
+    return 0.0 if union <= 0 else float(inter / union)
+
+
+def _soft_nms(boxes: np.ndarray, count: int, index: np.ndarray, sigma: float,
+              opts: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, int]:
+    """TVM's soft NMS of one batch: each round keeps the best remaining box, drops the boxes
+    that overlap it by `iou_threshold` and decays the others' scores by exp(-iou^2 / 2 sigma)
+    (dropping those left at or below `score_threshold`). The kept rows come first."""
+    si, cs, thresh = opts["score_index"], opts["coord_start"], opts["score_threshold"]
+    keep = min(count, opts["top_k"]) if opts["top_k"] > 0 else count
+    order = np.argsort(-boxes[:count, si], kind="stable")[:keep]
+    out = np.full_like(boxes, -1)
+    out[:keep] = boxes[order]
+    ids = np.full(len(boxes), -1, "int64")
+    ids[:keep] = order
+    kept = 0
+    for _ in range(keep):
+        if 0 < opts["max_output_size"] <= kept:
+            break
+        live = [j for j in range(kept, keep) if ids[j] >= 0 and out[j, si] > thresh]
+        if not live:
+            break
+        best = max(live, key=lambda j: (out[j, si], -j))  # the first of equal scores
+        out[[kept, best]], ids[[kept, best]] = out[[best, kept]], ids[[best, kept]]
+        for j in range(kept + 1, keep):
+            same = opts["force_suppress"] or opts["id_index"] < 0 or \
+                out[kept, opts["id_index"]] == out[j, opts["id_index"]]
+            if ids[j] < 0 or out[j, si] <= thresh or not same:
+                continue
+            iou = _corner_iou(out[kept, cs:cs + 4], out[j, cs:cs + 4])
+            if iou >= opts["iou_threshold"]:
+                ids[j] = -1
+                continue
+            out[j, si] *= np.exp(-0.5 / sigma * iou * iou)
+            if out[j, si] <= thresh:
+                ids[j] = -1
+        kept += 1
+    out[kept:] = -1
+    picked = np.full(len(boxes), -1, "int32")
+    picked[:kept] = index[ids[:kept]]
+    return out, picked, kept
+
+
 def non_max_suppression(data: Any, valid_count: Any, indices: Any, *attrs: Any) -> Any:
     opts = dict(zip(("max_output_size", "iou_threshold", "force_suppress", "top_k",
                      "coord_start", "score_index", "id_index", "return_indices",
-                     "invalid_to_bottom", "score_threshold"), attrs))
+                     "invalid_to_bottom", "score_threshold", "soft_nms_sigma"), attrs))
     boxes, counts, index = (t.numpy() if isinstance(t, NDArray) else np.asarray(t)
                             for t in (data, valid_count, indices))
+    if opts.get("soft_nms_sigma", 0.0) > 0.0:
+        results = [_soft_nms(boxes[b], int(counts[b]), index[b], opts["soft_nms_sigma"], opts)
+                   for b in range(boxes.shape[0])]
+        out = np.stack([r[0] for r in results])
+        if not opts["return_indices"]:
+            return as_ndarray(out)
+        picked = np.stack([r[1] for r in results])
+        totals = np.array([[r[2]] for r in results], "int32")
+        return as_ndarray(out), as_ndarray(picked), as_ndarray(totals)
     out = np.full_like(boxes, -1)
     picked = np.full(boxes.shape[:2], -1, "int32")
     totals = np.zeros((boxes.shape[0], 1), "int32")

@@ -17,7 +17,7 @@ from ...ir.op import op_attr
 from ...ir.ops.base import const
 from .core import Tensor
 from .exporter import current
-from .extern import extern, tensor_expr_op, tensor_ir_op
+from .extern import extern, tensor_expr_op, tensor_ir_inplace_op, tensor_ir_op
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "maximum", "minimum", "less", "less_equal",
@@ -26,7 +26,7 @@ __all__ = [
     "negative", "softmax", "sum", "max", "min", "reshape", "permute_dims", "permute", "concat",
     "split", "chunk", "unsqueeze", "squeeze", "broadcast_to", "take", "astype", "layer_norm",
     "rms_norm",
-    "conv2d", "zeros", "ones", "extern", "tensor_expr_op", "tensor_ir_op",
+    "conv2d", "zeros", "ones", "extern", "tensor_expr_op", "tensor_ir_op", "tensor_ir_inplace_op",
     "print_", "debug_func",
 ]
 

@@ -26,6 +26,11 @@ class OpError(ValueError, tvm_errors.OpError):
     TVM's `tvm.error.OpError`."""
 
 
+class OpTypeError(OpError, TypeError):
+    """An argument of the wrong kind of value (a shape where a tensor goes): TVM 0.27 raises
+    a TypeError for it."""
+
+
 def op_error(name: str, msg: str) -> OpError:
     return OpError(f"R.{name.removeprefix('relax.')}: {msg}")
 
@@ -124,7 +129,8 @@ def tensor_arg(name: str, call_: rx.Call, i: int, what: str = "") -> si.TensorSt
     sinfo = call_.args[i].struct_info
     if not isinstance(sinfo, si.TensorStructInfo):
         label = what or f"argument {i}"
-        raise op_error(name, f"{label} must be a tensor, got {_describe(sinfo)}")
+        raise OpTypeError(f"R.{name.removeprefix('relax.')}: {label} must be a tensor, got "
+                          f"{_describe(sinfo)}")
     return sinfo
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...tir import expr as tx
 from .. import expr as rx
 from .. import struct_info as si
 from .base import (
@@ -29,10 +30,18 @@ def _operands(name: str, a: Any, b: Any) -> tuple[rx.Expr, rx.Expr]:
     if ea is None and eb is None:
         raise op_error(name, "needs at least one tensor operand")
     if ea is None:
-        ea = scalar_const(a, _dtype_of(eb) or "float32")
+        ea = _literal(a, eb)
     if eb is None:
-        eb = scalar_const(b, _dtype_of(ea) or "float32")
+        eb = _literal(b, ea)
     return ea, eb
+
+
+def _literal(x: int | float, other: rx.Expr) -> rx.Expr:
+    """A number beside a scalar (`R.add(n, 1)`, n an `R.Prim`) is a scalar of its dtype, as
+    TVM 0.27 computes on scalars; beside a tensor it is a 0-d constant."""
+    if isinstance(other.struct_info, si.PrimStructInfo):
+        return as_expr(tx.const(x, other.struct_info.dtype))
+    return scalar_const(x, _dtype_of(other) or "float32")
 
 
 def _dtype_of(e: rx.Expr) -> str:

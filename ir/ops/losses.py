@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...tir import expr as tx
 from .. import expr as rx
 from .. import struct_info as si
 from .base import (
@@ -169,7 +170,9 @@ def hamming_window(window_size: Any, periodic: Any, alpha: Any, beta: Any, dtype
     from .creation import prim_arg
 
     def number(v: Any, to: Any, dtype: str) -> rx.Expr:  # PrimValues pass through (TVM's)
-        return v if isinstance(v, rx.Expr) else prim_arg(to(v), dtype)
+        if isinstance(v, (rx.Expr, tx.PrimExpr)):  # R.prim_value(0.54) is a FloatImm
+            return prim_arg(v)
+        return prim_arg(to(v), dtype)
 
     return call("relax.hamming_window", (prim_arg(window_size), number(periodic, bool, "bool"),
                                          number(alpha, float, "float64"),

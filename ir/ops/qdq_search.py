@@ -58,7 +58,8 @@ def _infer_qdq(c: rx.Call) -> si.StructInfo:
     axis = norm_axis(name, c.attr("axis"), x.ndim) if x.ndim > 0 else 0
     _check_qparam(name, c, 1, "scale", x, axis)
     _check_qparam(name, c, 2, "zero_point", x, axis)
-    return si.TensorStructInfo(x.shape, out_dtype, x.ndim)
+    # NOTE: as TVM 0.27, data of unknown dtype leaves the result's dtype unknown too
+    return si.TensorStructInfo(x.shape, out_dtype if x.dtype else "", x.ndim)
 
 
 def quantize(data: Any, scale: Any, zero_point: Any, axis: int = -1,

@@ -92,7 +92,7 @@ register_op(_ALL_CLASS_NMS, infer_struct_info=_infer_all_class_nms,
 _NMS = "relax.vision.non_max_suppression"
 _NMS_ATTRS = ("max_output_size", "iou_threshold", "force_suppress", "top_k", "coord_start",
               "score_index", "id_index", "return_indices", "invalid_to_bottom",
-              "score_threshold")
+              "score_threshold", "soft_nms_sigma")
 
 
 def _infer_nms(c: rx.Call) -> si.StructInfo:
@@ -101,15 +101,15 @@ def _infer_nms(c: rx.Call) -> si.StructInfo:
     tensor_arg(_NMS, c, 2, "indices")
     if data.ndim not in (-1, 3):
         raise op_error(_NMS, f"data must be 3-D (batch, boxes, elements), got {data.ndim} dims")
-    if c.attr("soft_nms_sigma"):
-        raise op_error(_NMS, "soft NMS (soft_nms_sigma > 0) is not supported yet")
     if not c.attr("return_indices"):
         return data
+    # soft NMS (soft_nms_sigma > 0) also returns the boxes, their scores decayed
+    soft = (data,) if c.attr("soft_nms_sigma", 0.0) > 0.0 else ()
     if data.shape is None:
-        return si.TupleStructInfo((si.TensorStructInfo(None, "int32", 2),
+        return si.TupleStructInfo((*soft, si.TensorStructInfo(None, "int32", 2),
                                    si.TensorStructInfo(None, "int32", 2)))
     b, n, _ = data.shape
-    return si.TupleStructInfo((si.TensorStructInfo((b, n), "int32"),
+    return si.TupleStructInfo((*soft, si.TensorStructInfo((b, n), "int32"),
                                si.TensorStructInfo((b, tx.const(1, "int64")), "int32")))
 
 

@@ -166,6 +166,8 @@ class ASTPrinter:
             return self.build_ast_node("TensorType", **fields)
         if isinstance(s, (si.TupleStructInfo, si.FuncStructInfo)):
             return self._composite(s, self.visit_ty_)
+        if isinstance(s, si.PackedFuncType):
+            return self.build_ast_node("PackedFuncType")
         if isinstance(s, si.ObjectStructInfo):
             return self.build_ast_node("AnyType")
         raise ValueError(f"Invalid Relax Type {s} ({type(s).__name__})")

@@ -240,8 +240,8 @@ def _return_sinfo(ann: si.StructInfo | None, body: si.StructInfo | None) -> si.S
     function returns (a contradiction is a run-time error, as in TVM)."""
     if ann is None:
         return body or si.ObjectStructInfo()
-    if body is not None and is_base_of(ann, body):
-        return body
+    if body is not None and is_base_of(ann, body) and not isinstance(ann, si.PrimStructInfo):
+        return body  # NOTE: TVM 0.27's scalar types hold no value to refine `-> T.int64` with
     return ann
 
 

@@ -50,7 +50,8 @@ def _python_source(mod: IRModule, name: str, f: Any) -> str:
         return ""
 
 
-def module_body(mod: IRModule, metadata: list[Any], show_all_ty: bool = False) -> str:
+def module_body(mod: IRModule, metadata: list[Any], show_all_ty: bool = False,
+                module_alias: str = "cls") -> str:
     lines = ["@I.ir_module", f"class {MODULE_NAME}:"]
     if mod.attrs:
         lines.append(f"    I.module_attrs({value_text(dict(mod.attrs), str)})")
@@ -65,7 +66,7 @@ def module_body(mod: IRModule, metadata: list[Any], show_all_ty: bool = False) -
         elif isinstance(f, rx.ExternFunc):  # one line each, no blank line after (TVM's form)
             text = f"{name} = {extern_func_text(f, sinfo_text)}"
         else:
-            text = _relax(f, name, MODULE_NAME, metadata, show_all_ty)
+            text = _relax(f, name, MODULE_NAME, metadata, show_all_ty, module_alias)
         text = mark(f, "\n".join("    " + ln if ln else ln for ln in text.split("\n")))
         one_line = isinstance(f, rx.ExternFunc) and "\n" not in text
         if chunks and chunks[-1][1]:
@@ -84,15 +85,18 @@ def _annotate_all(show_all_struct_info: bool, show_all_ty: bool | None) -> bool:
 
 
 def print_module(mod: IRModule, show_meta: bool = False, show_all_ty: bool | None = None,
-                 show_all_struct_info: bool = True, **options: Any) -> str:
+                 show_all_struct_info: bool = True, module_alias: str = "cls",
+                 **options: Any) -> str:
     """`mod.script()`: the module as TVMScript with its `# from tvm.script import` header;
-    TVM's underline options (`path_to_underline`, ...) as `underline_ir` reads them."""
+    TVM's underline options (`path_to_underline`, ...) as `underline_ir` reads them;
+    `module_alias` is the name relax functions give the module (`cls`; "" for `Module.f`)."""
     check_prefixes(options)
     if wants_underline(options):
         return underlined_script(mod, lambda: print_module(
-            mod, show_meta, show_all_ty, show_all_struct_info), options)
+            mod, show_meta, show_all_ty, show_all_struct_info, module_alias), options)
     metadata: list[Any] = []
-    body = module_body(mod, metadata, _annotate_all(show_all_struct_info, show_all_ty))
+    body = module_body(mod, metadata, _annotate_all(show_all_struct_info, show_all_ty),
+                       module_alias)
     if not mod.functions and not (mod.attrs or mod.global_infos):
         body += "    pass"
     if metadata:

@@ -55,6 +55,15 @@ def _tir_vars(s: Any) -> list[tx.Var]:
     return [n for n in _walk(s, set()) if isinstance(n, tx.Var)]
 
 
+def _prim_exprs(value: Any) -> list[tx.PrimExpr]:
+    """The TIR expressions of an attribute value (nested tuples of them, as a kwargs map)."""
+    if isinstance(value, tx.PrimExpr):
+        return [value]
+    if isinstance(value, tuple):
+        return [e for item in value for e in _prim_exprs(item)]
+    return []
+
+
 def _relax_vars(node: Any) -> list[rx.Var]:
     found = [n for n in _walk(node, set()) if isinstance(n, rx.Var)]
     bound = {id(b.var) for b in _walk(node, set()) if isinstance(b, (rx.VarBinding,
@@ -83,6 +92,9 @@ def _node_text(node: Any) -> str:
     for v in _walk(node, set()):  # symbolic scalars passed as values: `t = T.int64()`
         if isinstance(v, rx.PrimValue):
             p.declare_dims(v.value)
+        elif isinstance(v, rx.Call):  # and in attributes (call_tir_with_grad's te_grad_kwargs)
+            for _, value in v.attrs:
+                p.declare_dims(_prim_exprs(value))
     if isinstance(node, (rx.VarBinding, rx.MatchCast)):
         p.binding(node)
     elif isinstance(node, rx.BindingBlock):

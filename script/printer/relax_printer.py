@@ -38,6 +38,9 @@ class RelaxPrinter:
         # script(show_all_ty=True): every binding annotated, as TVM 0.27's default prints;
         # tvmlite's default hides the annotations the parser would infer anyway
         self.show_all_ty = False
+        # script(module_alias=...): the name a function gives its module (`cls = Module`);
+        # "" names the module itself (`Module.f`), as TVM's option
+        self.module_alias = "cls"
 
     def name_of(self, obj: Any) -> str:
         hint = getattr(obj, "name_hint", None) or getattr(obj, "name", "v")
@@ -74,8 +77,9 @@ class RelaxPrinter:
             self.emit(f"{self.name_of(v)} = T.{v.dtype}()")
         cls_at = len(self.lines)
         self.seq(f.body, ret=True)
-        if self.uses_cls and self.module_name:
-            self.lines.insert(cls_at, IND * self.depth + f"cls = {self.module_name}")
+        if self.uses_cls and self.module_name and self.module_alias:
+            self.lines.insert(cls_at, IND * self.depth +
+                              f"{self.module_alias} = {self.module_name}")
         if len(self.lines) == head:
             self.emit("pass")
         self.depth -= 1
@@ -84,7 +88,7 @@ class RelaxPrinter:
     def seq(self, body: rx.SeqExpr, ret: bool) -> str:
         for block in body.blocks:
             self.block(block)
-        result = self.value(body.body)
+        result = self.bare_value(body.body)
         if ret:
             self.emit(f"return {result}")
         return result
@@ -117,7 +121,11 @@ class RelaxPrinter:
     def _binding(self, b: rx.Binding) -> None:
         if isinstance(b, rx.MatchCast):
             value = f"R.match_cast({self.value(b.value)}, {self.sinfo(b.struct_info)})"
-            self.emit(f"{self.namer.define(b.var, b.var.name_hint)} = {value}")
+            # TVM 0.27 annotates the variable unless told to hide what the parser infers
+            sinfo = b.var.struct_info
+            ann = f": {self.sinfo(sinfo)}" if sinfo is not None and (
+                self.show_all_ty or sinfo != b.struct_info) else ""
+            self.emit(f"{self.namer.define(b.var, b.var.name_hint)}{ann} = {value}")
             return
         if isinstance(b.value, rx.If):
             self._if(b.var, b.value)
@@ -129,14 +137,16 @@ class RelaxPrinter:
             self.function(b.value, name, nested=True)
             self.lines.append("")
             return
-        value = self.value(b.value)
+        value = self.bare_value(b.value)
         if _is_void(b.var.struct_info):  # TVM prints the call alone; uses print R.tuple()
             self.emit(value)
             return
         name = self.namer.define(b.var, b.var.name_hint)
         ann = ""
+        # NOTE: a scalar binding is always annotated, as TVM 0.27: `n: T.int64 = 1`
         if b.var.struct_info is not None and (self.show_all_ty or
-                                              b.var.struct_info != b.value.struct_info) \
+                                              b.var.struct_info != b.value.struct_info or
+                                              isinstance(b.var.struct_info, si.PrimStructInfo)) \
                 and not _states_its_struct_info(b):
             ann = f": {self.sinfo(b.var.struct_info)}"
         self.emit(f"{name}{ann} = {value}")
@@ -166,6 +176,13 @@ class RelaxPrinter:
             raise TypeError(f"cannot print {type(e).__name__} in a relax function")
         return mark(e, fn(e)) if WATCHED else fn(e)
 
+    def bare_value(self, e: Any) -> str:
+        """A bound or returned value; a scalar prints as its TIR expression (`return 1`,
+        `x: T.float32 = T.float32(1.0)`), as TVM 0.27 prints it."""
+        if isinstance(e, rx.PrimValue):
+            return self.expr(e.value, "int64")
+        return self.value(e)
+
     def _Var(self, e: rx.Var) -> str:
         return "R.tuple()" if _is_void(e.struct_info) and not self.namer.has(e) else \
             self.name_of(e)
@@ -176,7 +193,7 @@ class RelaxPrinter:
         if self.module_name is None:
             return e.gvar.name_hint
         self.uses_cls = True
-        return f"cls.{e.gvar.name_hint}"
+        return f"{self.module_alias or self.module_name}.{e.gvar.name_hint}"
 
     def _ExternFunc(self, e: rx.ExternFunc) -> str:
         return extern_func_text(e, self.sinfo)
@@ -196,6 +213,8 @@ class RelaxPrinter:
         if isinstance(f, rx.PrimValue) and isinstance(f.value, tx.Var) and \
                 f.value.dtype == "int64":
             return self.expr(f.value, "int64")
+        if isinstance(f, rx.PrimValue):  # NOTE: `(1, 2)` would parse back as a shape
+            return f"R.prim_value({self.expr(f.value, 'int64')})"
         return self.value(f)
 
     def _TupleGetItem(self, e: rx.TupleGetItem) -> str:
@@ -205,7 +224,7 @@ class RelaxPrinter:
         return f"R.shape([{', '.join(self.expr(v, 'int64') for v in e.values)}])"
 
     def _PrimValue(self, e: rx.PrimValue) -> str:
-        return f"R.prim_value({self.expr(e.value, 'int64')})"
+        return self.expr(e.value, "int64")  # TVM 0.27: a scalar prints as its TIR expression
 
     def _StringImm(self, e: rx.StringImm) -> str:
         return f"R.str({q(e.value)})"
@@ -352,7 +371,11 @@ class RelaxPrinter:
                 if s.params is None and isinstance(s.ret, si.ObjectStructInfo):
                     return f"R.Callable({derive})"
                 return f"R.Callable({ps}, {self.sinfo(s.ret)}, {derive})"
+            if s.params is None and type(s.ret) is si.ObjectStructInfo:  # an opaque function
+                return "R.Callable(purity=True)" if s.purity else "R.Callable"
             return f"R.Callable({ps}, {self.sinfo(s.ret)}, {bool(s.purity)})"
+        if isinstance(s, si.PackedFuncType):
+            return "R.PackedFunc"
         return "R.Any"  # TVM 0.27's name for R.Object
 
 
@@ -416,10 +439,12 @@ def _sym_vars(f: rx.Function) -> list[tx.Var]:
 
 def print_relax_function(f: rx.Function, name: str | None = None,
                          module_name: str | None = None,
-                         metadata: list[Any] | None = None, show_all_ty: bool = False) -> str:
+                         metadata: list[Any] | None = None, show_all_ty: bool = False,
+                         module_alias: str = "cls") -> str:
     fname = name or dict(f.attrs).get("global_symbol") or "main"
     printer = RelaxPrinter(module_name, metadata)
     printer.show_all_ty = show_all_ty
+    printer.module_alias = module_alias
     return "\n".join(printer.function(f, fname))
 
 

@@ -490,7 +490,7 @@ def test_legalized_binding_takes_the_kernels_struct_info():
 
 
 def test_matmul_of_unknown_dtype_is_refused_as_in_tvm():
-    a = relax.Var("a", relax.TensorStructInfo((4, 8)))
+    a = relax.Var("a", relax.TensorStructInfo((4, 8), dtype=None))
     b = relax.Var("b", relax.TensorStructInfo((8, 2), "float32"))
     bb = relax.BlockBuilder()
     with bb.function("main", [a, b]):

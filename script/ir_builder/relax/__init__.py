@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...ir import expr as rx
-from ...ir import struct_info as si
-from ...ir.functor import ExprMutator
-from ...ir.ops.base import as_expr
-from .base import IRBuilder, IRBuilderFrame
-from .ir import enclosing_module
+from ....ir import expr as rx
+from ....ir import struct_info as si
+from ....ir.functor import ExprMutator
+from ....ir.ops.base import as_expr
+from ..base import IRBuilder, IRBuilderFrame
+from ..ir import enclosing_module
 
 
 def _frames(kind: type) -> list[Any]:
@@ -257,7 +257,7 @@ def output(*vars_: rx.Var) -> None:
 
 def __getattr__(attr: str) -> Any:
     # the operator builders and struct info of the script namespace (R.add, R.Tensor, ...)
-    from .. import relax as script_relax
+    from ... import relax as script_relax
 
     return getattr(script_relax, attr)
 
