@@ -121,6 +121,10 @@ class IRModule:
         return IRModule(dict(self.functions), {k: v for k, v in self.attrs.items() if k != key},
                         dict(self.global_infos))
 
+    def update_global_info(self, name: str, infos: Any) -> None:
+        """TVM's in-place setting of the global infos under `name` (e.g. "vdevice")."""
+        self.global_infos[name] = list(infos)
+
     def update_func(self, gv: GlobalVar | str, func: Any) -> None:
         """TVM's in-place replacement of one function (`mod[gv] = func`)."""
         self[gv] = func

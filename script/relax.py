@@ -558,7 +558,7 @@ vm = _OpNamespace("relax.vm")  # R.vm.alloc_storage, R.vm.call_tir_dyn (VM lower
 
 # -- devices and IR classes TVMScript names (R.cpu() in R.hint_on_device, R.ExternFunc) ---------
 
-cpu, cuda = _device.cpu, _device.cuda
+cpu, cuda, opencl = _device.cpu, _device.cuda, _device.opencl
 ExternFunc = rx.ExternFunc
 ShapeExpr = rx.ShapeExpr
 
