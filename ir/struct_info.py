@@ -82,6 +82,12 @@ class TensorStructInfo(StructInfo):
     def __post_init__(self) -> None:
         if self.dtype is None:  # TVM: None and "" both leave the dtype unknown
             object.__setattr__(self, "dtype", "")
+        if self.shape is not None and _is_shape_var(self.shape):
+            # NOTE: TVM lets a shape-typed relax variable stand for the shape; we keep only its
+            # rank, which is what a pass may rely on (the values are known at run time only)
+            ndim = getattr(self.shape.struct_info, "ndim", -1)
+            object.__setattr__(self, "shape", None)
+            object.__setattr__(self, "ndim", ndim if self.ndim == -1 else self.ndim)
         if self.shape is not None:
             # users write relax.TensorStructInfo((128, 128), "float32"): ints become IntImms
             object.__setattr__(self, "shape", _dims(self.shape))
@@ -124,6 +130,11 @@ class FuncStructInfo(StructInfo):
 
 class ShapeDtypeError(ValueError, RuntimeError):
     """A shape holds a non-integer value (TVM raises a RuntimeError for it)."""
+
+
+def _is_shape_var(shape: Any) -> bool:
+    return isinstance(getattr(shape, "struct_info", None), ShapeStructInfo) and \
+        type(shape).__name__ in ("Var", "DataflowVar")
 
 
 def _dims(shape: Any) -> tuple[PrimExpr, ...]:

@@ -18,7 +18,7 @@ from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.functor import ExprMutator
 from ...ir.module import IRModule
-from ...ir.op import op_attr
+from ...ir.op import op_attr, register_attr_default, was_reset
 from ...ir.structural import structural_equal
 from ...ir.type_analysis import is_base_of
 from ...tir.analyzer import Analyzer
@@ -110,7 +110,8 @@ class _Legalizer(ExprMutator):
             if not all(_known(a) for a in call.args):
                 return call
             return self.visit(run_bb_rule(bb_rule, call, self.emitter))
-        if not isinstance(call.op, rx.Op) or call.op.name not in self.rules:
+        if not isinstance(call.op, rx.Op) or call.op.name not in self.rules or \
+                was_reset(call.op.name, "FLegalize"):  # as TVM: an op without FLegalize stays
             return call
         if not all(_known(a) for a in call.args):
             _check_dtypes_known(call)
@@ -151,6 +152,22 @@ class _Legalizer(ExprMutator):
         func = self.emitter.funcs[gv]
         if "target" not in dict(func.attrs):
             self.emitter.funcs[gv] = replace(func, attrs=(("target", Target(kind)), *func.attrs))
+
+
+class BuiltinLegalize:
+    """A built-in rule seen as TVM's `FLegalize(bb, call)`: what `Op.get_attr("FLegalize")`
+    gives, so tests can reset the attribute and register it back."""
+
+    def __init__(self, op_name: str) -> None:
+        self.builtin_op = op_name
+
+    def __call__(self, bb: Any, call: rx.Call) -> rx.Expr:
+        return _Legalizer(bb._emitter, {self.builtin_op: LEGALIZE[self.builtin_op]}
+                          ).visit_Call(call)
+
+
+register_attr_default("FLegalize", lambda name: BuiltinLegalize(name) if name in LEGALIZE
+                      else None)
 
 
 # Binary elementwise operators: a 0-d constant operand is written into the kernel as a
