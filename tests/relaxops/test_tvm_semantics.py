@@ -78,7 +78,7 @@ def test_return_forgets_dims_a_match_cast_defined_inside():
     `k` comes from a parameter and stays; an annotation the erased body does not refine stays."""
     @R.function
     def f(t: R.Tensor(("k",), "int64")):
-        k = T.int64()
+        k = T.int64()  # noqa: F841 (names the dim for the parser)
         x = T.int64()
         y = R.match_cast(t, R.Tensor((x,), "int64"))
         return (y, t)
