@@ -12,6 +12,7 @@ from ...ir.ops.linalg_stats import parse_subscripts
 from ...topi import creation as cr
 from ...topi import linalg_stats as ls
 from ...topi import grad as tgrad
+from ...topi import grad_take
 from ...topi import losses as lo
 from ...topi import indexing as ix
 from ...topi import math_ext as m
@@ -154,8 +155,9 @@ register_legalize("relax.grad.nll_loss_backward", lambda c, g, x, t, w=None:
 # TVM names the weightless form after the te function it calls
 NAMED_BY_CALL["relax.grad.nll_loss_backward"] = lambda c: "nll_loss_backward" \
     if len(c.args) > 3 else "te_nll_loss_backward_no_weight"
-register_legalize("relax.grad.take_backward",
-                  lambda c, g, x, i: tgrad.take_backward(g, x, i, c.attr("axis")))
+# TVM's flat-index kernel takes 1-d indices; the gather covers the other ranks
+register_legalize("relax.grad.take_backward", lambda c, g, x, i: (
+    grad_take if i.ndim == 1 else tgrad).take_backward(g, x, i, c.attr("axis")))
 for _kind in ("max", "avg"):
     register_legalize(f"relax.grad.{_kind}_pool2d_backward", (lambda kind: lambda c, g, x:
                       tgrad.pool2d_backward(kind, g, x, *(c.attr(a) for a in (
