@@ -12,7 +12,7 @@ from ...ir.ops.linalg_stats import parse_subscripts
 from ...topi import creation as cr
 from ...topi import linalg_stats as ls
 from ...topi import grad as tgrad
-from ...topi import grad_take
+from ...topi import grad_take, scatter_flat
 from ...topi import losses as lo
 from ...topi import indexing as ix
 from ...topi import math_ext as m
@@ -59,8 +59,9 @@ for _kind in ("sum", "prod"):
 register_legalize("relax.gather_elements",
                   lambda c, x, i: ix.gather_elements(x, i, c.attr("axis")))
 register_legalize("relax.gather_nd", lambda c, x, i: ix.gather_nd(x, i, c.attr("batch_dims")))
-register_legalize("relax.scatter_elements", lambda c, x, i, u: ix.scatter_elements(
-    x, i, u, c.attr("axis"), c.attr("reduction")))
+register_legalize("relax.scatter_elements", lambda c, x, i, u: (
+    scatter_flat if scatter_flat.flat_kernel_fits(x, i, c.attr("axis")) else ix
+).scatter_elements(x, i, u, c.attr("axis"), c.attr("reduction")))
 register_legalize("relax.sort",
                   lambda c, x: ix.sort_by_rank(x, c.attr("axis"), c.attr("descending")))
 register_legalize("relax.argsort", lambda c, x: ix.sort_by_rank(
@@ -144,8 +145,9 @@ register_legalize("relax.nn.conv1d_transpose", lambda c, x, w: lo.conv1d_transpo
 register_legalize("relax.reverse_sequence", lambda c, x, n: (
     lo.reverse_sequence if scheduled() else ix.reverse_sequence_plain)(
     x, n, c.attr("seq_axis"), c.attr("batch_axis")))
-register_legalize("relax.scatter_nd",
-                  lambda c, x, i, u: lo.scatter_nd(x, i, u, c.attr("reduction")))
+# relax's index tuple is on the last axis of `indices`, topi's on the first (TVM transposes)
+register_legalize("relax.scatter_nd", lambda c, x, i, u: scatter_flat.scatter_nd(
+    x, topi.transpose(i, (i.ndim - 1, *range(i.ndim - 1))), u, c.attr("reduction")))
 register_legalize("relax.hamming_window", lambda c, n, p, a, b: lo.hamming_window(
     n, p, a, b, c.attr("dtype")))
 
