@@ -211,3 +211,40 @@ def nll_loss(x: te.Tensor, targets: te.Tensor, weights: te.Tensor | None, reduct
     used = te.compute(targets.shape, lambda *i: tx.Select(
         kept(i), weights[(targets[i],)], _c(0.0, dt)), name="nll_loss")
     return T.divide(total, T.sum(used) if targets.ndim else used)
+
+
+def batch_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, mean: te.Tensor,
+               var: te.Tensor, axis: int, epsilon: float, center: bool, scale: bool,
+               training: bool, momentum: float) -> list[te.Tensor]:
+    """TVM's topi.nn.batch_norm, one broadcasting step per block: in training, the batch's
+    mean and variance normalize and update the moving statistics; else the moving ones
+    normalize and come back as `moving * 1`."""
+    axis %= x.ndim
+    shape = [tx.const(1, "int64")] * x.ndim
+    shape[axis] = x.shape[axis]
+    if training:
+        reduce_axes = [a for a in range(x.ndim) if a != axis]
+        count = tx.const(math.prod(int(x.shape[a]) for a in reduce_axes), "int64") if all(
+            isinstance(x.shape[a], tx.IntImm) for a in reduce_axes) else _product(
+            [x.shape[a] for a in reduce_axes])
+        batch_mean = T.sum(x, axis=reduce_axes) / count
+        mean_rs = T.reshape(batch_mean, shape)
+        batch_var = T.sum((x - mean_rs) * (x - mean_rs), axis=reduce_axes) / count
+        out = (x - mean_rs) / T.sqrt(T.reshape(batch_var, shape) + epsilon)
+    else:
+        out = (x - T.reshape(mean, shape)) / T.sqrt(T.reshape(var, shape) + epsilon)
+    if scale:
+        out = out * T.reshape(gamma, shape)
+    if center:
+        out = out + T.reshape(beta, shape)
+    if training:
+        keep = 1 - momentum
+        return [out, keep * mean + momentum * batch_mean, keep * var + momentum * batch_var]
+    return [out, mean * 1, var * 1]
+
+
+def _product(dims: list[tx.PrimExpr]) -> tx.PrimExpr:
+    out = dims[0]
+    for d in dims[1:]:
+        out = out * d
+    return out

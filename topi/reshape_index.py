@@ -42,6 +42,13 @@ def _coefficients_split(flat: tx.PrimExpr, stride: int) -> bool:
     return False
 
 
+def _vanishes_under_last_mod(flat: tx.PrimExpr, last: int) -> bool:
+    """Whether a term of `flat` has a coefficient `last` divides (`i0 * 3` in `flat % 3`):
+    TVM's simplifier drops it there."""
+    terms = _linear_terms(flat)
+    return last > 1 and terms is not None and any(k % last == 0 for _, k in terms)
+
+
 def unravel_plain(flat: tx.PrimExpr, shape: tuple[tx.PrimExpr, ...]
                   ) -> tuple[tx.PrimExpr, ...] | None:
     """Per input dim: 0 for a unit dim, `flat % d` for the last, `flat % (s * d) // s` where
@@ -49,7 +56,8 @@ def unravel_plain(flat: tx.PrimExpr, shape: tuple[tx.PrimExpr, ...]
     None when TVM's simplifier would rewrite the index further."""
     dims = [_int(d) for d in shape]
     if all(d is not None for d in dims):
-        if any(_coefficients_split(flat, s) for s in _strides(dims)):
+        if any(_coefficients_split(flat, s) for s in _strides(dims)) or \
+                _vanishes_under_last_mod(flat, dims[-1]):
             return _unravel_split(flat, dims)
         out, stride = [], 1
         for d in reversed(dims):

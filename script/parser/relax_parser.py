@@ -21,7 +21,7 @@ from ...ir import struct_info as si
 from ...ir.op import with_inferred_struct_info
 from ...ir.module import GlobalVar
 from ...ir.ops.base import BINDING_LOOKUPS
-from ...ir.type_analysis import erase_to_well_defined, is_base_of, tir_vars_in_type
+from ...ir.type_analysis import is_base_of, seen_from_outside
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
 from .core import _MISSING, ArgError, Dialect, MetaValue, Parser, current
@@ -223,7 +223,7 @@ def parse_relax_function(p: Parser, node: ast.FunctionDef, opts: dict[str, Any])
         p.error(node, f"relax function {node.name!r} must end with a return statement")
     frame.flush()
     body = rx.SeqExpr(tuple(frame.blocks), frame.ret, p.source.span(node))
-    ret = _return_sinfo(ret_sinfo, _seen_from_outside(frame.ret.struct_info, params))
+    ret = _return_sinfo(ret_sinfo, seen_from_outside(frame.ret.struct_info, params))
     return rx.Function(params, body, ret, opts.get("pure", True), tuple(frame.attrs.items()),
                        p.source.span(node))
 
@@ -237,18 +237,6 @@ def _return_sinfo(ann: si.StructInfo | None, body: si.StructInfo | None) -> si.S
     if body is not None and is_base_of(ann, body):
         return body
     return ann
-
-
-def _seen_from_outside(body: si.StructInfo | None, params: tuple[rx.Var, ...]
-                       ) -> si.StructInfo | None:
-    """The body's struct info as TVM's normalizer leaves a function body: a symbolic dim
-    defined inside (by a match_cast) means nothing outside, so it is forgotten."""
-    if body is None:
-        return None
-    defined = {v for p in params for v in tir_vars_in_type(p.struct_info)}
-    if all(v in defined for v in tir_vars_in_type(body)):
-        return body
-    return erase_to_well_defined(body, {v: v for v in defined})
 
 
 def _annotation(p: Parser, node: ast.expr) -> si.StructInfo:

@@ -20,7 +20,7 @@ from ...ir.functor import ExprMutator
 from ...ir.module import IRModule
 from ...ir.op import op_attr, register_attr_default, was_reset
 from ...ir.structural import structural_equal
-from ...ir.type_analysis import is_base_of
+from ...ir.type_analysis import is_base_of, seen_from_outside
 from ...tir.analyzer import Analyzer
 from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL
 from ...tir import expr as tx
@@ -65,7 +65,8 @@ class _Legalizer(ExprMutator):
         """A changed function returns what its new body gives, unless its return struct info
         already says the same (a shape written differently): TVM's LegalizeOps output."""
         new = self.generic_visit(func)
-        body, ret = getattr(new.body, "struct_info", None), new.ret_struct_info
+        body = seen_from_outside(getattr(new.body, "struct_info", None), new.params)
+        ret = new.ret_struct_info
         if new is func or body is None or (ret is not None and _says_the_same(ret, body)):
             return new
         return replace(new, ret_struct_info=body)

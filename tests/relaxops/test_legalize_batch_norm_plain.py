@@ -1,0 +1,57 @@
+"""R.nn.batch_norm legalized in TVM's plain form (topi/nn_plain.py): one broadcasting step per
+block, checked against numpy in training (batch statistics, moving averages updated) and in
+inference (moving statistics, returned unchanged); and the reshape index TVM's simplifier
+leaves when a term vanishes under the last modulo."""
+
+import numpy as np
+import pytest
+
+import tvmlite as tvm
+from tvmlite import relax, te, topi
+from tvmlite.script import relax as R
+
+
+def _run_batch_norm(arrays, training, axis=1, momentum=0.1, eps=1e-5):
+    params = [relax.Var(n, R.Tensor(a.shape, "float32"))
+              for n, a in zip(("x", "g", "b", "m", "v"), arrays)]
+    bb = relax.BlockBuilder()
+    with bb.function("main", params):
+        gv = bb.emit(R.nn.batch_norm(*params, axis=axis, epsilon=eps, momentum=momentum,
+                                     training=training))
+        bb.emit_func_output(gv)
+    mod = relax.transform.LegalizeOps()(bb.get())
+    text = mod.script()
+    ex = relax.build(mod, target="llvm")
+    outs = relax.VirtualMachine(ex, tvm.cpu())["main"](*map(tvm.nd.array, arrays))
+    return text, [o.numpy() for o in outs]
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_plain_matches_numpy(training):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 4, 5)).astype("float32")
+    g, b, m = (rng.standard_normal(3).astype("float32") for _ in range(3))
+    v = rng.uniform(0.5, 2.0, 3).astype("float32")
+    text, (out, new_m, new_v) = _run_batch_norm([x, g, b, m, v], training)
+    view = (1, 3, 1, 1)
+    if training:
+        mu, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+        np.testing.assert_allclose(new_m, 0.9 * m + 0.1 * mu, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(new_v, 0.9 * v + 0.1 * var, rtol=1e-5, atol=1e-6)
+    else:
+        mu, var = m, v
+        np.testing.assert_array_equal(new_m, m)
+        np.testing.assert_array_equal(new_v, v)
+    want = (x - mu.reshape(view)) / np.sqrt(var.reshape(view) + 1e-5) * g.reshape(view) + \
+        b.reshape(view)
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
+    assert 'with T.sblock("T_reshape"' in text and "T.sqrt(" in text
+
+
+def test_reshape_drops_a_term_the_last_modulo_cancels():
+    """(3,) -> (1, 3, 1, 1): `(i0 * 3 + i1 + i2 + i3) % 3` is `(i1 + i2 + i3) % 3`, as TVM."""
+    a = te.placeholder((tvm.tir.IntImm("int64", 3),), name="a")
+    one, three = tvm.tir.IntImm("int64", 1), tvm.tir.IntImm("int64", 3)
+    out = topi.reshape(a, (one, three, one, one))
+    text = te.create_prim_func([a, out]).script()
+    assert "= a[(v_i1 + v_i2 + v_i3) % T.int64(3)]" in text
