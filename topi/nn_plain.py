@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import te
 from ..tir import expr as tx
+from ..tir.functor import simplify
 from . import transform as T
 
 B = tx.BinaryOp
@@ -248,3 +249,40 @@ def _product(dims: list[tx.PrimExpr]) -> tx.PrimExpr:
     for d in dims[1:]:
         out = out * d
     return out
+
+
+def group_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, groups: int, channel_axis: int,
+               axes: Any, epsilon: float, center: bool = True, scale: bool = True
+               ) -> te.Tensor:
+    """TVM's topi.nn.group_norm: the channel axis reshaped into (groups, channels per group),
+    sum and sum of squares in one tuple reduction (in float32 for float16 input), then
+    (x - mean) * rsqrt(E[x^2] - mean^2 + eps) * gamma + beta, reshaped back."""
+    ch = channel_axis % x.ndim
+    per = simplify(tx.binop(B.FLOORDIV, x.shape[ch], tx.const(groups, x.shape[ch].dtype)))
+    data = T.reshape(x, (*x.shape[:ch], groups, per, *x.shape[ch + 1:]))
+    if x.dtype == "float16":
+        data = T.cast(data, "float32")
+    gamma_g, beta_g = (T.reshape(t, (groups, per)) for t in (gamma, beta))
+    red = sorted([ch + 1, *((a % x.ndim) + (a % x.ndim > ch) for a in axes)])
+    kept_shape = tuple(d for a, d in enumerate(data.shape) if a not in red)
+    tuple_sum = te.comm_reducer(lambda a, b: (a[0] + b[0], a[1] + b[1]),
+                                lambda t0, t1: (tx.const(0, t0), tx.const(0, t1)))
+
+    def sums(*k: tx.PrimExpr) -> Any:
+        ks = [te.reduce_axis(data.shape[a], f"k{a}") for a in red]
+        v = data[_reduced_index(k, ks, data.ndim, red)]
+        return tuple_sum((v, v * v), axis=ks)
+    total, total_sq = te.compute(kept_shape, sums, name=f"{x.name}_red_temp")
+    count = _count([data.shape[a] for a in red], data.dtype)
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        k, _ = _split_axes(i, red)
+        mean = total[k] / count
+        var = total_sq[k] / count - mean * mean
+        out = (data[i] - mean) * tx.Call(data.dtype, "tir.rsqrt",
+                                         (var + _c(epsilon, data.dtype),))
+        out = _as(out, x.dtype)
+        at = (i[ch], i[ch + 1])
+        out = out * gamma_g[at] if scale else out
+        return out + beta_g[at] if center else out
+    return T.reshape(te.compute(data.shape, body, name="T_group_norm"), x.shape)

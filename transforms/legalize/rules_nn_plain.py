@@ -62,6 +62,9 @@ plain_rule("relax.nn.nll_loss", lambda c, x, t, w=None: P.nll_loss(
 plain_rule("relax.nn.batch_norm", lambda c, x, g, b, m, v: P.batch_norm(
     x, g, b, m, v, c.attr("axis"), c.attr("epsilon"), c.attr("center"), c.attr("scale"),
     bool(c.attr("training")), c.attr("momentum")))
+plain_rule("relax.nn.group_norm", lambda c, x, g, b: P.group_norm(
+    x, g, b, c.attr("num_groups"), c.attr("channel_axis"), c.attr("axes"), c.attr("epsilon"),
+    c.attr("center"), c.attr("scale")))
 # TVM legalizes a weightless nll_loss through a helper of that name
 NAMED_BY_CALL["relax.nn.nll_loss"] = lambda c: "nll_loss" if len(c.args) > 2 or scheduled() \
     else "nll_loss_without_weight"

@@ -1,7 +1,9 @@
-"""R.nn.batch_norm legalized in TVM's plain form (topi/nn_plain.py): one broadcasting step per
-block, checked against numpy in training (batch statistics, moving averages updated) and in
-inference (moving statistics, returned unchanged); and the reshape index TVM's simplifier
-leaves when a term vanishes under the last modulo."""
+"""R.nn.batch_norm and R.nn.group_norm legalized in TVM's plain form (topi/nn_plain.py):
+batch_norm one broadcasting step per block, checked against numpy in training (batch
+statistics, moving averages updated) and in inference (moving statistics, returned unchanged);
+group_norm through the (groups, channels per group) reshape and one tuple reduction, float32
+and float16; and the reshape index TVM's simplifier leaves when a term vanishes under the last
+modulo."""
 
 import numpy as np
 import pytest
@@ -55,3 +57,27 @@ def test_reshape_drops_a_term_the_last_modulo_cancels():
     out = topi.reshape(a, (one, three, one, one))
     text = te.create_prim_func([a, out]).script()
     assert "= a[(v_i1 + v_i2 + v_i3) % T.int64(3)]" in text
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_group_norm_plain_matches_numpy(dtype):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 4, 3, 5)).astype(dtype)
+    g, b = (rng.standard_normal(4).astype(dtype) for _ in range(2))
+    params = [relax.Var(n, R.Tensor(a.shape, dtype)) for n, a in zip("xgb", (x, g, b))]
+    bb = relax.BlockBuilder()
+    with bb.function("main", params):
+        gv = bb.emit(R.nn.group_norm(*params, num_groups=2, channel_axis=1, axes=[2, 3]))
+        bb.emit_func_output(gv)
+    mod = relax.transform.LegalizeOps()(bb.get())
+    text = mod.script()
+    assert "x_red_temp_v0" in text and "x_red_temp_v1" in text  # one tuple reduction
+    ex = relax.build(mod, target="llvm")
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](*map(tvm.nd.array, (x, g, b))).numpy()
+    xg = x.astype("float64").reshape(2, 2, 2, 3, 5)
+    mean = xg.mean(axis=(2, 3, 4), keepdims=True)
+    var = xg.var(axis=(2, 3, 4), keepdims=True)
+    want = ((xg - mean) / np.sqrt(var + 1e-5)).reshape(x.shape) * g.reshape(1, 4, 1, 1) + \
+        b.reshape(1, 4, 1, 1)
+    tol = 1e-4 if dtype == "float32" else 2e-2
+    np.testing.assert_allclose(got.astype("float64"), want, rtol=tol, atol=tol)
