@@ -14,6 +14,7 @@ from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
 from . import transform as T
+from .creation import trilu
 
 B = tx.BinaryOp
 
@@ -286,3 +287,50 @@ def group_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, groups: int, cha
         out = out * gamma_g[at] if scale else out
         return out + beta_g[at] if center else out
     return T.reshape(te.compute(data.shape, body, name="T_group_norm"), x.shape)
+
+
+def _batch_matmul(a: te.Tensor, b: te.Tensor, transpose_b: bool) -> te.Tensor:
+    """TVM's topi.nn.batch_matmul (`T_batch_matmul_NT` / `_NN`), b marked layout free."""
+    red = a.shape[2]
+    out_n = b.shape[1] if transpose_b else b.shape[2]
+    k = te.reduce_axis(red, "k")
+
+    def body(bb: Any, i: Any, j: Any) -> tx.PrimExpr:
+        rhs = b[bb, j, k] if transpose_b else b[bb, k, j]
+        return te.sum(a[bb, i, k] * rhs, axis=k)
+    return te.compute((a.shape[0], a.shape[1], out_n), body,
+                      name="T_batch_matmul_" + ("NT" if transpose_b else "NN"),
+                      attrs={"layout_free_placeholders": [b]})
+
+
+def attention(q: te.Tensor, k: te.Tensor, v: te.Tensor, bias: te.Tensor | None,
+              scale: Any, causal_mask: str | None) -> te.Tensor:
+    """TVM's legalization of R.nn.attention (relax/transform/legalize_ops/nn.py): heads
+    folded into the batch, batch matmuls, the bias added in 4-d, softmax (or a causal
+    trilu-masked one), and the result laid out back as (batch, seq, heads, dim)."""
+    batch, seq, heads, dim = q.shape
+    seq_kv, dim_v = v.shape[1], v.shape[3]
+    bs = simplify(batch * heads)
+    q3, k3, v3 = (T.reshape(T.transpose(t, (0, 2, 1, 3)), (bs, n, d)) for t, n, d in
+                  ((q, seq, dim), (k, seq_kv, dim), (v, seq_kv, dim_v)))
+    p = _batch_matmul(q3, k3, transpose_b=True)
+    if scale is not None:
+        p = T.multiply(p, tx.const(float(getattr(scale, "value", scale)), p.dtype))
+    else:
+        p = T.divide(p, tx.Call(p.dtype, "tir.sqrt", (tx.Cast(p.dtype, dim),)))
+    if bias is not None:
+        p = T.reshape(T.add(T.reshape(p, (batch, heads, seq, seq_kv)), bias), (bs, seq, seq_kv))
+    if causal_mask is None:
+        s = softmax(p)
+    else:
+        if causal_mask == "TopLeft":
+            offset: Any = tx.const(0, "int32")
+        elif causal_mask == "BottomRight":
+            offset = tx.Cast("int32", tx.Call("int64", "tir.fabs", (seq - seq_kv,)))
+        else:
+            raise NotImplementedError(f"attention: causal_mask {causal_mask!r}")
+        masked = trilu(p, offset, False)
+        expo = trilu(T.exp(masked - T.max(masked, axis=-1, keepdims=True)), offset, False)
+        s = T.divide(expo, T.sum(expo, axis=-1, keepdims=True))
+    o = T.reshape(_batch_matmul(s, v3, transpose_b=False), (batch, heads, seq, dim_v))
+    return T.transpose(o, (0, 2, 1, 3))

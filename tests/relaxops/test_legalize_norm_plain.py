@@ -1,9 +1,9 @@
-"""R.nn.batch_norm and R.nn.group_norm legalized in TVM's plain form (topi/nn_plain.py):
-batch_norm one broadcasting step per block, checked against numpy in training (batch
-statistics, moving averages updated) and in inference (moving statistics, returned unchanged);
-group_norm through the (groups, channels per group) reshape and one tuple reduction, float32
-and float16; and the reshape index TVM's simplifier leaves when a term vanishes under the last
-modulo."""
+"""R.nn.batch_norm, R.nn.group_norm and R.nn.attention legalized in TVM's plain form
+(topi/nn_plain.py), each checked against numpy: batch_norm one broadcasting step per block, in
+training (batch statistics, moving averages updated) and inference (moving statistics returned
+unchanged); group_norm through the (groups, channels per group) reshape and one tuple
+reduction, float32 and float16; attention as batch matmuls and a (causal) softmax; and the
+reshape index TVM's simplifier leaves when a term vanishes under the last modulo."""
 
 import numpy as np
 import pytest
@@ -81,3 +81,31 @@ def test_group_norm_plain_matches_numpy(dtype):
         b.reshape(1, 4, 1, 1)
     tol = 1e-4 if dtype == "float32" else 2e-2
     np.testing.assert_allclose(got.astype("float64"), want, rtol=tol, atol=tol)
+
+
+def _attention_ref(q, k, v, bias, scale, causal):
+    qh, kh, vh = (t.transpose(0, 2, 1, 3).astype("float64") for t in (q, k, v))
+    s = qh @ kh.transpose(0, 1, 3, 2) * scale + bias
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True) @ vh).transpose(0, 2, 1, 3)
+
+
+@pytest.mark.parametrize("causal", [None, "TopLeft"])
+def test_attention_plain_matches_numpy(causal):
+    rng = np.random.default_rng(7)
+    q, k = (rng.standard_normal((2, 4, 3, 8)).astype("float32") for _ in range(2))
+    v = rng.standard_normal((2, 4, 3, 5)).astype("float32")
+    bias = rng.standard_normal((2, 3, 4, 4)).astype("float32")
+    params = [relax.Var(n, R.Tensor(a.shape, "float32")) for n, a in zip("qkvb", (q, k, v, bias))]
+    bb = relax.BlockBuilder()
+    with bb.function("main", params):
+        gv = bb.emit(R.nn.attention(*params, scale=0.25, causal_mask=causal))
+        bb.emit_func_output(gv)
+    mod = relax.transform.LegalizeOps()(bb.get())
+    assert "T_batch_matmul_NT" in mod.script() and "T_batch_matmul_NN" in mod.script()
+    ex = relax.build(mod, target="llvm")
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](*map(tvm.nd.array, (q, k, v, bias)))
+    np.testing.assert_allclose(got.numpy(), _attention_ref(q, k, v, bias, 0.25, causal),
+                               rtol=1e-4, atol=1e-5)
