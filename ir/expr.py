@@ -242,12 +242,12 @@ class Op(Expr):
 
     def get_attr(self, key: str) -> Any:
         """TVM's attribute of the operator (`FInferType` as f(call, context)), or None."""
-        from .op import op_attr
+        from .op import op_attr, op_attr_or_default
 
         if key in ("FInferType", "FInferStructInfo"):
             infer = op_attr(self.name, "infer_struct_info")
             return None if infer is None else (lambda call, context=None: infer(call))
-        return op_attr(self.name, key)
+        return op_attr_or_default(self.name, key)
 
     def reset_attr(self, key: str) -> None:
         """Drop the operator's attribute `key` (TVM's `Op.reset_attr`)."""

@@ -21,7 +21,14 @@ class VDevice(GlobalInfo):
     vdevice_id: int = 0
     memory_scope: str = "global"
 
+    def script_text(self) -> str:
+        """How TVMScript writes it back (`I.vdevice("llvm", 0, "global")`)."""
+        return f'I.vdevice("{self.target}", {self.vdevice_id}, "{self.memory_scope}")'
+
 
 @dataclass(frozen=True)
 class DummyGlobalInfo(GlobalInfo):
     """A global info carrying nothing (TVM uses it to test the global-info plumbing)."""
+
+    def script_text(self) -> str:
+        return "I.dummy_global_info()"

@@ -128,8 +128,8 @@ class IRModule:
         return IRModule(dict(self.functions), {k: v for k, v in self.attrs.items() if k != key},
                         dict(self.global_infos))
 
-    def update_global_info(self, name: str, infos: list[Any]) -> None:
-        """TVM's in-place setting of one module-level global info (`vdevice`, ...)."""
+    def update_global_info(self, name: str, infos: Any) -> None:
+        """TVM's in-place setting of the global infos under `name` (e.g. "vdevice")."""
         self.global_infos[name] = list(infos)
 
     def update_func(self, gv: GlobalVar | str, func: Any) -> None:

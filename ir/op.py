@@ -7,15 +7,21 @@ with `register_op(...)` / `set_op_attr(...)`, never written as `isinstance` chai
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 from .expr import Op
 
 _OP_ATTRS: dict[str, dict[str, Any]] = {}
+# (op, key) pairs a user reset (TVM's `Op.reset_attr`): a built-in default no longer applies
+_RESET: set[tuple[str, str]] = set()
+# key -> f(op name): the value `Op.get_attr(key)` gives when no attribute was set, e.g. the
+# built-in legalization as a TVM-style FLegalize (registered by the layer that owns it)
+_ATTR_DEFAULTS: dict[str, Callable[[str], Any]] = {}
 
 
 def register_op(name: str, **attrs: Any) -> Op:
     _OP_ATTRS.setdefault(name, {}).update(attrs)
+    _RESET.difference_update((name, k) for k in attrs)
     return Op(name)
 
 
@@ -23,10 +29,33 @@ def set_op_attr(name: str, key: str, value: Any) -> None:
     if name not in _OP_ATTRS:
         raise KeyError(f"operator {name!r} is not registered")
     _OP_ATTRS[name][key] = value
+    _RESET.discard((name, key))
 
 
 def reset_op_attr(name: str, key: str) -> None:
     _OP_ATTRS.get(name, {}).pop(key, None)
+    _RESET.add((name, key))
+
+
+def was_reset(name: str, key: str) -> bool:
+    """Whether the attribute was reset and not set again since (its default is off too)."""
+    return (name, key) in _RESET
+
+
+def unmark_reset(name: str, key: str) -> None:
+    _RESET.discard((name, key))
+
+
+def register_attr_default(key: str, default: Callable[[str], Any]) -> None:
+    _ATTR_DEFAULTS[key] = default
+
+
+def op_attr_or_default(name: str, key: str) -> Any:
+    """The attribute, else (unless it was reset) the default its key has, else None."""
+    value = op_attr(name, key)
+    if value is None and key in _ATTR_DEFAULTS and not was_reset(name, key):
+        value = _ATTR_DEFAULTS[key](name)
+    return value
 
 
 def get_op(name: str) -> Op:

@@ -165,6 +165,11 @@ class ShapeDtypeError(ValueError, RuntimeError):
     """A shape holds a non-integer value (TVM raises a RuntimeError for it)."""
 
 
+def _is_shape_var(shape: Any) -> bool:
+    return isinstance(getattr(shape, "struct_info", None), ShapeStructInfo) and \
+        type(shape).__name__ in ("Var", "DataflowVar")
+
+
 def _dims(shape: Any) -> tuple[PrimExpr, ...]:
     shape = getattr(shape, "values", shape)  # TVM passes a relax.ShapeExpr too
     if all(isinstance(d, PrimExpr) for d in shape) and isinstance(shape, tuple):

@@ -176,6 +176,18 @@ def erase_to_well_defined(sinfo: si.StructInfo, shape_var_map: Mapping[Any, Any]
     return _erase(sinfo, vmap.get)
 
 
+def seen_from_outside(body: si.StructInfo | None, params: Any) -> si.StructInfo | None:
+    """A function body's struct info as TVM's normalizer leaves it: a symbolic dim defined
+    inside (by a match_cast) means nothing outside, so it is forgotten; the parameters'
+    dims stay."""
+    if body is None:
+        return None
+    defined = {v for p in params for v in tir_vars_in_type(p.struct_info)}
+    if all(v in defined for v in tir_vars_in_type(body)):
+        return body
+    return erase_to_well_defined(body, {v: v for v in defined})
+
+
 def get_static_type(sinfo: si.StructInfo) -> si.StructInfo:
     """`sinfo` with every shape and known value forgotten: what is checked statically."""
     if isinstance(sinfo, si.FuncStructInfo):

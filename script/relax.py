@@ -117,6 +117,9 @@ def _dim_expr(text: str) -> tx.PrimExpr:
             return sym_var(node.id)
         if isinstance(node, ast.Constant) and type(node.value) is int:
             return tx.const(node.value, "int64")
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(
+                node.operand, ast.Constant) and type(node.operand.value) is int:
+            return tx.const(-node.operand.value, "int64")  # "b % -3", as TVM prints ceil
         if isinstance(node, ast.BinOp) and type(node.op) in _DIM_OPS:
             return tx.binop(_DIM_OPS[type(node.op)], walk(node.left), walk(node.right))
         if isinstance(node, ast.Call) and _dim_call_name(node) in _DIM_CALLS and \
@@ -623,7 +626,7 @@ vm = _OpNamespace("relax.vm")  # R.vm.alloc_storage, R.vm.call_tir_dyn (VM lower
 
 # -- devices and IR classes TVMScript names (R.cpu() in R.hint_on_device, R.ExternFunc) ---------
 
-cpu, cuda = _device.cpu, _device.cuda
+cpu, cuda, opencl = _device.cpu, _device.cuda, _device.opencl
 ExternFunc = rx.ExternFunc
 ShapeExpr = rx.ShapeExpr
 

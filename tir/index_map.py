@@ -13,7 +13,7 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from .arith import bound
-from .expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, const
+from .expr import BinaryOp, BinOp, IntImm, PrimExpr, Var, binop, const
 from .functor import simplify, substitute
 
 
@@ -87,10 +87,10 @@ class IndexMap:
             raise ValueError(f"the index map takes {self.ndim} indices, got a shape of "
                              f"{len(shape)} dims")
         ranges = {}
-        for v, dim in zip(self.initial_indices, shape):
-            dim = simplify(dim if isinstance(dim, PrimExpr) else const(dim, "int64"))
-            if not isinstance(dim, IntImm):
-                raise ValueError(f"map_shape needs constant dims; {v.name} has {dim}")
+        dims = [simplify(d if isinstance(d, PrimExpr) else const(d, "int64")) for d in shape]
+        if not all(isinstance(d, IntImm) for d in dims):
+            return self._map_symbolic_shape(dims)
+        for v, dim in zip(self.initial_indices, dims):
             ranges[v] = (IntImm(v.dtype, 0), dim.value)
         out = []
         for e in self.final_indices:
@@ -109,6 +109,31 @@ class IndexMap:
             if not isinstance(lo, IntImm) or lo.value != 0:
                 raise ValueError(f"output index {e} of the index map does not start at 0")
             out.append(IntImm(e.dtype, ext))  # an output dim has its index's dtype
+        return out
+
+    def _map_symbolic_shape(self, dims: list[PrimExpr]) -> list[PrimExpr]:
+        """Output extents when some input dim is symbolic, for outputs `i`, `i // c` and
+        `i % c` (c a positive constant): n, ceil(n / c) written as TVM does,
+        `(n - n % -c) // c`, and c."""
+        extent = dict(zip(self.initial_indices, dims))
+        out: list[PrimExpr] = []
+        for e in self.final_indices:
+            if isinstance(e, Var) and e in extent:
+                out.append(extent[e])
+                continue
+            if isinstance(e, BinOp) and e.op in (BinaryOp.FLOORDIV, BinaryOp.FLOORMOD) and \
+                    isinstance(e.a, Var) and e.a in extent and isinstance(e.b, IntImm) and \
+                    e.b.value > 0:
+                n, c = extent[e.a], e.b.value
+                if e.op is BinaryOp.FLOORMOD:
+                    out.append(IntImm(n.dtype, c))
+                    continue
+                rest = binop(BinaryOp.FLOORMOD, n, IntImm(n.dtype, -c))
+                out.append(binop(BinaryOp.FLOORDIV, binop(BinaryOp.SUB, n, rest),
+                                 IntImm(n.dtype, c)))
+                continue
+            raise ValueError(f"map_shape of symbolic dims {dims} takes output indices i, "
+                             f"i // c and i % c only, not {e}")
         return out
 
     def trace_text(self) -> str:

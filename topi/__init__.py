@@ -23,8 +23,9 @@ __all__ = [
 # The newer elementwise, creation, indexing and nn computes (TVM's topi names).
 from . import nn_ext  # noqa: E402
 from .indexing import (  # noqa: E402
-    flip, gather_elements, gather_nd, one_hot, repeat, scatter_elements, stack, tile,
+    flip, gather_elements, gather_nd, one_hot, repeat, stack, tile,
 )
+from .scatter_flat import scatter_elements  # noqa: E402 (TVM's flat-index kernel)
 from .math_ext import (  # noqa: E402
     acos, acosh, asin, asinh, atan, atan2, atanh, clip, cosh, isfinite, isinf, isnan,
     log_add_exp, logical_xor, sign, sinh, tan, trunc,

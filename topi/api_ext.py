@@ -9,9 +9,9 @@ from typing import Any
 from .. import te
 from ..tir import expr as tx
 from ..tir.functor import simplify
-from . import creation, indexing, linalg_stats, losses, scatter_index
+from . import creation, indexing, linalg_stats, losses, scatter_flat, scatter_index
 from .math_ext import mod  # noqa: F401 (re-exported)
-from .transform import _call, _prod, _reduce, argmax, cast, strided_slice, transpose, unary
+from .transform import _call, _prod, _reduce, argmax, cast, strided_slice, unary
 
 B = tx.BinaryOp
 log2, log10 = unary("log2", _call("log2")), unary("log10", _call("log10"))
@@ -195,11 +195,10 @@ def gather(data: te.Tensor, axis: int, indices: te.Tensor) -> te.Tensor:
     return indexing.gather_elements(data, indices, axis)
 
 
-def scatter_nd(data: te.Tensor, indices: te.Tensor, updates: te.Tensor, mode: str
+def scatter_nd(data: te.Tensor, indices: te.Tensor, updates: te.Tensor, mode: str = "update"
                ) -> te.Tensor:
     """TVM's layout: indices are (M, Y_0, ..., Y_K-1), the index tuple on the first axis."""
-    moved = transpose(indices, (*range(1, indices.ndim), 0))
-    return losses.scatter_nd(data, moved, updates, mode)
+    return scatter_flat.scatter_nd(data, indices, updates, mode)
 
 
 def hamming_window(window_size: Any, periodic: Any, alpha: Any, beta: Any, dtype: str

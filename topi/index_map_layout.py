@@ -104,12 +104,17 @@ def layout_transform_padded(x: te.Tensor, imap: IndexMap, out_shape: Any, pad_va
     1` when only one element pads). None for other maps."""
     parts = _parts(imap)
     split = [(v, p) for v, p in parts.items() if "div" in p]
-    if len(split) != 1 or not all(isinstance(d, tx.IntImm) for d in x.shape):
+    if len(split) != 1:
         return None
     var, part = split[0]
-    n = x.shape[list(parts).index(var)].value
+    n_expr = x.shape[list(parts).index(var)]
     (qpos, c), (rpos, c2) = part["div"], part.get("mod", (None, None))
-    if rpos is None or c != c2 or n % c == 0:
+    if rpos is None or c != c2:
+        return None
+    if not isinstance(n_expr, tx.IntImm):
+        return _symbolic_padded(x, imap, parts, out_shape, pad_value, n_expr, qpos, rpos, c)
+    n = n_expr.value
+    if n % c == 0 or not all(isinstance(d, tx.IntImm) for d in x.shape):
         return None
     fill = tx.const(0.0 if pad_value is None else pad_value, x.dtype)
 
@@ -119,6 +124,26 @@ def layout_transform_padded(x: te.Tensor, imap: IndexMap, out_shape: Any, pad_va
             tx.binop(B.LE, tx.const(n % c, "int64"), out[rpos])
         src = [_source_index(v, parts[v], out) for v in imap.initial_indices]
         return te.if_then_else(tx.binop(B.AND, last, tail), fill, x[tuple(src)])
+    return te.compute(tuple(out_shape), body, name="te_layout_transform_with_pad")
+
+
+def _symbolic_padded(x: te.Tensor, imap: IndexMap, parts: dict[Any, Any], out_shape: Any,
+                     pad_value: Any, n: tx.PrimExpr, qpos: int, rpos: int, c: int
+                     ) -> te.Tensor:
+    """The padded gather for a symbolic axis `n` split by `c`, as TVM writes its padding
+    predicate: `n % -c < 0 and q == n // c and n % c <= r` (n not a multiple of c, the last
+    tile, its tail)."""
+    fill = tx.const(0.0 if pad_value is None else pad_value, x.dtype)
+    k = tx.const(c, n.dtype)
+
+    def body(*out: Any) -> tx.PrimExpr:
+        ragged = tx.binop(B.LT, tx.binop(B.FLOORMOD, n, tx.const(-c, n.dtype)),
+                          tx.const(0, n.dtype))
+        last = tx.binop(B.EQ, out[qpos], tx.binop(B.FLOORDIV, n, k))
+        tail = tx.binop(B.LE, tx.binop(B.FLOORMOD, n, k), out[rpos])
+        src = [_source_index(v, parts[v], out) for v in imap.initial_indices]
+        return te.if_then_else(tx.binop(B.AND, tx.binop(B.AND, ragged, last), tail), fill,
+                               x[tuple(src)])
     return te.compute(tuple(out_shape), body, name="te_layout_transform_with_pad")
 
 

@@ -1,5 +1,6 @@
 """Computes of the reordering and indexing operators: flip, tile, repeat, stack, one_hot,
-cumulative sums/products, gathers, scatter_elements, and sorting by rank (sort, argsort, topk).
+cumulative sums/products, gathers, scatter_elements as a gather (shapes TVM's flat kernel
+cannot index), and sorting by rank (sort, argsort, topk).
 
 Sorting is written as te computes, not an extern: an element's rank is how many elements come
 before it (ties broken by position, so the sort is stable), and output slot r reads the
@@ -143,6 +144,9 @@ def scatter_elements(x: te.Tensor, ind: te.Tensor, upd: te.Tensor, axis: int, re
         return te.compute(x.shape, lambda *i: te.if_then_else(
             tx.binop(B.GE, last[i], tx.const(0, "int64")), upd[_at(i, axis, last[i])], x[i]),
             name="T_scatter_elements")
+    if reduction == "mean":  # a running mean depends on the order of the updates
+        raise NotImplementedError("scatter_elements: reduction 'mean' needs indices shaped "
+                                  "like the data off the first axis and the scatter axis")
     reducer, unit, combine = {
         "add": ("sum", 0, lambda a, b: a + b), "mul": ("prod", 1, lambda a, b: a * b),
         "min": ("min", None, lambda a, b: tx.binop(B.MIN, a, b)),

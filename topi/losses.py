@@ -72,48 +72,6 @@ def reverse_sequence(x: te.Tensor, lens: te.Tensor, seq_axis: int, batch_axis: i
 
 
 
-def scatter_nd(x: te.Tensor, ind: te.Tensor, upd: te.Tensor, reduction: str) -> te.Tensor:
-    """Output element p takes the last (or every, reduced) update whose index tuple is p."""
-    m = int(ind.shape[-1].value)
-    lead = ind.shape[:-1]
-    ks = [te.reduce_axis(d, f"k{j}") for j, d in enumerate(lead)]
-
-    def match(i: tuple[Any, ...]) -> tx.PrimExpr:
-        hit = tx.const(True, "bool")
-        for j in range(m):
-            v = ind[(*ks, tx.const(j, "int64"))]
-            v = tx.Cast("int64", v) if v.dtype != "int64" else v
-            hit = tx.binop(B.AND, hit, tx.binop(B.EQ, v, i[j]))
-        return hit
-
-    def update_at(i: tuple[Any, ...]) -> tx.PrimExpr:
-        return upd[(*ks, *i[m:])]
-    if reduction == "update":
-        flat = tx.const(0, "int64")
-        for k, d in zip(ks, lead):
-            flat = flat * d + k
-        last = te.compute(x.shape, lambda *i: te.max(tx.Select(match(i), flat, tx.const(
-            -1, "int64")), axis=ks), name="T_scatter_nd_last")
-        count = [d for d in lead]
-
-        def pick(*i: tx.PrimExpr) -> tx.PrimExpr:
-            rest, pos = [], last[i]
-            for d in reversed(count):
-                rest.insert(0, tx.binop(B.FLOORMOD, pos, d))
-                pos = tx.binop(B.FLOORDIV, pos, d)
-            return te.if_then_else(tx.binop(B.GE, last[i], tx.const(0, "int64")),
-                                   upd[(*rest, *i[m:])], x[i])
-        return te.compute(x.shape, pick, name="T_scatter_nd")
-    reducer, init, combine = {
-        "add": ("sum", tx.const(0, x.dtype), lambda a, b: a + b),
-        "mul": ("prod", tx.const(1, x.dtype), lambda a, b: a * b),
-        "min": ("min", te.max_value(x.dtype), lambda a, b: tx.binop(B.MIN, a, b)),
-        "max": ("max", te.min_value(x.dtype), lambda a, b: tx.binop(B.MAX, a, b))}[reduction]
-    acc = te.compute(x.shape, lambda *i: getattr(te, reducer)(tx.Select(
-        match(i), update_at(i), init), axis=ks), name="T_scatter_nd_acc")
-    return te.compute(x.shape, lambda *i: combine(x[i], acc[i]), name="T_scatter_nd")
-
-
 def hamming_window(n: Any, periodic: Any, alpha: Any, beta: Any, dtype: str) -> te.Tensor:
     def body(i: tx.PrimExpr) -> tx.PrimExpr:
         f64 = "float64"

@@ -12,7 +12,9 @@ from typing import Any
 
 from .. import te
 from ..tir import expr as tx
+from ..tir.functor import simplify
 from . import transform as T
+from .creation import trilu
 
 B = tx.BinaryOp
 
@@ -211,3 +213,124 @@ def nll_loss(x: te.Tensor, targets: te.Tensor, weights: te.Tensor | None, reduct
     used = te.compute(targets.shape, lambda *i: tx.Select(
         kept(i), weights[(targets[i],)], _c(0.0, dt)), name="nll_loss")
     return T.divide(total, T.sum(used) if targets.ndim else used)
+
+
+def batch_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, mean: te.Tensor,
+               var: te.Tensor, axis: int, epsilon: float, center: bool, scale: bool,
+               training: bool, momentum: float) -> list[te.Tensor]:
+    """TVM's topi.nn.batch_norm, one broadcasting step per block: in training, the batch's
+    mean and variance normalize and update the moving statistics; else the moving ones
+    normalize and come back as `moving * 1`."""
+    axis %= x.ndim
+    shape = [tx.const(1, "int64")] * x.ndim
+    shape[axis] = x.shape[axis]
+    if training:
+        reduce_axes = [a for a in range(x.ndim) if a != axis]
+        count = tx.const(math.prod(int(x.shape[a]) for a in reduce_axes), "int64") if all(
+            isinstance(x.shape[a], tx.IntImm) for a in reduce_axes) else _product(
+            [x.shape[a] for a in reduce_axes])
+        batch_mean = T.sum(x, axis=reduce_axes) / count
+        mean_rs = T.reshape(batch_mean, shape)
+        batch_var = T.sum((x - mean_rs) * (x - mean_rs), axis=reduce_axes) / count
+        out = (x - mean_rs) / T.sqrt(T.reshape(batch_var, shape) + epsilon)
+    else:
+        out = (x - T.reshape(mean, shape)) / T.sqrt(T.reshape(var, shape) + epsilon)
+    if scale:
+        out = out * T.reshape(gamma, shape)
+    if center:
+        out = out + T.reshape(beta, shape)
+    if training:
+        keep = 1 - momentum
+        return [out, keep * mean + momentum * batch_mean, keep * var + momentum * batch_var]
+    return [out, mean * 1, var * 1]
+
+
+def _product(dims: list[tx.PrimExpr]) -> tx.PrimExpr:
+    out = dims[0]
+    for d in dims[1:]:
+        out = out * d
+    return out
+
+
+def group_norm(x: te.Tensor, gamma: te.Tensor, beta: te.Tensor, groups: int, channel_axis: int,
+               axes: Any, epsilon: float, center: bool = True, scale: bool = True
+               ) -> te.Tensor:
+    """TVM's topi.nn.group_norm: the channel axis reshaped into (groups, channels per group),
+    sum and sum of squares in one tuple reduction (in float32 for float16 input), then
+    (x - mean) * rsqrt(E[x^2] - mean^2 + eps) * gamma + beta, reshaped back."""
+    ch = channel_axis % x.ndim
+    per = simplify(tx.binop(B.FLOORDIV, x.shape[ch], tx.const(groups, x.shape[ch].dtype)))
+    data = T.reshape(x, (*x.shape[:ch], groups, per, *x.shape[ch + 1:]))
+    if x.dtype == "float16":
+        data = T.cast(data, "float32")
+    gamma_g, beta_g = (T.reshape(t, (groups, per)) for t in (gamma, beta))
+    red = sorted([ch + 1, *((a % x.ndim) + (a % x.ndim > ch) for a in axes)])
+    kept_shape = tuple(d for a, d in enumerate(data.shape) if a not in red)
+    tuple_sum = te.comm_reducer(lambda a, b: (a[0] + b[0], a[1] + b[1]),
+                                lambda t0, t1: (tx.const(0, t0), tx.const(0, t1)))
+
+    def sums(*k: tx.PrimExpr) -> Any:
+        ks = [te.reduce_axis(data.shape[a], f"k{a}") for a in red]
+        v = data[_reduced_index(k, ks, data.ndim, red)]
+        return tuple_sum((v, v * v), axis=ks)
+    total, total_sq = te.compute(kept_shape, sums, name=f"{x.name}_red_temp")
+    count = _count([data.shape[a] for a in red], data.dtype)
+
+    def body(*i: tx.PrimExpr) -> tx.PrimExpr:
+        k, _ = _split_axes(i, red)
+        mean = total[k] / count
+        var = total_sq[k] / count - mean * mean
+        out = (data[i] - mean) * tx.Call(data.dtype, "tir.rsqrt",
+                                         (var + _c(epsilon, data.dtype),))
+        out = _as(out, x.dtype)
+        at = (i[ch], i[ch + 1])
+        out = out * gamma_g[at] if scale else out
+        return out + beta_g[at] if center else out
+    return T.reshape(te.compute(data.shape, body, name="T_group_norm"), x.shape)
+
+
+def _batch_matmul(a: te.Tensor, b: te.Tensor, transpose_b: bool) -> te.Tensor:
+    """TVM's topi.nn.batch_matmul (`T_batch_matmul_NT` / `_NN`), b marked layout free."""
+    red = a.shape[2]
+    out_n = b.shape[1] if transpose_b else b.shape[2]
+    k = te.reduce_axis(red, "k")
+
+    def body(bb: Any, i: Any, j: Any) -> tx.PrimExpr:
+        rhs = b[bb, j, k] if transpose_b else b[bb, k, j]
+        return te.sum(a[bb, i, k] * rhs, axis=k)
+    return te.compute((a.shape[0], a.shape[1], out_n), body,
+                      name="T_batch_matmul_" + ("NT" if transpose_b else "NN"),
+                      attrs={"layout_free_placeholders": [b]})
+
+
+def attention(q: te.Tensor, k: te.Tensor, v: te.Tensor, bias: te.Tensor | None,
+              scale: Any, causal_mask: str | None) -> te.Tensor:
+    """TVM's legalization of R.nn.attention (relax/transform/legalize_ops/nn.py): heads
+    folded into the batch, batch matmuls, the bias added in 4-d, softmax (or a causal
+    trilu-masked one), and the result laid out back as (batch, seq, heads, dim)."""
+    batch, seq, heads, dim = q.shape
+    seq_kv, dim_v = v.shape[1], v.shape[3]
+    bs = simplify(batch * heads)
+    q3, k3, v3 = (T.reshape(T.transpose(t, (0, 2, 1, 3)), (bs, n, d)) for t, n, d in
+                  ((q, seq, dim), (k, seq_kv, dim), (v, seq_kv, dim_v)))
+    p = _batch_matmul(q3, k3, transpose_b=True)
+    if scale is not None:
+        p = T.multiply(p, tx.const(float(getattr(scale, "value", scale)), p.dtype))
+    else:
+        p = T.divide(p, tx.Call(p.dtype, "tir.sqrt", (tx.Cast(p.dtype, dim),)))
+    if bias is not None:
+        p = T.reshape(T.add(T.reshape(p, (batch, heads, seq, seq_kv)), bias), (bs, seq, seq_kv))
+    if causal_mask is None:
+        s = softmax(p)
+    else:
+        if causal_mask == "TopLeft":
+            offset: Any = tx.const(0, "int32")
+        elif causal_mask == "BottomRight":
+            offset = tx.Cast("int32", tx.Call("int64", "tir.fabs", (seq - seq_kv,)))
+        else:
+            raise NotImplementedError(f"attention: causal_mask {causal_mask!r}")
+        masked = trilu(p, offset, False)
+        expo = trilu(T.exp(masked - T.max(masked, axis=-1, keepdims=True)), offset, False)
+        s = T.divide(expo, T.sum(expo, axis=-1, keepdims=True))
+    o = T.reshape(_batch_matmul(s, v3, transpose_b=False), (batch, heads, seq, dim_v))
+    return T.transpose(o, (0, 2, 1, 3))

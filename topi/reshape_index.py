@@ -3,6 +3,7 @@ input shape in the form TVM's simplifier leaves it (`i % 24 // 12`, `i // c // b
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..tir import expr as tx
@@ -32,25 +33,16 @@ def ravel_plain(idx: tuple[tx.PrimExpr, ...], shape: tuple[tx.PrimExpr, ...]) ->
     return flat if flat is not None else tx.const(0, "int64")
 
 
-def _coefficients_split(flat: tx.PrimExpr, stride: int) -> bool:
-    """Whether TVM's simplifier would pull a term of `flat` out of `flat // stride` (a term
-    whose constant coefficient `stride` divides): then the plain unravel is used instead."""
-    if isinstance(flat, tx.BinOp) and flat.op is B.ADD:
-        return _coefficients_split(flat.a, stride) or _coefficients_split(flat.b, stride)
-    if isinstance(flat, tx.BinOp) and flat.op is B.MUL and _int(flat.b) is not None:
-        return stride > 1 and _int(flat.b) % stride == 0  # type: ignore[operator]
-    return False
-
-
 def unravel_plain(flat: tx.PrimExpr, shape: tuple[tx.PrimExpr, ...]
                   ) -> tuple[tx.PrimExpr, ...] | None:
-    """Per input dim: 0 for a unit dim, `flat % d` for the last, `flat % (s * d) // s` where
-    s is the product of the later dims (static shapes); `flat // c // b % a` when symbolic.
-    None when TVM's simplifier would rewrite the index further."""
+    """Per input dim: 0 for a unit dim; for static shapes TVM's sequential unravel as its
+    simplifier leaves it (`_unravel_sequential`; `flat % (s * d) // s` when `flat` is not a
+    sum of scaled variables); `flat // c // b % a` when symbolic."""
     dims = [_int(d) for d in shape]
     if all(d is not None for d in dims):
-        if any(_coefficients_split(flat, s) for s in _strides(dims)):
-            return _unravel_split(flat, dims)
+        terms = _linear_terms(flat)
+        if terms is not None:
+            return _unravel_sequential(terms, dims)  # type: ignore[arg-type]
         out, stride = [], 1
         for d in reversed(dims):
             c = tx.const
@@ -65,14 +57,6 @@ def unravel_plain(flat: tx.PrimExpr, shape: tuple[tx.PrimExpr, ...]
         if k < len(shape) - 1:
             rest = tx.binop(B.FLOORDIV, rest, d)
     return tuple(reversed(out2))
-
-
-def _strides(dims: list[Any]) -> list[int]:
-    out, stride = [], 1
-    for d in reversed(dims):
-        out.append(stride)
-        stride *= d
-    return out
 
 
 def _linear_terms(flat: tx.PrimExpr) -> list[tuple[tx.PrimExpr, int]] | None:
@@ -98,29 +82,56 @@ def _sum(terms: list[tuple[tx.PrimExpr, int]]) -> tx.PrimExpr:
     return out if out is not None else tx.const(0, "int64")
 
 
-def _unravel_split(flat: tx.PrimExpr, dims: list[Any]) -> tuple[tx.PrimExpr, ...] | None:
-    """The unravel TVM's simplifier leaves when a term's coefficient is a multiple of a dim's
-    stride s: under `% (s * d)` terms whose coefficient it divides vanish, and
-    `(k * s * v + rest) % (s * d) // s` becomes `(rest // s + k * v) % d`."""
-    terms = _linear_terms(flat)
-    if terms is None:
-        return None
-    c, out, stride = tx.const, [], 1
+# -- TVM's unravel as its canonical simplifier leaves it ------------------------------------------
+# TVM takes `flat % d` for the last input dim, then `flat // d` and the next dim, and so on. Its
+# simplifier splits a sum under `// c` into the terms whose coefficient c divides (divided) and
+# one `(rest) // c` term; under `% d` the terms d divides vanish; `(S // c) % d` of a lone
+# quotient is written `S % (c * d) // c`; and a sum prints by coefficient, largest first, a
+# quotient before a plain term of the same coefficient.
+
+
+@dataclass(frozen=True)
+class _Quotient:
+    terms: tuple[tuple[Any, int], ...]
+    divisor: int
+
+
+def _atom(a: Any) -> tx.PrimExpr:
+    if isinstance(a, _Quotient):
+        return tx.binop(B.FLOORDIV, _sorted_sum(list(a.terms)), tx.const(a.divisor, "int64"))
+    return a
+
+
+def _sorted_sum(terms: list[tuple[Any, int]]) -> tx.PrimExpr:
+    order = sorted(range(len(terms)), key=lambda i: (
+        -terms[i][1], 0 if isinstance(terms[i][0], _Quotient) else 1, i))
+    return _sum([(_atom(terms[i][0]), terms[i][1]) for i in order])
+
+
+def _divided(terms: list[tuple[Any, int]], c: int) -> list[tuple[Any, int]]:
+    whole = [(a, k // c) for a, k in terms if k % c == 0]
+    rest = [(a, k) for a, k in terms if k % c]
+    if len(rest) == 1 and isinstance(rest[0][0], _Quotient) and rest[0][1] == 1:
+        q = rest[0][0]  # (S // a) // c is S // (a * c)
+        return [*whole, (_Quotient(q.terms, q.divisor * c), 1)]
+    return [*whole, (_Quotient(tuple(rest), c), 1)] if rest else whole
+
+
+def _modulo(terms: list[tuple[Any, int]], d: int) -> tx.PrimExpr:
+    live = [(a, k) for a, k in terms if k % d]
+    if not live:
+        return tx.const(0, "int64")
+    if len(live) == 1 and isinstance(live[0][0], _Quotient) and live[0][1] == 1:
+        q = live[0][0]
+        return tx.binop(B.FLOORDIV, _sorted_sum(list(q.terms)) % tx.const(q.divisor * d, "int64"),
+                        tx.const(q.divisor, "int64"))
+    return _sorted_sum(live) % tx.const(d, "int64")
+
+
+def _unravel_sequential(terms: list[tuple[Any, int]], dims: list[int]
+                        ) -> tuple[tx.PrimExpr, ...]:
+    out: list[tx.PrimExpr] = []
     for d in reversed(dims):
-        m = stride * d
-        live = [(v, k) for v, k in terms if k % m]
-        if d == 1:
-            out.append(c(0, "int64"))
-        elif stride == 1:
-            out.append(_sum(live) % c(d, "int64"))
-        else:
-            big = [(v, k // stride) for v, k in live if k % stride == 0]
-            small = [(v, k) for v, k in live if k % stride]
-            if not big:
-                out.append(tx.binop(B.FLOORDIV, _sum(small) % c(m, "int64"), c(stride, "int64")))
-            else:
-                head = [tx.binop(B.FLOORDIV, _sum(small), c(stride, "int64"))] if small else []
-                total = head[0] + _sum(big) if head else _sum(big)
-                out.append(total % c(d, "int64"))
-        stride = m
+        out.append(tx.const(0, "int64") if d == 1 else _modulo(terms, d))
+        terms = _divided(terms, d) if d != 1 else terms
     return tuple(reversed(out))

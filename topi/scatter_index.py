@@ -1,7 +1,7 @@
 """Computes of slice_scatter, index_tensor (numpy advanced indexing) and index_put.
 
-index_put is a scatter, written like scatter_elements (topi/indexing.py): each output element
-finds the last index row that names it (or sums every one, `accumulate=True`).
+index_put is a scatter written as a gather: each output element finds the last index row that
+names it (or sums every one, `accumulate=True`).
 """
 
 from __future__ import annotations

@@ -32,6 +32,10 @@ class BlockBuilder:
 
     def __init__(self, mod: IRModule | None = None) -> None:
         self._funcs: dict[GlobalVar, Any] = dict(mod.functions) if mod is not None else {}
+        # NOTE: as TVM's builder, the module keeps its attributes and global infos; `get()`
+        # results share the infos, so `bb.get().update_global_info(...)` sticks
+        self._attrs: dict[str, Any] = dict(mod.attrs) if mod is not None else {}
+        self._global_infos: dict[str, Any] = dict(mod.global_infos) if mod is not None else {}
         self._emitter = TEEmitter(self._funcs, dedup=True)
         self._func: dict[str, Any] | None = None
         self._bindings: list[rx.Binding] = []
@@ -297,7 +301,7 @@ class BlockBuilder:
         self._funcs[gv] = func
 
     def get(self) -> IRModule:
-        return IRModule(dict(self._funcs))
+        return IRModule(dict(self._funcs), self._attrs, self._global_infos)
 
     def finalize(self) -> IRModule:
         """The module with each public function named by its `global_symbol` (a private

@@ -15,7 +15,8 @@ from ..ir import expr as rx
 from ..ir import struct_info as si
 from ..ir.functor import substitute_vars
 from ..ir.module import IRModule
-from ..ir.op import CALL_DPS_PACKED, op_attr
+from ..ir.op import CALL_DPS_PACKED, op_attr, with_inferred_struct_info
+from ..ir.structural import structural_equal
 from .pass_infra import Pass, PassContext
 
 DROP = object()  # what `BlockRewriter.rewrite` returns to remove a binding
@@ -44,8 +45,8 @@ class BlockRewriter:
             self.out, self.dataflow = [], isinstance(blk, rx.DataflowBlock)
             self.begin_block()
             for b in blk.bindings:
-                b = replace(b, value=substitute_vars(b.value, self.mapping)) if self.mapping \
-                    else b
+                if self.mapping:
+                    b = self._renormalized(b, substitute_vars(b.value, self.mapping))
                 new = self.rewrite(b)
                 if new is None or isinstance(new, (rx.VarBinding, rx.MatchCast)):
                     self.out.append(new or b)
@@ -55,6 +56,23 @@ class BlockRewriter:
         self.begin_block()  # NOTE: also ends the last block before the body is rewritten
         body = substitute_vars(func.body.body, self.mapping) if self.mapping else func.body.body
         return replace(func, body=replace(func.body, blocks=tuple(blocks), body=body))
+
+    def _renormalized(self, b: Any, value: rx.Expr) -> Any:
+        """`b` with its value's variables replaced; as TVM's mutator normalizes, an operator
+        call given an argument of another struct info is inferred again, and its variable
+        takes the new struct info (later uses follow it)."""
+        if value is b.value:
+            return b
+        b = replace(b, value=value)
+        if not (isinstance(b, rx.VarBinding) and isinstance(value, rx.Call) and
+                isinstance(value.op, rx.Op) and op_attr(value.op.name, "infer_struct_info")):
+            return b
+        call = with_inferred_struct_info(value)
+        if call.struct_info is None or structural_equal(call.struct_info, b.var.struct_info):
+            return b
+        var = replace(b.var, struct_info=call.struct_info)
+        self.mapping[b.var] = var
+        return rx.VarBinding(var, call, b.span)
 
     def begin_block(self) -> None:
         """Called at the start of every binding block and once after the last."""

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 # DLPack device type codes (dlpack.h), which TVM uses as its device_type.
 kDLCPU = 1
 kDLCUDA = 2
-_NAMES = {kDLCPU: "cpu", kDLCUDA: "cuda"}
-_CODES = {"cpu": kDLCPU, "llvm": kDLCPU, "cuda": kDLCUDA, "gpu": kDLCUDA}
+kDLOpenCL = 4  # NOTE: named so IR can say where a tensor lives (R.opencl); nothing runs there
+_NAMES = {kDLCPU: "cpu", kDLCUDA: "cuda", kDLOpenCL: "opencl"}
+_CODES = {"cpu": kDLCPU, "llvm": kDLCPU, "cuda": kDLCUDA, "gpu": kDLCUDA, "opencl": kDLOpenCL}
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +30,8 @@ class Device:
 
     @property
     def exist(self) -> bool:
-        if self.device_type == kDLCPU:
-            return True
+        if self.device_type != kDLCUDA:
+            return self.device_type == kDLCPU
         try:
             import cupy  # noqa: F401  # cuda tensors come through CuPy
 
@@ -79,6 +80,10 @@ def cpu(dev_id: int = 0) -> Device:
 
 def cuda(dev_id: int = 0) -> Device:
     return device(kDLCUDA, dev_id)
+
+
+def opencl(dev_id: int = 0) -> Device:
+    return device(kDLOpenCL, dev_id)
 
 
 def intern(dev: Device) -> Device:

@@ -189,8 +189,8 @@ def _infer_scatter(c: rx.Call) -> si.StructInfo:
             any(same_dim(a, b) is False for a, b in zip(ind.shape, upd.shape))):
         raise op_error(name, f"indices {fmt(ind.shape)} and updates {fmt(upd.shape)} must "
                              f"have one shape")
-    if c.attr("reduction") not in ("update", "add", "mul", "min", "max"):
-        raise op_error(name, f"reduction must be update, add, mul, min or max, got "
+    if c.attr("reduction") not in ("update", "add", "mul", "mean", "min", "max"):
+        raise op_error(name, f"reduction must be update, add, mul, mean, min or max, got "
                              f"{c.attr('reduction')!r}")
     _axis_of(name, c, x)
     return x

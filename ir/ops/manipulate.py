@@ -195,7 +195,12 @@ def _infer_concat(c: rx.Call) -> si.StructInfo:
     if any(t.shape is None for t in ts):
         return si.TensorStructInfo(None, dtype, ts[0].ndim)
     n = len(ts[0].shape)
-    axis = norm_axis("relax.concat", c.attr("axis"), n)
+    if c.attr("axis") is None:  # as TVM: no axis joins 1-D tensors end to end
+        if any(len(t.shape) != 1 for t in ts):
+            raise op_error("relax.concat", "without an axis takes 1-D tensors only")
+        axis = 0
+    else:
+        axis = norm_axis("relax.concat", c.attr("axis"), n)
     for i, t in enumerate(ts[1:], 1):
         if len(t.shape) != n or t.dtype != dtype:
             raise op_error("relax.concat", f"tensor {i} is {fmt(t.shape)} {t.dtype}, tensor 0 "
@@ -223,6 +228,11 @@ def split_bounds(name: str, extent: tx.PrimExpr, ios: Any) -> list[tuple[Any, An
                                  "sections")
         step = -(-n // ios)  # NOTE: as TVM, uneven sections are ceil(n / k), the last shorter
         return [(min(i * step, n), min((i + 1) * step, n)) for i in range(ios)]
+    n = as_int(extent)
+    if n is not None and all(isinstance(i, int) for i in ios):
+        # as TVM: static indices are clamped into [0, n] and a piece never has negative size
+        cuts = [0, *(min(max(i, 0), n) for i in ios), n]
+        return [(lo, max(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
     cuts = [0, *ios, extent]
     return list(zip(cuts[:-1], cuts[1:]))
 

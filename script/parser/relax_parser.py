@@ -21,7 +21,7 @@ from ...ir import struct_info as si
 from ...ir.op import with_inferred_struct_info
 from ...ir.module import GlobalVar
 from ...ir.ops.base import BINDING_LOOKUPS
-from ...ir.type_analysis import is_base_of
+from ...ir.type_analysis import is_base_of, seen_from_outside
 from ...tir import expr as tx
 from ...tir.function import PrimFunc
 from .core import _MISSING, ArgError, Dialect, MetaValue, Parser, current
@@ -229,7 +229,7 @@ def parse_relax_function(p: Parser, node: ast.FunctionDef, opts: dict[str, Any])
         p.error(node, f"relax function {node.name!r} must end with a return statement")
     frame.flush()
     body = rx.SeqExpr(tuple(frame.blocks), frame.ret, p.source.span(node))
-    ret = _return_sinfo(ret_sinfo, frame.ret.struct_info)
+    ret = _return_sinfo(ret_sinfo, seen_from_outside(frame.ret.struct_info, params))
     return rx.Function(params, body, ret, opts.get("pure", True), tuple(frame.attrs.items()),
                        p.source.span(node))
 

@@ -317,6 +317,8 @@ def value_text(v: Any, expr: Callable[[Any], str]) -> str:
     if type(v).__name__ == "Target":  # tvm.target.Target, as `T.target(...)` reads it back
         host = getattr(v, "host", None)
         return f"T.target({q(str(v))}{f', host={q(str(host))}' if host is not None else ''})"
+    if hasattr(v, "script_text"):  # a global info: I.vdevice(...), I.dummy_global_info()
+        return str(v.script_text())
     return repr(v)
 
 

@@ -57,3 +57,38 @@ def test_graph_classes_are_the_ir_classes():
     assert isinstance(a, relax.VarBinding) and isinstance(two_steps.body, relax.SeqExpr)
     assert isinstance(a.value, tvm.ir.Call) and tvm.ir.Call is relax.Call
     assert relax.extern("my_func").global_symbol == "my_func"
+
+
+def test_global_infos_print_as_the_calls_that_make_them():
+    @I.ir_module
+    class WithDevices:
+        I.module_global_infos({"vdevice": [I.vdevice("llvm", 0, "global")],
+                               "dummy": [I.dummy_global_info()]})
+
+        @R.function
+        def main(x: R.Tensor((4,), "float32")):
+            return x
+
+    text = WithDevices.script()
+    assert ('I.module_global_infos({"vdevice": [I.vdevice("llvm", 0, "global")], '
+            '"dummy": [I.dummy_global_info()]})') in text
+    tvm.ir.assert_structural_equal(tvm.script.from_source(text), WithDevices)
+
+
+def test_block_builder_module_keeps_and_shares_global_infos():
+    start = tvm.IRModule({}, attrs={"k": 1}, global_infos={"dummy": [I.dummy_global_info()]})
+    bb = relax.BlockBuilder(start)
+    x = relax.Var("x", R.Tensor((4,), "float32"))
+    with bb.function("f", [x]):
+        bb.emit_func_output(x)
+    vdev = I.vdevice("llvm")
+    bb.get().update_global_info("vdevice", [vdev])  # as TVM: the builder's module takes it
+    mod = bb.get()
+    assert mod.attrs == {"k": 1}
+    assert mod.global_infos["vdevice"] == [vdev] and "dummy" in mod.global_infos
+
+
+def test_opencl_device_is_named_but_absent():
+    dev = R.opencl(2)
+    assert (dev.device_type, dev.device_id, str(dev)) == (4, 2, "opencl(2)")
+    assert R.device(4, 2) is dev and not dev.exist

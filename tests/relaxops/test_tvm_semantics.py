@@ -73,6 +73,30 @@ def test_coarse_return_annotation_takes_the_bodys_struct_info():
     assert f.ret_struct_info == x_sinfo((4, 8))
 
 
+def test_return_forgets_dims_a_match_cast_defined_inside():
+    """As TVM's normalizer: `x` means nothing outside the body, so the return is `ndim=1`;
+    `k` comes from a parameter and stays; an annotation the erased body does not refine stays."""
+    @R.function
+    def f(t: R.Tensor(("k",), "int64")):
+        k = T.int64()  # noqa: F841 (names the dim for the parser)
+        x = T.int64()
+        y = R.match_cast(t, R.Tensor((x,), "int64"))
+        return (y, t)
+
+    k = f.params[0].struct_info.shape[0]
+    assert f.ret_struct_info == relax.TupleStructInfo(
+        [relax.TensorStructInfo(None, "int64", 1), relax.TensorStructInfo((k,), "int64")])
+
+    @R.function
+    def g(t: R.Tensor((3,), "int64")) -> R.Shape(ndim=3):
+        a, b, c = T.int64(), T.int64(), T.int64()
+        s = R.tensor_to_shape(t)
+        y = R.match_cast(s, R.Shape([a, b, c]))
+        return y
+
+    assert g.ret_struct_info == relax.ShapeStructInfo(ndim=3)
+
+
 def x_sinfo(shape):
     return relax.TensorStructInfo(shape, "float32")
 
@@ -141,6 +165,21 @@ def test_strided_slice_and_split_take_tir_integers():
     assert [int(d) for d in s.struct_info.shape] == [8, 3]
     parts = R.split(x, indices_or_sections=[tvm.tir.IntImm("int64", 2)], axis=1)
     assert [[int(d) for d in f.shape] for f in parts.struct_info.fields] == [[8, 2], [8, 4]]
+
+
+def test_split_clamps_out_of_range_indices():
+    """As TVM: each static index is clamped into [0, n] and a piece never has negative size,
+    so an index below the one before it gives an empty piece."""
+    x = relax.Var("x", R.Tensor((2, 10, 4), "float32"))
+    parts = R.split(x, indices_or_sections=[-2, 2, 6, 4, 8, 12, 9], axis=1)
+    assert [int(f.shape[1]) for f in parts.struct_info.fields] == [0, 2, 4, 0, 4, 2, 0, 1]
+
+
+def test_concat_without_axis_joins_vectors():
+    xs = [relax.Var(f"x{i}", R.Tensor((n,), "float32")) for i, n in enumerate((2, 3, 4))]
+    assert [int(d) for d in R.concat(xs, axis=None).struct_info.shape] == [9]
+    with pytest.raises(Exception, match="1-D"):
+        R.concat([relax.Var("m", R.Tensor((2, 2), "float32")), xs[0]], axis=None)
 
 
 def test_blockbuilder_inlines_an_emitted_seq_expr():

@@ -1,6 +1,7 @@
 """Forms TVM 0.27 prints and parses that tvmlite's parser takes too: a DPS call of a prim_func
 in any function, `T.max` in a string dim, an annotated last binding of an `if` branch, and
-`Op.same_as` between two lookups of one operator (apache-tvm accepts each of these)."""
+`Op.same_as` between two lookups of one operator, `R.emit_with_ty(op, args, ty_args)`
+(apache-tvm accepts each of these)."""
 
 import numpy as np
 
@@ -99,3 +100,19 @@ def test_op_same_as_compares_the_operator():
     add = tvm.ir.Op.get("relax.add")
     assert add.same_as(tvm.ir.Op.get("relax.add"))
     assert not add.same_as(tvm.ir.Op.get("relax.multiply"))
+
+
+def test_emit_with_ty_is_a_call_of_the_named_op_with_type_arguments():
+    @R.function
+    def f(x: R.Tensor((4,), "float32")):
+        alloc: R.Tensor((2, 2), "float32") = R.emit_with_ty(
+            "relax.builtin.alloc_tensor",
+            (R.shape([2, 2]), R.dtype("float32"), R.prim_value(0), R.str("global")),
+            (R.Tensor((2, 2), dtype="float32"),))
+        return alloc
+
+    call = f.body.blocks[0].bindings[0].value
+    assert call.op.same_as(tvm.ir.Op.get("relax.builtin.alloc_tensor"))
+    assert len(call.args) == 4
+    assert call.sinfo_args == (relax.TensorStructInfo((2, 2), "float32"),)
+    assert f.ret_struct_info == relax.TensorStructInfo((2, 2), "float32")

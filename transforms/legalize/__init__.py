@@ -18,9 +18,9 @@ from ...ir import expr as rx
 from ...ir import struct_info as si
 from ...ir.functor import ExprMutator
 from ...ir.module import IRModule
-from ...ir.op import op_attr
+from ...ir.op import op_attr, register_attr_default, was_reset
 from ...ir.structural import structural_equal
-from ...ir.type_analysis import is_base_of
+from ...ir.type_analysis import is_base_of, seen_from_outside
 from ...tir.analyzer import Analyzer
 from ...ir.ops.elementwise import BINARY, COMPARE, LOGICAL
 from ...tir import expr as tx
@@ -65,7 +65,8 @@ class _Legalizer(ExprMutator):
         """A changed function returns what its new body gives, unless its return struct info
         already says the same (a shape written differently): TVM's LegalizeOps output."""
         new = self.generic_visit(func)
-        body, ret = getattr(new.body, "struct_info", None), new.ret_struct_info
+        body = seen_from_outside(getattr(new.body, "struct_info", None), new.params)
+        ret = new.ret_struct_info
         if new is func or body is None or (ret is not None and _says_the_same(ret, body)):
             return new
         return replace(new, ret_struct_info=body)
@@ -110,7 +111,8 @@ class _Legalizer(ExprMutator):
             if not all(_known(a) for a in call.args):
                 return call
             return self.visit(run_bb_rule(bb_rule, call, self.emitter))
-        if not isinstance(call.op, rx.Op) or call.op.name not in self.rules:
+        if not isinstance(call.op, rx.Op) or call.op.name not in self.rules or \
+                was_reset(call.op.name, "FLegalize"):  # as TVM: an op without FLegalize stays
             return call
         if not all(_known(a) for a in call.args):
             _check_dtypes_known(call)
@@ -151,6 +153,22 @@ class _Legalizer(ExprMutator):
         func = self.emitter.funcs[gv]
         if "target" not in dict(func.attrs):
             self.emitter.funcs[gv] = replace(func, attrs=(("target", Target(kind)), *func.attrs))
+
+
+class BuiltinLegalize:
+    """A built-in rule seen as TVM's `FLegalize(bb, call)`: what `Op.get_attr("FLegalize")`
+    gives, so tests can reset the attribute and register it back."""
+
+    def __init__(self, op_name: str) -> None:
+        self.builtin_op = op_name
+
+    def __call__(self, bb: Any, call: rx.Call) -> rx.Expr:
+        return _Legalizer(bb._emitter, {self.builtin_op: LEGALIZE[self.builtin_op]}
+                          ).visit_Call(call)
+
+
+register_attr_default("FLegalize", lambda name: BuiltinLegalize(name) if name in LEGALIZE
+                      else None)
 
 
 # Binary elementwise operators: a 0-d constant operand is written into the kernel as a

@@ -18,7 +18,13 @@ def register_legalize(op_name: str, legalize_func: BBRule | None = None, level: 
                       ) -> Any:
     """TVM's `register_legalize(op_name, func)` (also usable as a decorator)."""
     def add(f: BBRule) -> BBRule:
-        BB_LEGALIZE[op_name] = f
+        from ...ir.op import unmark_reset
+
+        unmark_reset(op_name, "FLegalize")
+        if getattr(f, "builtin_op", None) == op_name:  # the built-in rule put back (get_attr)
+            BB_LEGALIZE.pop(op_name, None)
+        else:
+            BB_LEGALIZE[op_name] = f
         return f
     return add(legalize_func) if legalize_func is not None else add
 

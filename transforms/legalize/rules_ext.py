@@ -12,6 +12,7 @@ from ...ir.ops.linalg_stats import parse_subscripts
 from ...topi import creation as cr
 from ...topi import linalg_stats as ls
 from ...topi import grad as tgrad
+from ...topi import grad_take, scatter_flat
 from ...topi import losses as lo
 from ...topi import indexing as ix
 from ...topi import math_ext as m
@@ -58,8 +59,9 @@ for _kind in ("sum", "prod"):
 register_legalize("relax.gather_elements",
                   lambda c, x, i: ix.gather_elements(x, i, c.attr("axis")))
 register_legalize("relax.gather_nd", lambda c, x, i: ix.gather_nd(x, i, c.attr("batch_dims")))
-register_legalize("relax.scatter_elements", lambda c, x, i, u: ix.scatter_elements(
-    x, i, u, c.attr("axis"), c.attr("reduction")))
+register_legalize("relax.scatter_elements", lambda c, x, i, u: (
+    scatter_flat if scatter_flat.flat_kernel_fits(x, i, c.attr("axis")) else ix
+).scatter_elements(x, i, u, c.attr("axis"), c.attr("reduction")))
 register_legalize("relax.sort",
                   lambda c, x: ix.sort_by_rank(x, c.attr("axis"), c.attr("descending")))
 register_legalize("relax.argsort", lambda c, x: ix.sort_by_rank(
@@ -143,8 +145,9 @@ register_legalize("relax.nn.conv1d_transpose", lambda c, x, w: lo.conv1d_transpo
 register_legalize("relax.reverse_sequence", lambda c, x, n: (
     lo.reverse_sequence if scheduled() else ix.reverse_sequence_plain)(
     x, n, c.attr("seq_axis"), c.attr("batch_axis")))
-register_legalize("relax.scatter_nd",
-                  lambda c, x, i, u: lo.scatter_nd(x, i, u, c.attr("reduction")))
+# relax's index tuple is on the last axis of `indices`, topi's on the first (TVM transposes)
+register_legalize("relax.scatter_nd", lambda c, x, i, u: scatter_flat.scatter_nd(
+    x, topi.transpose(i, (i.ndim - 1, *range(i.ndim - 1))), u, c.attr("reduction")))
 register_legalize("relax.hamming_window", lambda c, n, p, a, b: lo.hamming_window(
     n, p, a, b, c.attr("dtype")))
 
@@ -154,8 +157,9 @@ register_legalize("relax.grad.nll_loss_backward", lambda c, g, x, t, w=None:
 # TVM names the weightless form after the te function it calls
 NAMED_BY_CALL["relax.grad.nll_loss_backward"] = lambda c: "nll_loss_backward" \
     if len(c.args) > 3 else "te_nll_loss_backward_no_weight"
-register_legalize("relax.grad.take_backward",
-                  lambda c, g, x, i: tgrad.take_backward(g, x, i, c.attr("axis")))
+# TVM's flat-index kernel takes 1-d indices; the gather covers the other ranks
+register_legalize("relax.grad.take_backward", lambda c, g, x, i: (
+    grad_take if i.ndim == 1 else tgrad).take_backward(g, x, i, c.attr("axis")))
 for _kind in ("max", "avg"):
     register_legalize(f"relax.grad.{_kind}_pool2d_backward", (lambda kind: lambda c, g, x:
                       tgrad.pool2d_backward(kind, g, x, *(c.attr(a) for a in (

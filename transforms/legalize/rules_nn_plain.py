@@ -59,6 +59,15 @@ plain_rule("relax.nn.rms_norm", lambda c, x, w: P.rms_norm(x, w, c.attr("axes"),
                                                            c.attr("epsilon")))
 plain_rule("relax.nn.nll_loss", lambda c, x, t, w=None: P.nll_loss(
     x, t, w, c.attr("reduction"), c.attr("ignore_index")))
+plain_rule("relax.nn.batch_norm", lambda c, x, g, b, m, v: P.batch_norm(
+    x, g, b, m, v, c.attr("axis"), c.attr("epsilon"), c.attr("center"), c.attr("scale"),
+    bool(c.attr("training")), c.attr("momentum")))
+plain_rule("relax.nn.group_norm", lambda c, x, g, b: P.group_norm(
+    x, g, b, c.attr("num_groups"), c.attr("channel_axis"), c.attr("axes"), c.attr("epsilon"),
+    c.attr("center"), c.attr("scale")))
+for _name in ("relax.nn.attention", "relax.nn.attention_bias"):
+    plain_rule(_name, lambda c, q, k, v, bias=None: P.attention(
+        q, k, v, bias, c.attr("scale"), c.attr("causal_mask")))
 # TVM legalizes a weightless nll_loss through a helper of that name
 NAMED_BY_CALL["relax.nn.nll_loss"] = lambda c: "nll_loss" if len(c.args) > 2 or scheduled() \
     else "nll_loss_without_weight"

@@ -237,7 +237,22 @@ def _flattened(e: rx.Expr) -> rx.Expr:
     return e
 
 
-emit_with_ty = emit_with_type = emit_with_struct_info = emit
+def emit_with_type(op: str, args: Any, ty_args: Any = None) -> rx.Call:
+    """TVM's `R.emit_with_ty("relax.builtin.alloc_tensor", (shape, dtype, ...), (ty,))`: a
+    call of the named operator with type arguments (bound by the assignment it stands in)."""
+    from ...ir.op import get_op, with_inferred_struct_info
+
+    fields = tuple(args) if isinstance(args, (tuple, list)) else (args,)
+    tys = () if ty_args is None else tuple(ty_args) if isinstance(ty_args, (tuple, list)) \
+        else (ty_args,)
+    call = rx.Call(get_op(op), tuple(as_expr(a) for a in fields), sinfo_args=tys)
+    call = with_inferred_struct_info(call)
+    if call.struct_info is None and len(tys) == 1:
+        call = replace(call, struct_info=tys[0])
+    return call
+
+
+emit_with_ty = emit_with_struct_info = emit_with_type
 
 
 def emit_match_cast(value: Any, ty: si.StructInfo) -> rx.Var:
