@@ -112,14 +112,12 @@ class TensorStructInfo(StructInfo):
     def __post_init__(self) -> None:
         if self.dtype is None:  # TVM: None and "" both leave the dtype unknown
             object.__setattr__(self, "dtype", "")
-        shape_sinfo = None if isinstance(self.shape, (tuple, list)) else \
-            getattr(self.shape, "struct_info", None)
-        if isinstance(shape_sinfo, ShapeStructInfo) and not hasattr(self.shape, "values"):
-            # NOTE: TVM's shape may be a variable holding one (`TensorType(s, "f32")`, s an
-            # R.Shape var); tvmlite keeps what that variable's struct info knows of it
-            object.__setattr__(self, "shape", shape_sinfo.values)
-            if self.ndim == -1:
-                object.__setattr__(self, "ndim", shape_sinfo.ndim)
+        if self.shape is not None and _is_shape_var(self.shape):
+            # NOTE: TVM lets a shape-typed relax variable stand for the shape; we keep only its
+            # rank, which is what a pass may rely on (the values are known at run time only)
+            ndim = getattr(self.shape.struct_info, "ndim", -1)
+            object.__setattr__(self, "shape", None)
+            object.__setattr__(self, "ndim", ndim if self.ndim == -1 else self.ndim)
         if self.shape is not None:
             if type(self.shape) is not ShapeDims:
                 # users write relax.TensorStructInfo((128, 128), "float32"): ints -> IntImms
