@@ -2,8 +2,10 @@
 writes (or combines) each update into the element its index names, with flat indices (TVM's
 IRBuilder externs `scatter_elements.generic`, `scatter_nd.generic`).
 
-Both run in O(size of data + number of updates). As in TVM, indices are not bounds-checked
-(a negative scatter_elements index counts from the end of the axis).
+Both run in O(size of data + number of updates). A negative scatter_elements index counts
+from the end of the axis. TVM checks no index; the kernels tvmlite builds skip an update whose
+index falls outside the data (so a bad index never writes outside the output's memory),
+while the plain form, outside the build, stays TVM's exactly.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from typing import Any, Callable
 
 from .. import te
 from ..tir import expr as tx
-from ..tir.stmt import Buffer, BufferStore, For, ForKind, Stmt
+from ..tir.stmt import Buffer, BufferStore, For, ForKind, IfThenElse, Stmt
 from .flat_index import B, add, div_mod, flat_at, mul, product, seq_block
+from .schedule_mode import scheduled
 
 Combine = Callable[[tx.PrimExpr, tx.PrimExpr], tx.PrimExpr]
 
@@ -34,9 +37,20 @@ def _combine(reduction: str) -> Combine:
     return table[reduction]
 
 
-def _store(out: Buffer, flat: tx.PrimExpr, value: tx.PrimExpr, combine: Combine) -> Stmt:
+def _store(out: Buffer, flat: tx.PrimExpr, value: tx.PrimExpr, combine: Combine,
+           in_range: tx.PrimExpr | None = None) -> Stmt:
     at = flat_at(out, flat)
-    return BufferStore(out, combine(tx.BufferLoad(out, at), value), at)
+    store = BufferStore(out, combine(tx.BufferLoad(out, at), value), at)
+    if in_range is None or not scheduled():
+        return store
+    return IfThenElse(in_range, store)  # NOTE: a built kernel never writes out of bounds
+
+
+def _within(index: tx.PrimExpr, extent: tx.PrimExpr) -> tx.PrimExpr:
+    zero = tx.const(0, index.dtype)
+    if extent.dtype != index.dtype:
+        extent = tx.Cast(index.dtype, extent)
+    return tx.binop(B.AND, tx.binop(B.LE, zero, index), tx.binop(B.LT, index, extent))
 
 
 def _copy(data: Buffer, out: Buffer, kind: ForKind) -> Stmt:
@@ -62,7 +76,8 @@ def _elements_kernel(data: Buffer, ind: Buffer, upd: Buffer, out: Buffer, axis: 
     taken = tx.BufferLoad(ind, flat_at(ind, at_ind))
     shifted = add(taken, mul(tx.binop(B.LT, taken, tx.const(0, taken.dtype)), axis_range))
     update = _store(out, add(pre_data, mul(shifted, after)),
-                    tx.BufferLoad(upd, flat_at(upd, at_ind)), combine)
+                    tx.BufferLoad(upd, flat_at(upd, at_ind)), combine,
+                    _within(shifted, axis_range))
     scatter = For(fused, tx.const(0, "int64"), mul(product(ind.shape[:axis]), ind_after),
                   ForKind.PARALLEL, For(k, tx.const(0, "int64"), ind.shape[axis],
                                         ForKind.SERIAL, update))
@@ -103,12 +118,15 @@ def _nd_kernel(data: Buffer, ind: Buffer, upd: Buffer, out: Buffer, combine: Com
     i, j = tx.Var("j", "int64"), tx.Var("k", "int64")
     index: Any = j
     offset: Any = fused_upd
+    in_range: Any = None
     for m in reversed(range(int(ind.shape[0].value))):
         taken = tx.BufferLoad(ind, flat_at(ind, add(i, mul(m, fused_ind))))
         index = add(index, mul(offset, taken))
         offset = mul(offset, data.shape[m])
+        ok = _within(taken, data.shape[m])
+        in_range = ok if in_range is None else tx.binop(B.AND, in_range, ok)
     update = _store(out, index, tx.BufferLoad(upd, flat_at(upd, add(mul(i, fused_upd), j))),
-                    combine)
+                    combine, in_range)
     scatter = For(i, tx.const(0, "int64"), fused_ind, ForKind.SERIAL,
                   For(j, tx.const(0, "int64"), fused_upd, ForKind.PARALLEL, update))
     return seq_block("scatter_nd_generic", [_copy(data, out, ForKind.SERIAL), scatter])
