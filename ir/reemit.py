@@ -55,13 +55,17 @@ class ReemitMutator(ExprMutator):
         return replace(new, var=var)
 
     def visit_Function(self, func: Function) -> Any:
-        """A function whose body changed returns what the body now returns when the declared
-        return no longer covers it (TVM re-derives it on re-emission)."""
+        """A function whose body changed returns what the body now returns, where that is
+        more precise than what it declared or no longer covered by it (TVM re-derives it on
+        re-emission)."""
+        from .expr import refine_return
         from .type_analysis import is_base_of
 
         new = self.generic_visit(func)
-        body = new.body.body.struct_info if new is not func else None
-        ret = new.ret_struct_info
-        if body is None or ret is None or is_base_of(ret, body):
+        if new is func:
             return new
-        return replace(new, ret_struct_info=body)
+        body, ret = new.body.body.struct_info, new.ret_struct_info
+        if body is not None and ret is not None and not is_base_of(ret, body):
+            return replace(new, ret_struct_info=body)
+        refined = refine_return(new.params, ret, new.body)
+        return new if refined is ret else replace(new, ret_struct_info=refined)

@@ -66,7 +66,8 @@ class _Lifter:
         ret = func.ret_struct_info
         if ret is None or tir_vars_in_type(ret) and not _declared(func, ret):
             ret = body.struct_info
-        return replace(func, body=seq, ret_struct_info=ret)
+        # NOTE: as a rebuilt function in TVM, main returns what its body now knows
+        return replace(func, body=seq, ret_struct_info=rx.refine_return(func.params, ret, seq))
 
     def _lift_local(self, parent: str, var: rx.Var, local: rx.Function) -> rx.Expr:
         inner = self.lift(f"{parent}_{var.name_hint}", local)

@@ -171,11 +171,12 @@ def test_function_output_that_is_no_leaf_is_bound():
     assert f.body.body is block.bindings[1].var
 
 
-def test_tensor_type_shaped_by_a_shape_variable_takes_what_it_knows():
+def test_tensor_type_shaped_by_a_shape_variable_keeps_its_rank():
     known = relax.Var("s", relax.ShapeType((2, 3)))
     rank_only = relax.Var("s", relax.ShapeType(ndim=2))
     unknown = relax.Var("s", relax.ShapeType())
-    assert relax.TensorType(known, "float32") == relax.TensorType((2, 3), "float32")
+    # the shape stands for the variable's value, known at run time: only the rank is kept
+    assert relax.TensorType(known, "float32") == relax.TensorType(ndim=2, dtype="float32")
     assert relax.TensorType(rank_only, "float32") == relax.TensorType(ndim=2)
     assert relax.TensorType(unknown, "float32") == relax.TensorType()
     x = relax.Var("x", relax.TensorType(rank_only, "float32"))
