@@ -28,6 +28,7 @@ import hashlib
 import os
 import pickle
 import struct
+import sys
 import zlib
 from typing import Any, Callable
 
@@ -41,6 +42,10 @@ _MAGIC = b"TVMLEX01"
 _HEADER = struct.Struct("<8sQQ32sI")  # magic, metadata bytes, data bytes, sha256(metadata),
 # crc32(data)
 _ALIGN = 64  # vm/ndarray.py's ALIGN: constants start where the build's did, on a cache line
+# NOTE: a hit hashes the module's constants (for the key) and reads the build's (from the
+# entry): ~1.5 ms per MB here. Above this much, that costs about what it saves (ResNet-18's
+# 47 MB: ~80 ms vs ~90 ms of pipeline), so such builds go through the kernel cache alone.
+MAX_CONSTANT_BYTES = 32 << 20
 
 Builder = Callable[[Any, Any, Any, Any], Any]
 
@@ -64,7 +69,6 @@ def build_key(mod: Any, target: Any, params: Any, pipeline: Any) -> str | None:
     from ..tir.bounds_instrument import enabled as bounds_checks_enabled
     from ..tir.kernel_build import parse_target
     from ..tir.kernel_fingerprint import NotFingerprintable, environment_digest, fingerprint
-    from ..topi import matmul_schedule
     from .pass_infra import PassContext
 
     if pipeline is not None and not isinstance(pipeline, str):
@@ -74,18 +78,43 @@ def build_key(mod: Any, target: Any, params: Any, pipeline: Any) -> str | None:
     except ValueError:
         return None  # the build raises the error
     ctx = PassContext.current()
-    if tgt.kind != "llvm" or ctx.instruments or matmul_schedule._SEEN.get() is not None:
+    # NOTE: not imported when nobody imported it yet (it pulls in all of topi): no knobs then
+    matmul_schedule = sys.modules.get(__name__.split(".")[0] + ".topi.matmul_schedule")
+    knobs = matmul_schedule._KNOBS.get() if matmul_schedule else {}
+    if tgt.kind != "llvm" or ctx.instruments or (matmul_schedule and
+                                                 matmul_schedule._SEEN.get() is not None):
         return None  # instruments and the tuner's task extraction expect the passes to run
     registries = registry_state()
-    if registries is None:
+    if registries is None or constant_bytes(mod, params) > MAX_CONSTANT_BYTES:
         return None
     try:
         return fingerprint(FORMAT, environment_digest(), tgt, pipeline, bounds_checks_enabled(),
                            ctx.opt_level, sorted(map(str, ctx.required_pass)),
                            sorted(map(str, ctx.disabled_pass)), ctx.config,
-                           matmul_schedule._KNOBS.get(), registries, dict(params or {}), mod)
+                           knobs, registries, dict(params or {}), mod)
     except NotFingerprintable:
         return None
+
+
+def constant_bytes(mod: Any, params: Any) -> int:
+    """About how many bytes of tensor constants the module holds: those that bindings use
+    directly and the bound params (a quick look, to decide; the key covers them all)."""
+    from ..ir.expr import Constant, Function
+
+    total = sum(_nbytes(v) for v in (params or {}).values())
+    for func in mod.functions.values():
+        if not isinstance(func, Function):
+            continue
+        for block in func.body.blocks:
+            for binding in block.bindings:
+                for arg in getattr(binding.value, "args", ()):
+                    if isinstance(arg, Constant):
+                        total += _nbytes(arg.data)
+    return total
+
+
+def _nbytes(x: Any) -> int:
+    return int(getattr(getattr(x, "_arr", x), "nbytes", 0))  # an NDArray's or numpy's
 
 
 def registry_state() -> list[Any] | None:
