@@ -6,9 +6,11 @@ that other users may write to (or that we do not own) is refused with a warning 
 is bypassed. Each entry is one file `<key>.tvk` written atomically (a temp file, then
 `os.replace`), so two processes compiling at once never leave a torn entry; a header with the
 payload's length and sha256 catches a truncated or corrupt one, which reads as a miss and is
-rewritten. The total size is bounded (`TVMLITE_CACHE_MAX_BYTES`, default 256 MiB): after the
-first write of a process, and after every 1/16 of the bound written since, the least recently
-used entries are removed until it fits (a hit refreshes an entry's modification time).
+rewritten. Whole builds (transforms/executable_cache.py, `<key>.tve`) live in the same
+directory under the same bound. The total size is bounded (`TVMLITE_CACHE_MAX_BYTES`, default
+256 MiB): after the first write of a process, and after every 1/16 of the bound written since,
+the least recently used entries are removed until it fits (a hit refreshes an entry's
+modification time).
 """
 
 from __future__ import annotations
