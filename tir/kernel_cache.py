@@ -6,9 +6,11 @@ that other users may write to (or that we do not own) is refused with a warning 
 is bypassed. Each entry is one file `<key>.tvk` written atomically (a temp file, then
 `os.replace`), so two processes compiling at once never leave a torn entry; a header with the
 payload's length and sha256 catches a truncated or corrupt one, which reads as a miss and is
-rewritten. The total size is bounded (`TVMLITE_CACHE_MAX_BYTES`, default 256 MiB): after the
-first write of a process, and after every 1/16 of the bound written since, the least recently
-used entries are removed until it fits (a hit refreshes an entry's modification time).
+rewritten. Whole builds (transforms/executable_cache.py, `<key>.tve`) live in the same
+directory under the same bound. The total size is bounded (`TVMLITE_CACHE_MAX_BYTES`, default
+256 MiB): after the first write of a process, and after every 1/16 of the bound written since,
+the least recently used entries are removed until it fits (a hit refreshes an entry's
+modification time).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from pathlib import Path
 _MAGIC = b"TVMLKC01"
 _HEADER = struct.Struct("<8sQ32s")  # magic, payload length, sha256 of the payload
 _SUFFIX = ".tvk"
+# whole builds (transforms/executable_cache.py) share the directory and its size bound
+SUFFIXES = (_SUFFIX, ".tve")
 DEFAULT_MAX_BYTES = 256 << 20
 _warned: set[str] = set()
 _written: dict[Path, int] = {}  # per directory: bytes this process wrote since its last scan
@@ -96,48 +100,52 @@ class KernelCache:
         self.path = Path(path)
         self.max_bytes = max_bytes
 
-    def _file(self, key: str) -> Path:
+    def file_for(self, key: str, suffix: str = _SUFFIX) -> Path:
+        """The file of entry `key` (`suffix`: which kind of entry)."""
         if not key or not all(c in "0123456789abcdef" for c in key):
             raise ValueError(f"cache key must be a lowercase hex digest, got {key!r}")
-        return self.path / (key + _SUFFIX)
+        return self.path / (key + suffix)
 
     def get(self, key: str) -> bytes | None:
         """The entry's payload; None when missing, truncated or corrupt (the bad file is
         removed so the next write replaces it)."""
-        file = self._file(key)
+        file = self.file_for(key)
         try:
             data = file.read_bytes()
         except OSError:
             return None
         payload = _unpack(data)
         if payload is None:
-            _remove(file)
+            remove(file)
             return None
-        try:
-            os.utime(file)  # recently used: evicted last
-        except OSError:
-            pass
+        touch(file)
         return payload
 
     def put(self, key: str, payload: bytes) -> None:
         """Writes the entry atomically, then evicts the oldest entries over the bound.
         A write that fails (disk full, read-only) is skipped: the cache is an optimization."""
-        file = self._file(key)
         header = _HEADER.pack(_MAGIC, len(payload), hashlib.sha256(payload).digest())
+        self.write(self.file_for(key), [header, payload])
+
+    def write(self, file: Path, chunks: list) -> None:
+        """Writes `chunks` (bytes-like) as `file` atomically, then evicts the oldest entries
+        over the bound; a failed write is skipped (the cache is an optimization)."""
         try:
-            fd, tmp = tempfile.mkstemp(dir=self.path, prefix=".tmp-", suffix=_SUFFIX)
+            fd, tmp = tempfile.mkstemp(dir=self.path, prefix=".tmp-", suffix=file.suffix)
         except OSError:
             return
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(header + payload)
+                for chunk in chunks:
+                    out.write(chunk)
             os.replace(tmp, file)
         except OSError:
-            _remove(Path(tmp))
+            remove(Path(tmp))
             return
         # NOTE: a scan lists the whole directory, so it runs on this process's first write
         # there and then once per max_bytes / 16 written: the bound may be overshot by that
-        written = _written.get(self.path, self.max_bytes) + len(header) + len(payload)
+        size = sum(memoryview(c).nbytes for c in chunks)
+        written = _written.get(self.path, self.max_bytes) + size
         _written[self.path] = written
         if written * 16 >= self.max_bytes:
             _written[self.path] = 0
@@ -146,8 +154,12 @@ class KernelCache:
     def entries(self) -> list[tuple[float, int, Path]]:
         """(modification time, size, file) of every entry."""
         out = []
-        for file in self.path.glob("*" + _SUFFIX):
-            if file.name.startswith(".tmp-"):
+        try:
+            files = list(self.path.iterdir())
+        except OSError:
+            return out
+        for file in files:
+            if file.name.startswith(".tmp-") or file.suffix not in SUFFIXES:
                 continue
             try:
                 st = file.stat()
@@ -163,12 +175,20 @@ class KernelCache:
         for _, size, file in entries:
             if total <= self.max_bytes:
                 break
-            _remove(file)
+            remove(file)
             total -= size
 
     def clear(self) -> None:
         for _, _, file in self.entries():
-            _remove(file)
+            remove(file)
+
+
+def touch(file: Path) -> None:
+    """Marks an entry recently used (evicted last)."""
+    try:
+        os.utime(file)
+    except OSError:
+        pass
 
 
 def _unpack(data: bytes) -> bytes | None:
@@ -181,7 +201,7 @@ def _unpack(data: bytes) -> bytes | None:
     return payload
 
 
-def _remove(file: Path) -> None:
+def remove(file: Path) -> None:
     try:
         file.unlink()
     except OSError:

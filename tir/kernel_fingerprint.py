@@ -18,10 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from ..ir.expr import Var as RelaxVar
 from .expr import Var
 from .stmt import Buffer
 
-_IDENTITY = (Var, Buffer)  # compared by identity: numbered where first met
+# compared by identity: numbered where first met (relax variables too: a whole module is
+# digested by the build cache, transforms/executable_cache.py)
+_IDENTITY = (Var, Buffer, RelaxVar)
 
 
 class NotFingerprintable(ValueError):
@@ -62,7 +65,11 @@ class _Fingerprint:
 
     def array(self, x: Any) -> None:
         arr = np.asarray(x)
-        data = hashlib.sha256(arr.tobytes()).hexdigest()
+        # NOTE: the bytes in place (a model's weights: no copy of tens of MB); object arrays
+        # (pointers) give unstable digests, which only miss
+        flat = np.ascontiguousarray(arr).reshape(-1)
+        data = hashlib.sha256(flat.view(np.uint8) if not arr.dtype.hasobject
+                              else flat.tobytes()).hexdigest()
         self.tokens.append(f"nd:{arr.dtype}{arr.shape}:{data}")
 
     def node(self, x: Any) -> None:
@@ -86,7 +93,8 @@ class _Fingerprint:
             self.visit(m[key])
 
     def ndarray_constant(self, x: Any) -> None:
-        self.visit(x.numpy())
+        arr = getattr(x, "_arr", None)  # a CPU NDArray's own memory (numpy() copies)
+        self.array(arr if isinstance(arr, np.ndarray) else x.numpy())
 
     def hexdigest(self) -> str:
         return hashlib.sha256("\x00".join(self.tokens).encode()).hexdigest()

@@ -18,12 +18,20 @@ def build_executable(mod: IRModule, target: Any = "llvm", params: dict[str, Any]
     """relax.build: compile every prim_func to one kernel library and every graph function to
     bytecode; `params` are bound into `main` first (as `relax.build(mod, params=...)` does).
     `relax_pipeline` (a Pass, a pipeline name, or None) runs next; operators it leaves are
-    legalized anyway, since the VM only runs call_tir and packed calls."""
-    from ..tir.kernel_build import build_kernel_library
-    from ..vm.executable import Executable, FuncEntry, VMFunction
+    legalized anyway, since the VM only runs call_tir and packed calls. A named pipeline's
+    build is cached whole (transforms/executable_cache.py)."""
+    from .executable_cache import cached_build
 
     if not isinstance(mod, IRModule):
         raise TypeError(f"relax.build expects an IRModule, got {type(mod).__name__}")
+    return cached_build(mod, target, params, relax_pipeline, _build_uncached)
+
+
+def _build_uncached(mod: IRModule, target: Any, params: dict[str, Any] | None,
+                    relax_pipeline: Any) -> Any:
+    from ..tir.kernel_build import build_kernel_library
+    from ..vm.executable import Executable, FuncEntry, VMFunction
+
     if params:
         mod = BindParams("main", params)(mod)
     mod = _run_pipeline(mod, relax_pipeline)
