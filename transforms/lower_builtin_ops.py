@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ir.expr import Call, ExternFunc, GlobalVarRef, ShapeExpr, Tuple
+from ..ir.expr import Call, ExternFunc, GlobalVarRef, PrimValue, ShapeExpr, Tuple
 from ..ir.op import CALL_TIR, get_op, op_attr
 from ..vm import bytecode as bc
 
@@ -24,9 +24,11 @@ def lower_builtin_op(fn: Any, call: Call, builtin: str) -> bc.Arg:
         if not isinstance(target, ExternFunc):
             raise TypeError(f"{call.op.name}: the callee must be a registered function name, "
                             f"got {type(target).__name__}")
-        if len(rest) == 1 and isinstance(rest[0], Tuple) and \
-                call.op.name == "relax.call_builtin_with_ctx":
-            rest = rest[0].fields
+        if len(rest) == 1 and call.op.name == "relax.call_builtin_with_ctx":
+            if isinstance(rest[0], Tuple):
+                rest = rest[0].fields
+            elif isinstance(rest[0], ShapeExpr):  # `[R.prim_value(3)]` parses as a shape
+                rest = tuple(PrimValue(v) for v in rest[0].values)
         builtin = target.global_symbol
     else:
         rest = call.args

@@ -105,7 +105,8 @@ def test_second_build_is_a_hit_with_the_same_results(cache_env: Path, pipeline_r
     np.testing.assert_array_equal(run(first), run(second))
     assert second.as_text() == first.as_text()
     # constants come back as aligned as the build made them (kernels run at the same speed)
-    big = [c for c in second.constants if getattr(c, "shape", ()) == w.shape]
+    # (the weight may be stored repacked for the matmul kernel: any constant as large)
+    big = [c for c in second.constants if np.prod(getattr(c, "shape", ())) >= w.size]
     assert big and all(data_ptr(c._arr) % 64 == 0 for c in big)
     # the kernels' LLVM text (export, get_source) is made on demand by building again
     assert second.kernels.llvm_ir == first.kernels.llvm_ir

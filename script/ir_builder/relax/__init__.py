@@ -240,7 +240,7 @@ def _flattened(e: rx.Expr) -> rx.Expr:
 def emit_with_type(op: str, args: Any, ty_args: Any = None) -> rx.Call:
     """TVM's `R.emit_with_ty("relax.builtin.alloc_tensor", (shape, dtype, ...), (ty,))`: a
     call of the named operator with type arguments (bound by the assignment it stands in)."""
-    from ...ir.op import get_op, with_inferred_struct_info
+    from ....ir.op import get_op, with_inferred_struct_info
 
     fields = tuple(args) if isinstance(args, (tuple, list)) else (args,)
     tys = () if ty_args is None else tuple(ty_args) if isinstance(ty_args, (tuple, list)) \
