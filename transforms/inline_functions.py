@@ -135,9 +135,7 @@ class _Inliner:
                ) -> tuple[list[Segment], Expr]:
         """The callee's bindings for these arguments (fresh variables, the caller's dims,
         its own calls inlined) and the expression of its result."""
-        dims: dict[tx.Var, Any] = {}
-        for p, a in zip(callee.params, args):
-            _bind_dims(p.struct_info, a.struct_info, dims)
+        dims = param_dims(callee.params, args)
         if dims:
             callee = _Substitute(dims)(callee)
         mapping: dict[Var, Expr] = dict(zip(callee.params, args))
@@ -162,14 +160,20 @@ def _emit(out: list[Segment], df: bool, binding: Any) -> None:
     out[-1][1].append(binding)
 
 
-def _bind_dims(want: Any, have: Any, dims: dict[tx.Var, Any]) -> None:
-    if not (isinstance(want, TensorStructInfo) and isinstance(have, TensorStructInfo)):
-        return
-    if not isinstance(want.shape, tuple) or not isinstance(have.shape, tuple):
-        return
-    for w, h in zip(want.shape, have.shape):
-        if isinstance(w, tx.Var) and w not in dims:
-            dims[w] = tx.IntImm("int64", h) if isinstance(h, int) else h
+def param_dims(params: Any, args: Any) -> dict[tx.Var, Any]:
+    """The symbolic dims of a function's tensor parameters, bound to its arguments' dims
+    (first occurrence wins): what inlining or instantiating the function substitutes."""
+    dims: dict[tx.Var, Any] = {}
+    for p, a in zip(params, args):
+        want, have = p.struct_info, a.struct_info
+        if not (isinstance(want, TensorStructInfo) and isinstance(have, TensorStructInfo)):
+            continue
+        if not isinstance(want.shape, tuple) or not isinstance(have.shape, tuple):
+            continue
+        for w, h in zip(want.shape, have.shape):
+            if isinstance(w, tx.Var) and w not in dims:
+                dims[w] = tx.IntImm("int64", h) if isinstance(h, int) else h
+    return dims
 
 
 def _promote_escaping(seq: SeqExpr) -> SeqExpr:

@@ -27,11 +27,11 @@ from ..ir.expr import (
 from ..ir.functor import ExprMutator, substitute_vars
 from ..ir.module import GlobalVar, IRModule
 from ..ir.op import with_inferred_struct_info
-from ..ir.struct_info import ObjectStructInfo, TensorStructInfo, TupleStructInfo
+from ..ir.struct_info import ObjectStructInfo, TupleStructInfo
 from ..ir.structural import structural_equal
-from ..tir import expr as tx
 from .bind_symbolic import _Substitute
 from .canonicalize import canonicalize
+from .inline_functions import param_dims
 from .pass_infra import Pass
 from .simple_passes import _is_pure, remove_unused
 
@@ -235,9 +235,7 @@ def _instantiate(func: Function, args: list[Expr], dataflow: bool) -> Replacemen
     """`func`'s body with its parameters bound to `args` (and its symbolic dims to theirs), as
     bindings with fresh variables plus the result; the last binding, when it is the result,
     becomes the result's value."""
-    dims: dict[tx.Var, Any] = {}
-    for p, a in zip(func.params, args):
-        _bind_dims(p.struct_info, a.struct_info, dims)
+    dims = param_dims(func.params, args)
     if dims:  # NOTE: one substitution over the whole function keeps its variables consistent
         func = _Substitute(dims)(func)
     var_map: dict[Var, Expr] = dict(zip(func.params, args))
@@ -253,16 +251,6 @@ def _instantiate(func: Function, args: list[Expr], dataflow: bool) -> Replacemen
     if bindings and isinstance(bindings[-1], VarBinding) and bindings[-1].var is result:
         result = bindings.pop().value
     return bindings, result
-
-
-def _bind_dims(want: Any, have: Any, dims: dict[tx.Var, Any]) -> None:
-    if not (isinstance(want, TensorStructInfo) and isinstance(have, TensorStructInfo)):
-        return
-    if not isinstance(want.shape, tuple) or not isinstance(have.shape, tuple):
-        return
-    for w, h in zip(want.shape, have.shape):
-        if isinstance(w, tx.Var) and w not in dims:
-            dims[w] = tx.IntImm("int64", h) if isinstance(h, int) else h
 
 
 # -- applying rules -----------------------------------------------------------------------------
